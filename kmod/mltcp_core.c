@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MLTCP core: congestion control for competing distributed-training jobs.
+ *
+ * A data-parallel training job repeats one iteration: compute, then send a
+ * fixed number of gradient bytes. When several jobs share a bottleneck, fair
+ * sharing slows all of them down at once. MLTCP (Rajasekaran et al., "MLTCP:
+ * Congestion Control for DNN Training", arXiv:2402.09589; HotNets 2024) makes
+ * each flow's window growth depend on how far it is through its iteration,
+ *
+ *	r = bytes acked in this iteration / bytes per iteration, in [0, 1]
+ *	F(r) = slope * r + intercept
+ *
+ * so the flow that is further along takes more of the link, finishes first
+ * and goes back to computing. Iteration after iteration the jobs' communication
+ * phases slide apart until they take turns.
+ *
+ * Iterations are found from the flow's own behaviour: an iteration starts when
+ * the flow sends again after its pipe drained while the application had
+ * nothing queued, and stayed idle for at least idle_gap_us. Resumptions that
+ * are not compute phases are rejected by name: retransmissions after an RTO
+ * or in recovery, sends with data still outstanding, drains caused by a closed
+ * receive window (unsent data was queued), and pauses shorter than the gap.
+ *
+ * Bytes per iteration are learned from completed iterations. A completed size
+ * within 1/8 of the learned one is folded in with an EWMA of gain 1/4; a size
+ * that disagrees is held as a candidate and adopted only if the next iteration
+ * agrees with it, so one false or missed boundary cannot move the estimate
+ * (and a fragment cannot pin F at its maximum for the next iteration). An
+ * operator may fix the size instead.
+ *
+ * F is neutral (exactly 1.0, the base algorithm's arithmetic bit for bit)
+ * until a size is known, and again once a flow has sent more than 1/8 beyond
+ * its learned size in the current iteration: a bulk flow is never boosted for
+ * having paused once.
+ *
+ * Where F acts (mode):
+ *  - AI: the additive increase is scaled by F. For Reno, cwnd grows by F
+ *    segments per RTT. For CUBIC the window is a function of time since the
+ *    last reduction, so scaling the per-ACK step would only change how fast
+ *    cwnd catches up with the curve; instead the curve's clock runs F times
+ *    as fast, and the Reno-friendly estimate grows F times as fast.
+ *  - MD: the reduction 1 - beta is scaled by G = 2 - F, clamped to
+ *    [1/16, 2]: a flow near the end of its iteration backs off less. Mean
+ *    G over r is 1 when mean F is 1.
+ *
+ * CUBIC follows RFC 9438: W(t) = C (t - K)^3 + W_max with C = 0.4, beta = 0.7,
+ * K = cbrt((W_max - cwnd_epoch) / C), target W(t + RTT) clamped to
+ * [cwnd, 1.5 cwnd], fast convergence, the Reno-friendly estimate W_est with
+ * alpha = 3 (1 - beta) / (1 + beta) until W_est reaches the window at the last
+ * reduction and 1 afterwards, and no growth of the curve's clock while the
+ * flow is application-limited (RFC 9438 5.8). HyStart++ is not implemented.
+ *
+ * Units and bounds: windows in segments, below 2^22; times in microseconds
+ * held in u32 and compared by wrapping subtraction, so intervals must be under
+ * 71 minutes; bytes per iteration up to MLTCP_ITER_BYTES_MAX (1 TiB).
+ */
+#include "mltcp_core.h"
+
+/* r = delivered * recip >> (MLTCP_RECIP_SHIFT - MLTCP_SHIFT). */
+#define MLTCP_RECIP_SHIFT	50
+#define MLTCP_ITER_BYTES_MAX	(1ULL << 40)
+
+/* A completed iteration agrees with the learned size within size >> this. */
+#define MLTCP_LEARN_TOL_SHIFT	3
+/* EWMA gain for agreeing sizes: 1 / 2^this. */
+#define MLTCP_LEARN_GAIN_SHIFT	2
+
+/* MD mode: G = 2 - F is kept within [1/16, 2]. */
+#define MLTCP_MD_G_MIN		(MLTCP_ONE / 16)
+#define MLTCP_MD_G_MAX		(2 * MLTCP_ONE)
+
+/* CUBIC curve time is handled in 2^-10 s; (t - K) is clamped to 2^17 units (128 s). */
+#define CUBIC_TIME_SHIFT	10
+#define CUBIC_DT_MAX		(1ULL << 17)
+#define CUBIC_K_DIFF_MAX	((1U << 22) - 1)
+#define USEC_PER_SEC		1000000ULL
+/* Largest x with x^3 < 2^64. */
+#define CBRT_U64_MAX		2642245U
+
+static u32 min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static u32 max_u32(u32 a, u32 b)
+{
+	return a > b ? a : b;
+}
+
+static u32 clamp_u64_to_u32(u64 v)
+{
+	return v > 0xffffffffULL ? 0xffffffffU : (u32)v;
+}
+
+void mltcp_params_default(struct mltcp_params *p)
+{
+	p->slope = MLTCP_DEFAULT_SLOPE;
+	p->intercept = MLTCP_DEFAULT_INTERCEPT;
+	p->idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US;
+	p->mode = MLTCP_MODE_AI;
+	p->base = MLTCP_BASE_CUBIC;
+}
+
+bool mltcp_params_valid(const struct mltcp_params *p)
+{
+	return p->slope <= MLTCP_SLOPE_MAX &&
+	       p->intercept <= MLTCP_INTERCEPT_MAX &&
+	       p->idle_gap_us >= MLTCP_IDLE_GAP_MIN_US &&
+	       p->idle_gap_us <= MLTCP_IDLE_GAP_MAX_US &&
+	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_BOTH &&
+	       p->base <= MLTCP_BASE_CUBIC;
+}
+
+/*
+ * Parse a non-negative decimal such as "1.6" into MLTCP_ONE units, rounding to
+ * the nearest 1/1024. One trailing newline is accepted (sysfs writes carry
+ * one). Returns 0, or -1 for malformed input or a value above max.
+ */
+int mltcp_parse_fixed(const char *s, u32 max, u32 *out)
+{
+	u64 whole = 0, frac = 0, scale = 1, value;
+	int digits = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		whole = whole * 10 + (u64)(*s - '0');
+		if (whole > 0xffffU)
+			return -1;
+	}
+	if (*s == '.') {
+		s++;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			if (++digits > 6)
+				return -1;
+			frac = frac * 10 + (u64)(*s - '0');
+			scale *= 10;
+		}
+		if (!digits)
+			return -1;
+	}
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -1;
+
+	value = (whole << MLTCP_SHIFT) +
+		mltcp_div64((frac << MLTCP_SHIFT) + scale / 2, scale);
+	if (value > max)
+		return -1;
+	*out = (u32)value;
+	return 0;
+}
+
+/* Round a MLTCP_ONE-unit value to thousandths, for printing as "%u.%03u". */
+u32 mltcp_fixed_to_milli(u32 fixed)
+{
+	return (u32)((((u64)fixed * 1000) + MLTCP_ONE / 2) >> MLTCP_SHIFT);
+}
+
+/*
+ * The reciprocal is rounded up so that r is exact wherever r * 1024 is an
+ * integer (F(0.5) is exactly slope / 2 + intercept); elsewhere it may read
+ * high by less than 1/1024.
+ */
+static void mltcp_iter_set_bytes(struct mltcp_iter *it, u64 bytes)
+{
+	it->bytes = bytes;
+	it->recip = mltcp_div64((1ULL << MLTCP_RECIP_SHIFT) + bytes - 1, bytes);
+	it->candidate = 0;
+}
+
+void mltcp_iter_init(struct mltcp_iter *it, u64 bytes_acked, u32 now_us)
+{
+	*it = (struct mltcp_iter){ 0 };
+	it->start_acked = bytes_acked;
+	it->start_us = now_us;
+}
+
+/* Operator-fixed bytes per iteration; 0 returns to learning. */
+void mltcp_iter_set_fixed(struct mltcp_iter *it, u64 bytes)
+{
+	if (!bytes || bytes > MLTCP_ITER_BYTES_MAX) {
+		it->flags &= ~MLTCP_ITER_FIXED;
+		it->bytes = 0;
+		it->recip = 0;
+		return;
+	}
+	mltcp_iter_set_bytes(it, bytes);
+	it->flags |= MLTCP_ITER_FIXED;
+}
+
+static bool mltcp_agrees(u64 size, u64 ref)
+{
+	u64 diff = size > ref ? size - ref : ref - size;
+
+	return diff <= ref >> MLTCP_LEARN_TOL_SHIFT;
+}
+
+enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed)
+{
+	if (it->flags & MLTCP_ITER_FIXED)
+		return MLTCP_LEARN_FIXED;
+	if (!completed || completed > MLTCP_ITER_BYTES_MAX)
+		return MLTCP_LEARN_OUTLIER;
+
+	if (!it->bytes) {
+		mltcp_iter_set_bytes(it, completed);
+		return MLTCP_LEARN_FIRST;
+	}
+	if (mltcp_agrees(completed, it->bytes)) {
+		u64 smoothed = it->bytes;
+
+		if (completed > smoothed)
+			smoothed += (completed - smoothed) >> MLTCP_LEARN_GAIN_SHIFT;
+		else
+			smoothed -= (smoothed - completed) >> MLTCP_LEARN_GAIN_SHIFT;
+		mltcp_iter_set_bytes(it, smoothed);
+		return MLTCP_LEARN_AGREED;
+	}
+	if (it->candidate && mltcp_agrees(completed, it->candidate)) {
+		mltcp_iter_set_bytes(it, completed);
+		return MLTCP_LEARN_CONFIRMED;
+	}
+	it->candidate = completed;
+	return MLTCP_LEARN_OUTLIER;
+}
+
+/*
+ * Called for ACKs that leave nothing outstanding. Only the first such ACK
+ * stamps the drain time: ACKs piggybacked on the peer's own data keep arriving
+ * during our compute phase and must not shorten the measured idle time.
+ * app_idle is false when unsent data was queued: the pipe drained because the
+ * receive window (or another limit) stopped us, not because we were done.
+ */
+void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle)
+{
+	if (!app_idle) {
+		it->flags &= ~MLTCP_ITER_DRAINED;
+		return;
+	}
+	if (!(it->flags & MLTCP_ITER_DRAINED)) {
+		it->flags |= MLTCP_ITER_DRAINED;
+		it->drain_us = now_us;
+	}
+}
+
+enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
+					const struct mltcp_params *p,
+					u64 bytes_acked, u32 now_us,
+					bool in_recovery, bool data_outstanding)
+{
+	bool drained = it->flags & MLTCP_ITER_DRAINED;
+
+	/* Each resumption consumes the drain it follows. */
+	it->flags &= ~MLTCP_ITER_DRAINED;
+
+	if (in_recovery)
+		return MLTCP_TX_IN_RECOVERY;
+	if (data_outstanding)
+		return MLTCP_TX_OUTSTANDING;
+	if (!drained)
+		return MLTCP_TX_NOT_IDLE;
+	if ((u32)(now_us - it->drain_us) < p->idle_gap_us)
+		return MLTCP_TX_SHORT_GAP;
+
+	mltcp_iter_learn(it, bytes_acked - it->start_acked);
+	it->last_duration_us = now_us - it->start_us;
+	it->start_acked = bytes_acked;
+	it->start_us = now_us;
+	it->count++;
+	return MLTCP_TX_NEW_ITERATION;
+}
+
+/* Progress r through the current iteration, in MLTCP_ONE units, clamped to 1. */
+u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked)
+{
+	u64 delivered = bytes_acked - it->start_acked;
+
+	if (!it->bytes)
+		return 0;
+	if (delivered >= it->bytes)
+		return MLTCP_ONE;
+	/* delivered < bytes and recip <= 2^50 / bytes + 1: the product is below 2^51. */
+	return min_u32((u32)((delivered * it->recip) >>
+			     (MLTCP_RECIP_SHIFT - MLTCP_SHIFT)), MLTCP_ONE);
+}
+
+u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
+	    u64 bytes_acked)
+{
+	u64 delivered = bytes_acked - it->start_acked;
+
+	if (!it->bytes)
+		return MLTCP_ONE;
+	if (delivered > it->bytes + (it->bytes >> MLTCP_LEARN_TOL_SHIFT))
+		return MLTCP_ONE;
+	return p->intercept +
+	       (((u32)p->slope * mltcp_ratio(it, bytes_acked)) >> MLTCP_SHIFT);
+}
+
+u32 mltcp_f_increase(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked)
+{
+	if (!(p->mode & MLTCP_MODE_AI))
+		return MLTCP_ONE;
+	return mltcp_f(it, p, bytes_acked);
+}
+
+u32 mltcp_f_decrease(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked)
+{
+	if (!(p->mode & MLTCP_MODE_MD))
+		return MLTCP_ONE;
+	return mltcp_f(it, p, bytes_acked);
+}
+
+/* Decrease factor: 1 - (1 - base_beta) * G with G = 2 - F in [1/16, 2]. */
+u32 mltcp_md_beta(u32 base_beta, u32 f)
+{
+	u32 g = f >= MLTCP_MD_G_MAX ? 0 : MLTCP_MD_G_MAX - f;
+
+	g = max_u32(g, MLTCP_MD_G_MIN);
+	return MLTCP_ONE - (((MLTCP_ONE - base_beta) * g) >> MLTCP_SHIFT);
+}
+
+/*
+ * Divisor for tcp_cong_avoid_ai(): cwnd grows by one segment per w acked
+ * segments. Reno's w is cwnd (one segment per RTT); F segments per RTT is
+ * cwnd / F. F == 1 returns cwnd itself so the base arithmetic is unchanged.
+ */
+u32 mltcp_reno_ai_w(u32 cwnd, u32 f)
+{
+	if (f == MLTCP_ONE)
+		return cwnd;
+	if (!f)
+		return MLTCP_W_NO_GROWTH;
+	return max_u32(clamp_u64_to_u32(mltcp_div64((u64)cwnd << MLTCP_SHIFT, f)), 1);
+}
+
+/* With F == 1 this is max(cwnd >> 1, 2), tcp_reno_ssthresh() exactly. */
+u32 mltcp_reno_ssthresh(u32 cwnd, u32 f)
+{
+	u64 ssthresh = ((u64)cwnd * mltcp_md_beta(MLTCP_RENO_BETA, f)) >> MLTCP_SHIFT;
+
+	return max_u32((u32)ssthresh, 2);
+}
+
+/* Floor of the cube root, bit by bit; only run when an epoch starts. */
+u32 mltcp_cbrt(u64 x)
+{
+	u32 root = 0;
+	int bit;
+
+	for (bit = 21; bit >= 0; bit--) {
+		u64 cand = root | (1U << bit);
+
+		if (cand <= CBRT_U64_MAX && cand * cand * cand <= x)
+			root = (u32)cand;
+	}
+	return root;
+}
+
+void mltcp_cubic_init(struct mltcp_cubic *c)
+{
+	*c = (struct mltcp_cubic){ 0 };
+}
+
+/* After an RTO the curve restarts from the next congestion-avoidance ACK. */
+void mltcp_cubic_reset(struct mltcp_cubic *c)
+{
+	c->in_epoch = 0;
+	c->w_est_credit = 0;
+}
+
+/* Time spent idle or application-limited does not advance the curve. */
+void mltcp_cubic_pause(struct mltcp_cubic *c, u32 now_us)
+{
+	c->last_us = now_us;
+}
+
+u32 mltcp_cubic_ssthresh(struct mltcp_cubic *c, u32 cwnd, u32 f)
+{
+	u64 ssthresh;
+
+	/* Fast convergence (RFC 9438 4.7): release bandwidth to newer flows. */
+	if (cwnd < c->w_max)
+		c->w_max = (u32)(((u64)cwnd * (MLTCP_ONE + MLTCP_CUBIC_BETA)) >>
+				 (MLTCP_SHIFT + 1));
+	else
+		c->w_max = cwnd;
+	c->cwnd_prior = cwnd;
+	c->in_epoch = 0;
+
+	ssthresh = ((u64)cwnd * mltcp_md_beta(MLTCP_CUBIC_BETA, f)) >> MLTCP_SHIFT;
+	return max_u32((u32)ssthresh, 2);
+}
+
+/* K = cbrt((W_max - cwnd) / C), computed in 2^-10 s and returned in us. */
+static u32 cubic_k_us(u32 diff)
+{
+	u64 k = mltcp_cbrt(mltcp_div64((u64)min_u32(diff, CUBIC_K_DIFF_MAX) <<
+				       (3 * CUBIC_TIME_SHIFT + MLTCP_SHIFT),
+				       MLTCP_CUBIC_C));
+
+	return (u32)((k * USEC_PER_SEC) >> CUBIC_TIME_SHIFT);
+}
+
+/* W(t) = C (t - K)^3 + W_max in segments, t in curve microseconds. */
+u32 mltcp_cubic_window(const struct mltcp_cubic *c, u32 t_us)
+{
+	bool after_k = t_us >= c->k_us;
+	u64 dt = after_k ? t_us - c->k_us : c->k_us - t_us;
+	u64 offs;
+
+	dt = mltcp_div64(dt << CUBIC_TIME_SHIFT, USEC_PER_SEC);
+	if (dt > CUBIC_DT_MAX)
+		dt = CUBIC_DT_MAX;
+	/* C < 2^9 and dt^3 <= 2^51: no overflow. */
+	offs = (MLTCP_CUBIC_C * dt * dt * dt) >> (3 * CUBIC_TIME_SHIFT + MLTCP_SHIFT);
+
+	if (after_k)
+		return clamp_u64_to_u32(c->w_max + offs);
+	return offs < c->w_max ? c->w_max - (u32)offs : 0;
+}
+
+static void cubic_epoch_start(struct mltcp_cubic *c, u32 cwnd, u32 now_us)
+{
+	c->in_epoch = 1;
+	c->elapsed_us = 0;
+	c->last_us = now_us;
+	c->w_est = cwnd;
+	c->w_est_credit = 0;
+	if (cwnd < c->w_max) {
+		c->k_us = cubic_k_us(c->w_max - cwnd);
+	} else {
+		c->k_us = 0;
+		c->w_max = cwnd;
+	}
+}
+
+/* RFC 9438 4.3: W_est += alpha * acked / cwnd, here also scaled by F. */
+static void cubic_grow_estimate(struct mltcp_cubic *c, u32 cwnd, u32 acked, u32 f)
+{
+	u32 alpha = c->w_est >= c->cwnd_prior ? MLTCP_ONE : MLTCP_CUBIC_ALPHA;
+	u64 per_segment = (u64)cwnd << MLTCP_SHIFT;
+	u64 credit = c->w_est_credit +
+		     ((((u64)acked * alpha) * f) >> MLTCP_SHIFT);
+	u64 steps = mltcp_div64(credit, per_segment);
+
+	c->w_est = clamp_u64_to_u32(c->w_est + steps);
+	c->w_est_credit = (u32)(credit - steps * per_segment);
+}
+
+/*
+ * Congestion avoidance step: returns the tcp_cong_avoid_ai() divisor that
+ * moves cwnd towards the RFC 9438 target within one RTT.
+ */
+u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
+		     u32 now_us, u32 rtt_us, u32 f)
+{
+	u32 t, w_now, target;
+
+	if (!c->in_epoch) {
+		cubic_epoch_start(c, cwnd, now_us);
+	} else {
+		u64 dt = ((u64)(u32)(now_us - c->last_us) * f) >> MLTCP_SHIFT;
+
+		c->elapsed_us = clamp_u64_to_u32(c->elapsed_us + dt);
+		c->last_us = now_us;
+	}
+	cubic_grow_estimate(c, cwnd, acked, f);
+
+	w_now = mltcp_cubic_window(c, c->elapsed_us);
+	if (w_now < c->w_est) {
+		/* Reno-friendly region: follow the estimate. */
+		target = c->w_est;
+	} else {
+		t = clamp_u64_to_u32(c->elapsed_us +
+				     (((u64)rtt_us * f) >> MLTCP_SHIFT));
+		target = min_u32(mltcp_cubic_window(c, t), cwnd + cwnd / 2);
+	}
+	if (target <= cwnd)
+		return MLTCP_W_NO_GROWTH;
+	return max_u32(cwnd / (target - cwnd), 1);
+}

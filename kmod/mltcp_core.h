@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MLTCP core: the arithmetic of MLTCP and of its CUBIC base, with no kernel
+ * dependencies. The datapath (kernel module, BPF program or unit test) owns
+ * the socket and the clock; it feeds plain numbers in and applies the numbers
+ * that come back. See mltcp_core.c for the algorithm.
+ *
+ * Fixed point: r, F, slope, intercept and the decrease factors are unsigned
+ * with MLTCP_SHIFT fractional bits, so 1.0 is MLTCP_ONE.
+ */
+#ifndef MLTCP_CORE_H
+#define MLTCP_CORE_H
+
+#include "mltcp_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLTCP_SHIFT		10
+#define MLTCP_ONE		(1U << MLTCP_SHIFT)
+
+/* Limits of the tunables; values outside are rejected, never clamped. */
+#define MLTCP_SLOPE_MAX		(16U * MLTCP_ONE)
+#define MLTCP_INTERCEPT_MAX	(16U * MLTCP_ONE)
+#define MLTCP_IDLE_GAP_MIN_US	1000U		/* 1 ms */
+#define MLTCP_IDLE_GAP_MAX_US	60000000U	/* 60 s */
+
+/*
+ * Defaults: mean F over r in [0, 1] is slope / 2 + intercept = 1.0, so a
+ * training flow is on average exactly as aggressive as its base algorithm,
+ * while F(1) / F(0) = 9 lets the flow that is further along take most of the
+ * link. 1638 / 2 + 205 == 1024 holds exactly in fixed point.
+ */
+#define MLTCP_DEFAULT_SLOPE	1638U	/* 1.6 */
+#define MLTCP_DEFAULT_INTERCEPT	205U	/* 0.2 */
+#define MLTCP_DEFAULT_IDLE_GAP_US 20000U
+
+enum mltcp_base {
+	MLTCP_BASE_RENO = 0,
+	MLTCP_BASE_CUBIC = 1,
+};
+
+/* Where F acts; a bit mask so that "both" is AI | MD. */
+enum mltcp_mode {
+	MLTCP_MODE_AI = 1,	/* additive increase scaled by F (the paper) */
+	MLTCP_MODE_MD = 2,	/* multiplicative decrease softened by F */
+	MLTCP_MODE_BOTH = 3,
+};
+
+/* Per-flow copy of the tunables, latched when the flow chooses MLTCP. */
+struct mltcp_params {
+	u16 slope;		/* MLTCP_ONE units, <= MLTCP_SLOPE_MAX */
+	u16 intercept;		/* MLTCP_ONE units, <= MLTCP_INTERCEPT_MAX */
+	u32 idle_gap_us;	/* idle time that separates iterations */
+	u8 mode;		/* enum mltcp_mode */
+	u8 base;		/* enum mltcp_base */
+};
+
+/* Iteration state flags. */
+#define MLTCP_ITER_DRAINED	0x1	/* pipe emptied while the app had nothing queued */
+#define MLTCP_ITER_FIXED	0x2	/* bytes per iteration set by the operator */
+
+/*
+ * Iteration tracking. All-zero is a valid state (no structure, F neutral),
+ * because the kernel zeroes icsk_ca_priv before our init runs and may deliver
+ * ACK events in between.
+ */
+struct mltcp_iter {
+	u64 start_acked;	/* bytes_acked when the current iteration began */
+	u64 bytes;		/* bytes per iteration (learned or fixed); 0: unknown */
+	u64 recip;		/* 2^MLTCP_RECIP_SHIFT / bytes: r without a per-ACK divide */
+	u64 candidate;		/* last completed size that disagreed with bytes */
+	u32 drain_us;		/* when the pipe last drained (valid if DRAINED) */
+	u32 start_us;		/* when the current iteration began */
+	u32 last_duration_us;	/* start-to-start time of the last full iteration */
+	u32 count;		/* iteration starts detected */
+	u8 flags;
+};
+
+/* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
+enum mltcp_tx_verdict {
+	MLTCP_TX_NEW_ITERATION = 0,
+	MLTCP_TX_IN_RECOVERY,	/* loss recovery or RTO: a retransmission */
+	MLTCP_TX_OUTSTANDING,	/* data still unacked: a retransmission or probe */
+	MLTCP_TX_NOT_IDLE,	/* the pipe never drained with an idle application */
+	MLTCP_TX_SHORT_GAP,	/* idle, but for less than idle_gap_us */
+	MLTCP_TX_NR_VERDICTS,
+};
+
+/* Result of folding a completed iteration into the learned size. */
+enum mltcp_learn {
+	MLTCP_LEARN_FIRST,	/* no size was known; adopted */
+	MLTCP_LEARN_AGREED,	/* within tolerance; smoothed in */
+	MLTCP_LEARN_CONFIRMED,	/* a new size seen twice in a row; adopted */
+	MLTCP_LEARN_OUTLIER,	/* held as candidate, size unchanged */
+	MLTCP_LEARN_FIXED,	/* operator-fixed size; nothing learned */
+};
+
+struct mltcp_cubic {
+	u32 w_max;		/* segments: window at the last reduction */
+	u32 k_us;		/* curve time at which W reaches w_max again */
+	u32 elapsed_us;		/* curve time since the epoch began, runs F times real time */
+	u32 last_us;		/* when elapsed_us was last advanced */
+	u32 w_est;		/* segments: Reno-friendly estimate (RFC 9438 4.3) */
+	u32 w_est_credit;	/* acked segments * alpha * F towards the next w_est step */
+	u32 cwnd_prior;		/* cwnd when ssthresh was last computed */
+	u8 in_epoch;		/* an epoch (curve) is in progress */
+};
+
+/* CUBIC constants (RFC 9438), MLTCP_ONE units. */
+#define MLTCP_CUBIC_BETA	717U	/* 0.7 */
+#define MLTCP_CUBIC_C		410U	/* 0.4 segments per second^3 */
+#define MLTCP_CUBIC_ALPHA	542U	/* 3 (1 - beta) / (1 + beta) = 0.529 */
+#define MLTCP_RENO_BETA		512U	/* 0.5 */
+
+/* tcp_cong_avoid_ai() divisor meaning "do not grow". */
+#define MLTCP_W_NO_GROWTH	0xffffffffU
+
+/* Tunables */
+void mltcp_params_default(struct mltcp_params *p);
+bool mltcp_params_valid(const struct mltcp_params *p);
+int mltcp_parse_fixed(const char *s, u32 max, u32 *out);
+u32 mltcp_fixed_to_milli(u32 fixed);
+
+/* Iterations */
+void mltcp_iter_init(struct mltcp_iter *it, u64 bytes_acked, u32 now_us);
+void mltcp_iter_set_fixed(struct mltcp_iter *it, u64 bytes);
+void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle);
+enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
+					const struct mltcp_params *p,
+					u64 bytes_acked, u32 now_us,
+					bool in_recovery, bool data_outstanding);
+enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
+
+/* Progress and aggressiveness */
+u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
+u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
+	    u64 bytes_acked);
+u32 mltcp_f_increase(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked);
+u32 mltcp_f_decrease(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked);
+u32 mltcp_md_beta(u32 base_beta, u32 f);
+
+/* Reno */
+u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
+u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
+
+/* CUBIC (RFC 9438) */
+void mltcp_cubic_init(struct mltcp_cubic *c);
+void mltcp_cubic_reset(struct mltcp_cubic *c);
+void mltcp_cubic_pause(struct mltcp_cubic *c, u32 now_us);
+u32 mltcp_cubic_ssthresh(struct mltcp_cubic *c, u32 cwnd, u32 f);
+u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
+		     u32 now_us, u32 rtt_us, u32 f);
+u32 mltcp_cubic_window(const struct mltcp_cubic *c, u32 t_us);
+u32 mltcp_cbrt(u64 x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLTCP_CORE_H */

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_mltcp: MLTCP congestion control over Reno and CUBIC.
+ *
+ * MLTCP lets competing distributed-training jobs take turns on a shared link:
+ * each flow's window growth is scaled by F(r) = slope * r + intercept, where r
+ * is the fraction of the current training iteration's bytes the flow has
+ * delivered, so the job that is further along wins the link, finishes and
+ * returns to computing. The arithmetic (iteration detection, byte-count
+ * learning, F, and our RFC 9438 CUBIC) lives in mltcp_core.c, shared with the
+ * BPF twin and the unit tests; this file is the kernel glue: hooks, per-socket
+ * state in icsk_ca_priv, module parameters and a debugfs view.
+ *
+ * Three algorithms are registered, all selectable by unprivileged sockets:
+ *   mltcp_reno   MLTCP over Reno (slow start, recovery, undo: the kernel's)
+ *   mltcp_cubic  MLTCP over our CUBIC
+ *   mltcp        MLTCP over the base named by the "base" parameter
+ *
+ * Parameters are latched into each socket when it selects the algorithm;
+ * changing them affects new sockets only.
+ *
+ * debugfs (tcp_mltcp/): "flows" lists every MLTCP socket in the global
+ * established hash with its iteration state; "stats" counts flows and how
+ * each "sending resumed" event was judged.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <net/tcp.h>
+
+#include "compat.h"
+#include "mltcp_core.h"
+
+struct mltcp {
+	struct mltcp_iter iter;
+	struct mltcp_cubic cubic;
+	struct mltcp_params params;
+};
+
+/* Defaults for new sockets; each field is written whole by its param ops. */
+static struct mltcp_params mltcp_defaults __read_mostly = {
+	.slope = MLTCP_DEFAULT_SLOPE,
+	.intercept = MLTCP_DEFAULT_INTERCEPT,
+	.idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US,
+	.mode = MLTCP_MODE_AI,
+	.base = MLTCP_BASE_CUBIC,
+};
+
+static const char * const mltcp_base_names[] = {
+	[MLTCP_BASE_RENO] = "reno",
+	[MLTCP_BASE_CUBIC] = "cubic",
+};
+
+/* Indexed by enum mltcp_mode - 1. */
+static const char * const mltcp_mode_names[] = { "ai", "md", "both" };
+
+static const char * const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
+	[MLTCP_TX_NEW_ITERATION] = "iterations",
+	[MLTCP_TX_IN_RECOVERY] = "tx_start_in_recovery",
+	[MLTCP_TX_OUTSTANDING] = "tx_start_data_outstanding",
+	[MLTCP_TX_NOT_IDLE] = "tx_start_not_idle",
+	[MLTCP_TX_SHORT_GAP] = "tx_start_short_gap",
+};
+
+static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
+static atomic_long_t mltcp_flows_started;
+
+/* Decimal tunables ("1.6"), stored in MLTCP_ONE units. */
+static int mltcp_set_fixed(const char *val, const struct kernel_param *kp, u32 max)
+{
+	u32 fixed;
+
+	if (mltcp_parse_fixed(val, max, &fixed))
+		return -EINVAL;
+	WRITE_ONCE(*(u16 *)kp->arg, fixed);
+	return 0;
+}
+
+static int mltcp_set_slope(const char *val, const struct kernel_param *kp)
+{
+	return mltcp_set_fixed(val, kp, MLTCP_SLOPE_MAX);
+}
+
+static int mltcp_set_intercept(const char *val, const struct kernel_param *kp)
+{
+	return mltcp_set_fixed(val, kp, MLTCP_INTERCEPT_MAX);
+}
+
+static int mltcp_get_fixed(char *buffer, const struct kernel_param *kp)
+{
+	u32 milli = mltcp_fixed_to_milli(READ_ONCE(*(u16 *)kp->arg));
+
+	return sysfs_emit(buffer, "%u.%03u\n", milli / 1000, milli % 1000);
+}
+
+static const struct kernel_param_ops mltcp_slope_ops = {
+	.set = mltcp_set_slope,
+	.get = mltcp_get_fixed,
+};
+
+static const struct kernel_param_ops mltcp_intercept_ops = {
+	.set = mltcp_set_intercept,
+	.get = mltcp_get_fixed,
+};
+
+static int mltcp_set_idle_gap(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, MLTCP_IDLE_GAP_MIN_US,
+				     MLTCP_IDLE_GAP_MAX_US);
+}
+
+static const struct kernel_param_ops mltcp_idle_gap_ops = {
+	.set = mltcp_set_idle_gap,
+	.get = param_get_uint,
+};
+
+static int mltcp_set_base(const char *val, const struct kernel_param *kp)
+{
+	int base = sysfs_match_string(mltcp_base_names, val);
+
+	if (base < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(u8 *)kp->arg, base);
+	return 0;
+}
+
+static int mltcp_get_base(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", mltcp_base_names[READ_ONCE(*(u8 *)kp->arg)]);
+}
+
+static const struct kernel_param_ops mltcp_base_ops = {
+	.set = mltcp_set_base,
+	.get = mltcp_get_base,
+};
+
+static int mltcp_set_mode(const char *val, const struct kernel_param *kp)
+{
+	int mode = sysfs_match_string(mltcp_mode_names, val);
+
+	if (mode < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(u8 *)kp->arg, mode + 1);
+	return 0;
+}
+
+static int mltcp_get_mode(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n",
+			  mltcp_mode_names[READ_ONCE(*(u8 *)kp->arg) - 1]);
+}
+
+static const struct kernel_param_ops mltcp_mode_ops = {
+	.set = mltcp_set_mode,
+	.get = mltcp_get_mode,
+};
+
+module_param_cb(slope, &mltcp_slope_ops, &mltcp_defaults.slope, 0644);
+MODULE_PARM_DESC(slope, "F(r) = slope * r + intercept: slope, decimal in [0, 16] (default 1.6)");
+module_param_cb(intercept, &mltcp_intercept_ops, &mltcp_defaults.intercept, 0644);
+MODULE_PARM_DESC(intercept, "F(r) = slope * r + intercept: intercept, decimal in [0, 16] (default 0.2)");
+module_param_cb(idle_gap_us, &mltcp_idle_gap_ops, &mltcp_defaults.idle_gap_us, 0644);
+MODULE_PARM_DESC(idle_gap_us, "idle time that starts a new iteration, us in [1000, 60000000] (default 20000)");
+module_param_cb(base, &mltcp_base_ops, &mltcp_defaults.base, 0644);
+MODULE_PARM_DESC(base, "base algorithm of \"mltcp\": reno or cubic (default cubic)");
+module_param_cb(mode, &mltcp_mode_ops, &mltcp_defaults.mode, 0644);
+MODULE_PARM_DESC(mode, "where F acts: ai (additive increase), md (multiplicative decrease) or both (default ai)");
+
+static u32 mltcp_now_us(const struct tcp_sock *tp)
+{
+	return (u32)tp->tcp_mstamp;
+}
+
+static void mltcp_init_base(struct sock *sk, u8 base)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp *ca = inet_csk_ca(sk);
+
+	ca->params.slope = READ_ONCE(mltcp_defaults.slope);
+	ca->params.intercept = READ_ONCE(mltcp_defaults.intercept);
+	ca->params.idle_gap_us = READ_ONCE(mltcp_defaults.idle_gap_us);
+	ca->params.mode = READ_ONCE(mltcp_defaults.mode);
+	ca->params.base = base;
+	mltcp_iter_init(&ca->iter, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_cubic_init(&ca->cubic);
+	atomic_long_inc(&mltcp_flows_started);
+}
+
+static void mltcp_init(struct sock *sk)
+{
+	mltcp_init_base(sk, READ_ONCE(mltcp_defaults.base));
+}
+
+static void mltcp_reno_init(struct sock *sk)
+{
+	mltcp_init_base(sk, MLTCP_BASE_RENO);
+}
+
+static void mltcp_cubic_init_sk(struct sock *sk)
+{
+	mltcp_init_base(sk, MLTCP_BASE_CUBIC);
+}
+
+static void mltcp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp *ca = inet_csk_ca(sk);
+	u32 now = mltcp_now_us(tp);
+	u32 f, w;
+
+	if (!tcp_is_cwnd_limited(sk)) {
+		mltcp_cubic_pause(&ca->cubic, now);
+		return;
+	}
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+
+	f = mltcp_f_increase(&ca->iter, &ca->params, tp->bytes_acked);
+	if (ca->params.base == MLTCP_BASE_CUBIC)
+		w = mltcp_cubic_ai_w(&ca->cubic, tcp_snd_cwnd(tp), acked, now,
+				     tp->srtt_us >> 3, f);
+	else
+		w = mltcp_reno_ai_w(tcp_snd_cwnd(tp), f);
+	tcp_cong_avoid_ai(tp, w, acked);
+}
+
+static u32 mltcp_ssthresh(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp *ca = inet_csk_ca(sk);
+	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
+
+	if (ca->params.base == MLTCP_BASE_CUBIC)
+		return mltcp_cubic_ssthresh(&ca->cubic, tcp_snd_cwnd(tp), f);
+	return mltcp_reno_ssthresh(tcp_snd_cwnd(tp), f);
+}
+
+static void mltcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct mltcp *ca = inet_csk_ca(sk);
+
+	if (new_state == TCP_CA_Loss)
+		mltcp_cubic_reset(&ca->cubic);
+}
+
+static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp *ca = inet_csk_ca(sk);
+	enum mltcp_tx_verdict verdict;
+	u32 now = mltcp_now_us(tp);
+
+	if (event != CA_EVENT_TX_START)
+		return;
+
+	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
+				    icsk->icsk_ca_state >= TCP_CA_Recovery,
+				    tp->packets_out != 0);
+	atomic_long_inc(&mltcp_verdicts[verdict]);
+	mltcp_cubic_pause(&ca->cubic, now);
+}
+
+/* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
+static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp *ca = inet_csk_ca(sk);
+
+	if (!tp->packets_out)
+		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp),
+				   tcp_write_queue_empty(sk));
+}
+
+#define MLTCP_OPS(ops_name, init_fn)				\
+	{							\
+		.init		= init_fn,			\
+		.ssthresh	= mltcp_ssthresh,		\
+		.cong_avoid	= mltcp_cong_avoid,		\
+		.set_state	= mltcp_set_state,		\
+		.undo_cwnd	= tcp_reno_undo_cwnd,		\
+		.cwnd_event	= mltcp_cwnd_event,		\
+		.pkts_acked	= mltcp_pkts_acked,		\
+		.flags		= TCP_CONG_NON_RESTRICTED,	\
+		.owner		= THIS_MODULE,			\
+		.name		= ops_name,			\
+	}
+
+static struct tcp_congestion_ops mltcp_ops[] __read_mostly = {
+	MLTCP_OPS("mltcp", mltcp_init),
+	MLTCP_OPS("mltcp_reno", mltcp_reno_init),
+	MLTCP_OPS("mltcp_cubic", mltcp_cubic_init_sk),
+};
+
+static bool mltcp_owns(const struct sock *sk)
+{
+	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+
+	return ops >= &mltcp_ops[0] && ops < &mltcp_ops[ARRAY_SIZE(mltcp_ops)];
+}
+
+static void mltcp_show_milli(struct seq_file *m, const char *key, u32 fixed)
+{
+	u32 milli = mltcp_fixed_to_milli(fixed);
+
+	seq_printf(m, " %s=%u.%03u", key, milli / 1000, milli % 1000);
+}
+
+/* Read without the socket lock: a consistent-enough snapshot for diagnosis. */
+static void mltcp_show_flow(struct seq_file *m, const struct sock *sk)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct mltcp *ca = inet_csk_ca(sk);
+	u64 acked = READ_ONCE(tp->bytes_acked);
+
+	seq_printf(m, "netns=%u", sock_net(sk)->ns.inum);
+	if (sk->sk_family == AF_INET6)
+		seq_printf(m, " src=[%pI6c]:%u dst=[%pI6c]:%u",
+			   &sk->sk_v6_rcv_saddr, ntohs(inet->inet_sport),
+			   &sk->sk_v6_daddr, ntohs(inet->inet_dport));
+	else
+		seq_printf(m, " src=%pI4:%u dst=%pI4:%u",
+			   &inet->inet_rcv_saddr, ntohs(inet->inet_sport),
+			   &inet->inet_daddr, ntohs(inet->inet_dport));
+	seq_printf(m, " ca=%s base=%s mode=%s cwnd=%u ssthresh=%u",
+		   inet_csk(sk)->icsk_ca_ops->name,
+		   mltcp_base_names[ca->params.base],
+		   mltcp_mode_names[ca->params.mode - 1],
+		   tcp_snd_cwnd(tp), tp->snd_ssthresh);
+	seq_printf(m, " iterations=%u iter_bytes=%llu fixed=%u bytes_this_iter=%llu last_iter_us=%u",
+		   ca->iter.count, ca->iter.bytes,
+		   !!(ca->iter.flags & MLTCP_ITER_FIXED),
+		   acked - ca->iter.start_acked, ca->iter.last_duration_us);
+	mltcp_show_milli(m, "r", mltcp_ratio(&ca->iter, acked));
+	mltcp_show_milli(m, "f", mltcp_f(&ca->iter, &ca->params, acked));
+	mltcp_show_milli(m, "slope", ca->params.slope);
+	mltcp_show_milli(m, "intercept", ca->params.intercept);
+	seq_putc(m, '\n');
+}
+
+/*
+ * Walks the global established hash the way inet_diag does. Sockets of a
+ * namespace with a private hash (net.ipv4.tcp_child_ehash_entries) are not
+ * listed here.
+ */
+static int mltcp_flows_show(struct seq_file *m, void *unused)
+{
+	struct inet_hashinfo *hinfo = &tcp_hashinfo;
+	unsigned int bucket;
+
+	for (bucket = 0; bucket <= hinfo->ehash_mask; bucket++) {
+		struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
+		spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
+		struct hlist_nulls_node *node;
+		struct sock *sk;
+
+		if (hlist_nulls_empty(&head->chain))
+			continue;
+		spin_lock_bh(lock);
+		sk_nulls_for_each(sk, node, &head->chain) {
+			if (sk_fullsock(sk) && mltcp_owns(sk))
+				mltcp_show_flow(m, sk);
+		}
+		spin_unlock_bh(lock);
+		cond_resched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mltcp_flows);
+
+static int mltcp_stats_show(struct seq_file *m, void *unused)
+{
+	int i;
+
+	seq_printf(m, "flows_started %ld\n", atomic_long_read(&mltcp_flows_started));
+	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+		seq_printf(m, "%s %ld\n", mltcp_verdict_names[i],
+			   atomic_long_read(&mltcp_verdicts[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mltcp_stats);
+
+static struct dentry *mltcp_debugfs;
+
+static int __init mltcp_register(void)
+{
+	int i, err;
+
+	BUILD_BUG_ON(sizeof(struct mltcp) > ICSK_CA_PRIV_SIZE);
+
+	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
+		err = tcp_register_congestion_control(&mltcp_ops[i]);
+		if (err)
+			goto unwind;
+	}
+
+	mltcp_debugfs = debugfs_create_dir("tcp_mltcp", NULL);
+	debugfs_create_file("flows", 0444, mltcp_debugfs, NULL, &mltcp_flows_fops);
+	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
+	return 0;
+
+unwind:
+	while (--i >= 0)
+		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	return err;
+}
+
+static void __exit mltcp_unregister(void)
+{
+	int i;
+
+	debugfs_remove_recursive(mltcp_debugfs);
+	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
+		tcp_unregister_congestion_control(&mltcp_ops[i]);
+}
+
+module_init(mltcp_register);
+module_exit(mltcp_unregister);
+
+MODULE_AUTHOR("The mltcp authors");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("MLTCP: congestion control that interleaves distributed-training jobs");
+MODULE_VERSION("0.1.0");
+MODULE_ALIAS("tcp_mltcp_reno");
+MODULE_ALIAS("tcp_mltcp_cubic");

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Our CUBIC against RFC 9438's equations, evaluated independently here in
+// floating point: W_cubic(t) = C (t - K)^3 + W_max, K = cbrt(W_max (1 - beta) / C),
+// and the Reno-friendly estimate W_est (alpha = 3 (1 - beta) / (1 + beta) until
+// W_est reaches the window at the last reduction, 1 afterwards).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mltcp_core.h"
+#include "window_model.h"
+
+namespace {
+
+constexpr double kC = 0.4;
+constexpr double kBeta = 0.7;
+constexpr double kAlpha = 3 * (1 - kBeta) / (1 + kBeta);
+
+struct Sample {
+	double t;	// seconds since the reduction
+	uint32_t cwnd;
+	double w_est;	// reference W_est at t
+};
+
+// Reduce from w_max, then run `rounds` RTTs of congestion avoidance with one
+// ACK per segment spread evenly over each RTT, sampling cwnd at round ends.
+std::vector<Sample> RunEpoch(uint32_t w_max, uint32_t rtt_us, int rounds, uint32_t f = MLTCP_ONE)
+{
+	mltcp_cubic c{};
+	WindowModel win;
+	std::vector<Sample> samples;
+	const uint64_t start = 1'000'000;
+	uint64_t now = start;
+	double w_est = 0;
+
+	mltcp_cubic_init(&c);
+	win.cwnd = w_max;
+	win.ssthresh = mltcp_cubic_ssthresh(&c, w_max, MLTCP_ONE);
+	win.cwnd = win.ssthresh;
+	w_est = win.cwnd;
+	for (int r = 0; r < rounds; r++) {
+		const uint32_t in_flight = win.cwnd;
+		const uint64_t round_start = now;
+
+		for (uint32_t a = 0; a < in_flight; a++) {
+			now = round_start + uint64_t{ rtt_us } * (a + 1) / in_flight;
+			uint32_t w = mltcp_cubic_ai_w(&c, win.cwnd, 1, static_cast<uint32_t>(now), rtt_us, f);
+			win.additive_increase(w, 1);
+		}
+		w_est += (w_est >= w_max ? 1.0 : kAlpha) * f / MLTCP_ONE;
+		samples.push_back({ (now - start) / 1e6, win.cwnd, w_est });
+	}
+	return samples;
+}
+
+double CubicW(double w_max, double t)
+{
+	double k = std::cbrt(w_max * (1 - kBeta) / kC);
+
+	return kC * std::pow(t - k, 3) + w_max;
+}
+
+struct CurveCase {
+	uint32_t w_max;
+	uint32_t rtt_us;
+};
+
+class CubicCurve : public ::testing::TestWithParam<CurveCase> {};
+
+// Tolerance: cwnd chases W(t + RTT) during each RTT, so at time t it lies
+// between W(t - RTT) and W(t + RTT), give or take 1% of W_max + 2 segments
+// (integer windows and the 1/1024 s curve clock).
+TEST_P(CubicCurve, WindowFollowsTheCubicFunction)
+{
+	const auto [w_max, rtt_us] = GetParam();
+	const double rtt = rtt_us / 1e6;
+	const double k = std::cbrt(w_max * (1 - kBeta) / kC);
+	const int rounds = static_cast<int>(1.8 * k / rtt);
+	const double slack = 0.01 * w_max + 2;
+
+	for (const Sample &s : RunEpoch(w_max, rtt_us, rounds)) {
+		ASSERT_LT(s.w_est, CubicW(w_max, s.t)) << "case must stay in the cubic region";
+		double lo = CubicW(w_max, s.t - rtt) - slack;
+		double hi = CubicW(w_max, s.t + rtt) + slack;
+
+		ASSERT_GE(s.cwnd, lo) << "t=" << s.t;
+		ASSERT_LE(s.cwnd, hi) << "t=" << s.t;
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(RfcCurve, CubicCurve,
+			 ::testing::Values(CurveCase{ 200, 100'000 }, CurveCase{ 1000, 100'000 },
+					   CurveCase{ 3000, 50'000 }, CurveCase{ 500, 200'000 },
+					   CurveCase{ 8000, 20'000 }),
+			 [](const ::testing::TestParamInfo<CurveCase> &info) {
+				 return "Wmax" + std::to_string(info.param.w_max) + "_Rtt" +
+					std::to_string(info.param.rtt_us / 1000) + "ms";
+			 });
+
+// RFC 9438 4.3: where W_cubic(t) < W_est the window follows W_est, which grows
+// by alpha per RTT and by 1 per RTT once it passes the pre-reduction window.
+TEST(CubicRenoFriendly, EngagesWhereTheEstimateIsAboveTheCurve)
+{
+	const uint32_t w_max = 400, rtt_us = 20'000;
+	int friendly = 0, cubic = 0;
+
+	for (const Sample &s : RunEpoch(w_max, rtt_us, 400)) {
+		double w_cubic = CubicW(w_max, s.t);
+		double expect = std::max(w_cubic, s.w_est);
+
+		if (s.w_est > w_cubic + 3) {
+			friendly++;
+			ASSERT_NEAR(s.cwnd, s.w_est, 3) << "t=" << s.t;
+		} else if (w_cubic > s.w_est + 3) {
+			cubic++;
+		}
+		ASSERT_NEAR(s.cwnd, expect, 0.01 * w_max + 3) << "t=" << s.t;
+	}
+	// This case crosses over: the curve leads first, the estimate later.
+	EXPECT_GT(cubic, 50);
+	EXPECT_GT(friendly, 50);
+}
+
+TEST(CubicRenoFriendly, SmallWindowsGrowLikeRenoWithCubicAlpha)
+{
+	const auto samples = RunEpoch(100, 10'000, 60);
+	// 0.529 segments per RTT while W_est is below the old window.
+	double slope = (samples[49].cwnd - samples[9].cwnd) / 40.0;
+
+	EXPECT_NEAR(slope, kAlpha, 0.06);
+	EXPECT_GT(samples[49].cwnd, CubicW(100, samples[49].t) + 5);
+}
+
+// Time to win back 97% of W_max: the curve is flat near W_max, so its top
+// is reached ambiguously by integer windows.
+TEST(CubicMltcp, FOfTwoRunsTheCurveTwiceAsFast)
+{
+	const uint32_t w_max = 1000, rtt_us = 100'000;
+	const double target = 0.97 * w_max;
+	auto time_to_recover = [&](uint32_t f) {
+		for (const Sample &s : RunEpoch(w_max, rtt_us, 400, f))
+			if (s.cwnd >= target)
+				return s.t;
+		return 1e9;
+	};
+	const double k = std::cbrt(w_max * (1 - kBeta) / kC);
+	const double expect = k - std::cbrt((w_max - target) / kC);  // W(t) = target
+	double base = time_to_recover(MLTCP_ONE);
+	double fast = time_to_recover(2 * MLTCP_ONE);
+
+	EXPECT_NEAR(base, expect, 0.2);
+	EXPECT_NEAR(fast / base, 0.5, 0.05);
+}
+
+TEST(CubicMltcp, ReductionAndFastConvergence)
+{
+	mltcp_cubic c{};
+
+	mltcp_cubic_init(&c);
+	EXPECT_EQ(mltcp_cubic_ssthresh(&c, 1000, MLTCP_ONE), 700u);
+	EXPECT_EQ(c.w_max, 1000u);
+	// Lost again below the previous maximum: W_max = cwnd (1 + beta) / 2.
+	EXPECT_EQ(mltcp_cubic_ssthresh(&c, 800, MLTCP_ONE), 560u);
+	EXPECT_NEAR(c.w_max, 680, 1);
+	EXPECT_EQ(mltcp_cubic_ssthresh(&c, 2, MLTCP_ONE), 2u);
+}
+
+TEST(CubicMltcp, IdleAndApplicationLimitedTimeDoesNotAdvanceTheCurve)
+{
+	mltcp_cubic c{};
+	const uint32_t rtt = 10'000;
+
+	mltcp_cubic_init(&c);
+	mltcp_cubic_ssthresh(&c, 1000, MLTCP_ONE);
+	mltcp_cubic_ai_w(&c, 700, 1, 1'000'000, rtt, MLTCP_ONE);
+	mltcp_cubic_pause(&c, 6'000'000);  // 5 s without being cwnd-limited
+	mltcp_cubic_ai_w(&c, 700, 1, 6'001'000, rtt, MLTCP_ONE);
+	EXPECT_EQ(c.elapsed_us, 1000u);
+}
+
+TEST(CubeRoot, IsTheExactFloor)
+{
+	std::mt19937_64 rng(3);
+	for (uint64_t x : { 0ull, 1ull, 7ull, 8ull, 26ull, 27ull, 1ull << 63, ~0ull }) {
+		uint64_t r = mltcp_cbrt(x);
+
+		EXPECT_LE(r * r * r, x) << x;
+		if (r + 1 <= 2642245) {
+			EXPECT_GT((r + 1) * (r + 1) * (r + 1), x) << x;
+		}
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t x = rng() >> (rng() % 64);
+		uint64_t r = mltcp_cbrt(x);
+
+		ASSERT_LE(r * r * r, x) << x;
+		if (r + 1 <= 2642245) {
+			ASSERT_GT((r + 1) * (r + 1) * (r + 1), x) << x;
+		}
+	}
+}
+
+}  // namespace

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Iteration detection and bytes-per-iteration learning, driven by synthetic
+// sequences of the three events the datapath reports: data acked, the pipe
+// draining, and sending resuming with nothing in flight (CA_EVENT_TX_START).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "mltcp_core.h"
+
+namespace {
+
+constexpr uint32_t kMs = 1000;
+
+// The socket as the core sees it: a clock, the acked-byte counter and the
+// iteration state, with the kernel's event order.
+class FlowEvents {
+public:
+	explicit FlowEvents(uint32_t start_us = 0) : now_(start_us)
+	{
+		mltcp_params_default(&params_);
+		mltcp_iter_init(&iter_, 0, now_);
+	}
+
+	// The application writes and the first segment leaves with nothing in flight.
+	mltcp_tx_verdict Resume(bool in_recovery = false, bool outstanding = false)
+	{
+		mltcp_tx_verdict v = mltcp_on_tx_start(&iter_, &params_, acked_, now_,
+						       in_recovery, outstanding);
+		verdicts_.push_back(v);
+		return v;
+	}
+
+	void Ack(uint64_t bytes, uint32_t after_us = 100)
+	{
+		now_ += after_us;
+		acked_ += bytes;
+	}
+
+	// The ACK that leaves nothing outstanding; app_idle is false if unsent data was queued.
+	void Drain(bool app_idle = true) { mltcp_on_ack_drain(&iter_, now_, app_idle); }
+
+	void Wait(uint32_t us) { now_ += us; }
+
+	// One whole burst: resume, `bytes` acked in `chunks` ACKs over `dur_us`, drain.
+	mltcp_tx_verdict Burst(uint64_t bytes, uint32_t dur_us = 50 * kMs, int chunks = 50)
+	{
+		mltcp_tx_verdict v = Resume();
+
+		for (int i = 0; i < chunks; i++)
+			Ack(bytes / chunks + (i == chunks - 1 ? bytes % chunks : 0),
+			    dur_us / chunks);
+		Drain();
+		return v;
+	}
+
+	uint32_t F() const { return mltcp_f(&iter_, &params_, acked_); }
+	uint32_t R() const { return mltcp_ratio(&iter_, acked_); }
+	const mltcp_iter &iter() const { return iter_; }
+	mltcp_params &params() { return params_; }
+	uint64_t acked() const { return acked_; }
+	uint32_t now() const { return now_; }
+	const std::vector<mltcp_tx_verdict> &verdicts() const { return verdicts_; }
+
+private:
+	mltcp_params params_{};
+	mltcp_iter iter_{};
+	uint64_t acked_ = 0;
+	uint32_t now_;
+	std::vector<mltcp_tx_verdict> verdicts_;
+};
+
+TEST(IterationDetection, GapJustBelowAndJustAboveTheThreshold)
+{
+	FlowEvents flow;
+	const uint32_t gap = flow.params().idle_gap_us;
+
+	flow.Burst(1 << 20);
+	flow.Wait(gap - 1);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_SHORT_GAP);
+	EXPECT_EQ(flow.iter().count, 0u);
+
+	flow.Ack(1 << 10);
+	flow.Drain();
+	flow.Wait(gap);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(flow.iter().count, 1u);
+}
+
+TEST(IterationDetection, JitteredComputePhasesAreAllFound)
+{
+	std::mt19937 rng(7);
+	std::uniform_int_distribution<uint32_t> compute(22 * kMs, 60 * kMs);
+	std::uniform_int_distribution<uint32_t> comm(5 * kMs, 80 * kMs);
+	FlowEvents flow;
+	const uint64_t bytes = 4'000'000;
+
+	for (int i = 0; i < 100; i++) {
+		flow.Burst(bytes, comm(rng));
+		flow.Wait(compute(rng));
+	}
+	EXPECT_EQ(flow.iter().count, 99u);  // the first burst is iteration 0
+	EXPECT_EQ(flow.iter().bytes, bytes);
+}
+
+TEST(IterationDetection, IterationSplitByShortGapsIsOneIteration)
+{
+	FlowEvents flow;
+	const uint64_t chunk = 300'000;
+
+	for (int i = 0; i < 5; i++) {
+		for (int c = 0; c < 4; c++) {
+			flow.Burst(chunk, 10 * kMs);
+			flow.Wait(5 * kMs);  // the app pauses between buckets
+		}
+		flow.Wait(100 * kMs);  // compute
+	}
+	EXPECT_EQ(flow.iter().count, 4u);
+	EXPECT_EQ(flow.iter().bytes, 4 * chunk);
+	int short_gaps = 0;
+	for (auto v : flow.verdicts())
+		short_gaps += v == MLTCP_TX_SHORT_GAP;
+	EXPECT_EQ(short_gaps, 5 * 3);
+}
+
+TEST(IterationDetection, PeerTrafficDuringComputeDoesNotShortenTheGap)
+{
+	FlowEvents flow;
+
+	flow.Burst(1 << 20);
+	// ACKs carried by the peer's own data keep arriving while we compute.
+	for (int i = 0; i < 30; i++) {
+		flow.Wait(1 * kMs);
+		flow.Drain();
+	}
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+}
+
+TEST(IterationDetection, NoFalseStartAfterRetransmissionTimeout)
+{
+	FlowEvents flow;
+
+	flow.Burst(1 << 20);
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	flow.Ack(100'000);
+	// The tail is lost; 300 ms later the RTO retransmits with nothing in flight.
+	flow.Wait(300 * kMs);
+	EXPECT_EQ(flow.Resume(/*in_recovery=*/true, /*outstanding=*/true), MLTCP_TX_IN_RECOVERY);
+	// A retransmission seen outside recovery is still refused: data is outstanding.
+	flow.Wait(300 * kMs);
+	EXPECT_EQ(flow.Resume(false, true), MLTCP_TX_OUTSTANDING);
+	EXPECT_EQ(flow.iter().count, 1u);
+	EXPECT_EQ(flow.iter().start_acked, uint64_t{ 1 << 20 });
+}
+
+TEST(IterationDetection, StaleDrainIsNotReusedAfterAnRto)
+{
+	FlowEvents flow;
+
+	flow.Burst(1 << 20);
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	// Recovery ends and the window is retransmitted with nothing outstanding
+	// in the core's view: the drain from the previous compute phase was
+	// consumed by the resume above and must not count again.
+	flow.Wait(400 * kMs);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NOT_IDLE);
+	EXPECT_EQ(flow.iter().count, 1u);
+}
+
+TEST(IterationDetection, NoFalseStartAfterZeroWindowStall)
+{
+	FlowEvents flow;
+
+	flow.Burst(1 << 20);
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	flow.Ack(200'000);
+	// The receiver stops reading: everything sent is acked, more is queued.
+	flow.Drain(/*app_idle=*/false);
+	flow.Wait(500 * kMs);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NOT_IDLE);
+	EXPECT_EQ(flow.iter().count, 1u);
+}
+
+TEST(IterationDetection, NoFalseStartAfterMidTransferPauseShorterThanGap)
+{
+	FlowEvents flow;
+	const uint32_t gap = flow.params().idle_gap_us;
+
+	flow.Burst(1 << 20);
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	flow.Ack(500'000);
+	flow.Drain();
+	flow.Wait(gap / 2);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_SHORT_GAP);
+	EXPECT_EQ(flow.iter().count, 1u);
+	EXPECT_EQ(flow.R(), 500'000u * MLTCP_ONE / (1 << 20));
+}
+
+TEST(IterationDetection, MicrosecondClockWrapIsHandled)
+{
+	FlowEvents flow(0xffffffffu - 5 * kMs);
+	const uint32_t gap = flow.params().idle_gap_us;
+
+	flow.Burst(1 << 20, 2 * kMs);  // drains just before the 32-bit clock wraps
+	flow.Wait(gap + 10);
+	EXPECT_LT(flow.now(), 0x10000000u);  // wrapped
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(flow.iter().last_duration_us, 2 * kMs + gap + 10);
+}
+
+TEST(Learning, FirstCompletedIterationIsLearnedAndFIsNeutralBefore)
+{
+	FlowEvents flow;
+	const uint64_t bytes = 5'000'000;
+
+	flow.Resume();
+	for (int i = 0; i < 10; i++) {
+		flow.Ack(bytes / 10);
+		EXPECT_EQ(flow.F(), MLTCP_ONE);
+	}
+	flow.Drain();
+	flow.Wait(50 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(flow.iter().bytes, bytes);
+	EXPECT_EQ(flow.F(), flow.params().intercept);
+	flow.Ack(bytes / 2);
+	EXPECT_EQ(flow.F(), MLTCP_ONE);
+}
+
+TEST(Learning, AgreeingSizesAreSmoothed)
+{
+	mltcp_iter it{};
+
+	mltcp_iter_init(&it, 0, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1'000'000), MLTCP_LEARN_FIRST);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1'100'000), MLTCP_LEARN_AGREED);
+	EXPECT_EQ(it.bytes, 1'025'000u);  // gain 1/4
+	EXPECT_EQ(mltcp_iter_learn(&it, 1'025'000), MLTCP_LEARN_AGREED);
+	EXPECT_EQ(it.bytes, 1'025'000u);
+}
+
+TEST(Learning, NewSizeIsAdoptedOnlyWhenSeenTwice)
+{
+	mltcp_iter it{};
+
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_learn(&it, 1'000'000);
+	EXPECT_EQ(mltcp_iter_learn(&it, 3'000'000), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(it.bytes, 1'000'000u);
+	EXPECT_EQ(mltcp_iter_learn(&it, 3'050'000), MLTCP_LEARN_CONFIRMED);
+	EXPECT_EQ(it.bytes, 3'050'000u);
+	// Alternating outliers never move the estimate.
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(mltcp_iter_learn(&it, i % 2 ? 10'000 : 9'000'000), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(it.bytes, 3'050'000u);
+}
+
+TEST(Learning, FixedSizeIsNeverRelearned)
+{
+	mltcp_iter it{};
+
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, 64u << 20);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1000), MLTCP_LEARN_FIXED);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1000), MLTCP_LEARN_FIXED);
+	EXPECT_EQ(it.bytes, 64u << 20);
+	mltcp_iter_set_fixed(&it, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1000), MLTCP_LEARN_FIRST);
+}
+
+// The prototype's failure: a mid-iteration stall longer than the gap split an
+// iteration into 4,982,568 + 17,432 bytes, the fragment became the learned
+// size, and r sat at 1 (F at its maximum) for the whole next iteration.
+TEST(Learning, FalseBoundaryMidTransferCannotPinFAtItsMaximum)
+{
+	FlowEvents flow;
+	const uint64_t bytes = 5'000'000;
+	const uint64_t head = 4'982'568;
+	const mltcp_params &p = flow.params();
+
+	for (int i = 0; i < 3; i++) {
+		flow.Burst(bytes);
+		flow.Wait(600 * kMs);
+	}
+	// The split iteration: a 308 ms stall with nothing queued near its end.
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	flow.Ack(head);
+	flow.Drain();
+	flow.Wait(308 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);  // indistinguishable from compute
+	flow.Ack(bytes - head);
+	flow.Drain();
+	flow.Wait(600 * kMs);
+
+	// Next real iteration: F starts at F(0) and rises with progress.
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_NEAR(static_cast<double>(flow.iter().bytes), static_cast<double>(bytes),
+		    bytes / 100.0);
+	EXPECT_EQ(flow.F(), p.intercept);
+	flow.Ack(bytes / 4);
+	EXPECT_LT(flow.F(), p.intercept + p.slope / 4 + 2);
+	flow.Ack(bytes / 4);
+	EXPECT_NEAR(flow.F(), MLTCP_ONE, 2);
+}
+
+TEST(Learning, BulkFlowThatPausedOnceIsNotBoosted)
+{
+	FlowEvents flow;
+	const uint64_t burst = 2'000'000;
+
+	flow.Burst(burst);
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	// Then it streams forever: F rises to F(1), then falls back to neutral.
+	flow.Ack(burst);
+	EXPECT_EQ(flow.F(), flow.params().intercept + flow.params().slope);
+	flow.Ack(burst / 8 + 1);
+	EXPECT_EQ(flow.F(), MLTCP_ONE);
+	for (int i = 0; i < 1000; i++) {
+		flow.Ack(1 << 20);
+		ASSERT_EQ(flow.F(), MLTCP_ONE);
+	}
+}
+
+TEST(Learning, CcAttachedMidStreamStartsFromTheCurrentByteCount)
+{
+	mltcp_iter it{};
+	mltcp_params p{};
+
+	mltcp_params_default(&p);
+	mltcp_iter_init(&it, 123'456'789, 0);
+	mltcp_on_ack_drain(&it, 1000, true);
+	EXPECT_EQ(mltcp_on_tx_start(&it, &p, 123'456'789 + 1'000'000, 1000 + p.idle_gap_us,
+				    false, false),
+		  MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(it.bytes, 1'000'000u);
+}
+
+}  // namespace
