@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""On-off flows are recognised as iterations, and stalls that are not compute
+phases (zero-window, RTO) never start one."""
+import threading
+import time
+
+import pytest
+
+from conftest import NAMES
+from netlab import onoff, read_module_stats, start_server
+
+ITERATIONS = 12
+NBYTES = 1_000_000
+IDLE_MS = 100
+
+
+def check_learned(result, nbytes, iterations):
+    flow = result["module"]
+    assert flow is not None, "flow not listed in debugfs"
+    assert result["cc"] == flow["ca"]
+    # The first burst is iteration 0; each later burst starts one.
+    assert int(flow["iterations"]) == iterations - 1, flow
+    learned = int(flow["iter_bytes"])
+    assert abs(learned - nbytes) <= 0.05 * nbytes, flow
+    return flow
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_onoff_flow_is_learned(dumbbell, name):
+    snd, rcv = dumbbell.senders[0], dumbbell.receiver
+    start_server(rcv, 6000)
+    before = read_module_stats()
+    result = onoff(snd, rcv.addr, 6000, name, NBYTES, IDLE_MS, ITERATIONS)
+    after = read_module_stats()
+    flow = check_learned(result, NBYTES, ITERATIONS)
+    print(name, flow)
+    assert after["iterations"] - before["iterations"] >= ITERATIONS - 1
+    assert name in result["ss"].split()
+
+
+def test_zero_window_stalls_do_not_start_iterations(dumbbell):
+    """The receiver stops reading for 200 ms (ten idle gaps) four times per
+    iteration; the sender's pipe drains with data queued each time."""
+    snd, rcv = dumbbell.senders[0], dumbbell.receiver
+    nbytes = 2_000_000
+    start_server(rcv, 6001, "--rcvbuf", "131072", "--stall-after", "500000",
+                 "--stall-ms", "200")
+    before = read_module_stats()
+    result = onoff(snd, rcv.addr, 6001, "mltcp", nbytes, IDLE_MS, 6)
+    after = read_module_stats()
+    check_learned(result, nbytes, 6)
+    # The stalls happened and were judged "not idle".
+    assert after["tx_start_not_idle"] - before["tx_start_not_idle"] >= 6
+
+
+def test_retransmission_timeouts_do_not_start_iterations(dumbbell):
+    """All ACKs are dropped for 1.5 s (more than one iteration), forcing RTOs."""
+    snd, rcv = dumbbell.senders[0], dumbbell.receiver
+    nbytes = 2_000_000
+    start_server(rcv, 6002)
+    before = read_module_stats()
+
+    def blackhole():
+        time.sleep(2.0)
+        rcv.run("tc", "qdisc", "change", "dev", "eth0", "root", "netem",
+                "delay", "5ms", "loss", "100%")
+        time.sleep(1.5)
+        rcv.run("tc", "qdisc", "change", "dev", "eth0", "root", "netem",
+                "delay", "5ms", "loss", "0%")
+
+    t = threading.Thread(target=blackhole)
+    t.start()
+    result = onoff(snd, rcv.addr, 6002, "mltcp", nbytes, IDLE_MS, 10)
+    t.join()
+    after = read_module_stats()
+    check_learned(result, nbytes, 10)
+    rejected = sum(after[k] - before[k]
+                   for k in ("tx_start_in_recovery", "tx_start_data_outstanding"))
+    assert rejected >= 1, (before, after)

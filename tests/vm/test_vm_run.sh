@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Self-test of scripts/vm-run, run on the HOST. Boots the guest four times
+# (one of them, the timeout check, in the background while the others run),
+# about 70 s in all. Exits non-zero if any check fails.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM_RUN=$ROOT/scripts/vm-run
+cd "$ROOT"
+
+TMP=$(mktemp -d /tmp/test_vm_run.XXXXXX)
+TIMEOUT_PID=
+cleanup() {
+	[[ -z $TIMEOUT_PID ]] || kill "$TIMEOUT_PID" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+FAILED=0
+pass() { echo "ok   - $*"; }
+fail() {
+	echo "FAIL - $*"
+	FAILED=1
+}
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+show_log() { sed 's/^/    | /' "$1"; }
+
+# Runs vm-run with the given args; output in $TMP/$name.log, status in RC.
+RC=0
+vm() {
+	local name=$1
+	shift
+	RC=0
+	"$VM_RUN" "$@" >"$TMP/$name.log" 2>&1 || RC=$?
+}
+
+# (f) Timeout, started first, in the background: its guest just sleeps, so
+# the other boots can proceed meanwhile.
+echo "# (f) started: vm-run --timeout 60 -- sleep 600 (in the background)"
+(
+	start=$SECONDS rc=0
+	"$VM_RUN" --no-load --timeout 60 -- sleep 600 >"$TMP/timeout.log" 2>&1 </dev/null || rc=$?
+	echo "$rc $((SECONDS - start))" >"$TMP/timeout.status"
+) &
+TIMEOUT_PID=$!
+
+# (a) + (e): no-op with stdin closed, as in CI.
+echo "# (a)(e) vm-run --no-load -- true  (stdin closed)"
+vm true --no-load -- true <&-
+check "(a) 'true' exits 0 (got $RC)" test "$RC" -eq 0
+check "(a) output shows a 6.1 guest kernel" grep -Eq '^mltcp-vm: guest: kernel 6\.1\.' "$TMP/true.log"
+check "(e) runs with stdin closed" test "$RC" -eq 0
+((RC == 0)) || show_log "$TMP/true.log"
+
+# (c): argv with spaces and quotes survives; stdin from /dev/null.
+echo "# (c) vm-run --no-load -- printf '%s|' 'a b' \"c'd\""
+vm printf --no-load -- printf '%s|' 'a b' "c'd" </dev/null
+check "(c) exits 0 (got $RC)" test "$RC" -eq 0
+check "(c) prints: a b|c'd|" grep -Fxq "a b|c'd|" "$TMP/printf.log"
+((RC == 0)) || show_log "$TMP/printf.log"
+
+# (b) + (d) + (g): exit status, results dir, netem; one boot.
+echo "# (b)(d)(g) vm-run --no-load --results DIR -- sh -c '...; exit 7'"
+token=$RANDOM$RANDOM
+mkdir -p "$TMP/results"
+# shellcheck disable=SC2016  # expanded by the guest's sh, not here
+guest_script='
+	set -e
+	echo "in-vm=$MLTCP_IN_VM"
+	echo "$1" > "$MLTCP_RESULTS/from-guest.txt"
+	grep -q "^sch_netem " /proc/modules && echo "netem-module=loaded"
+	tc qdisc add dev lo root netem delay 1ms
+	tc qdisc show dev lo | grep -q "netem" && echo "netem-qdisc=ok"
+	exit 7'
+vm combined --no-load --results "$TMP/results" -- sh -c "$guest_script" sh "$token" </dev/null
+check "(b) COMMAND's exit status 7 is vm-run's (got $RC)" test "$RC" -eq 7
+check "(d) MLTCP_IN_VM=1 in the guest" grep -Fxq "in-vm=1" "$TMP/combined.log"
+check "(d) file written to \$MLTCP_RESULTS appears on the host" \
+	grep -Fxq "$token" "$TMP/results/from-guest.txt"
+check "(g) sch_netem loaded in the guest" grep -Fxq "netem-module=loaded" "$TMP/combined.log"
+check "(g) tc qdisc add dev lo root netem delay 1ms works" grep -Fxq "netem-qdisc=ok" "$TMP/combined.log"
+((RC == 7)) || show_log "$TMP/combined.log"
+
+# (f) collect the timeout run.
+echo "# (f) waiting for the timeout run"
+wait "$TIMEOUT_PID" || true
+TIMEOUT_PID=
+read -r trc telapsed <"$TMP/timeout.status"
+check "(f) timeout exits 124 (got $trc)" test "$trc" -eq 124
+check "(f) killed well before 'sleep 600' ends (${telapsed} s)" test "$telapsed" -lt 120
+check "(f) timeout reason on stderr" grep -q "timeout: guest killed after 60 s" "$TMP/timeout.log"
+((trc == 124)) || show_log "$TMP/timeout.log"
+
+if ((FAILED)); then
+	echo "# test_vm_run: FAILED"
+	exit 1
+fi
+echo "# test_vm_run: all checks passed"
