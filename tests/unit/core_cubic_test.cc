@@ -139,6 +139,15 @@ TEST(CubicRenoFriendly, SmallWindowsGrowLikeRenoWithCubicAlpha)
 
 // Time to win back 97% of W_max: the curve is flat near W_max, so its top
 // is reached ambiguously by integer windows.
+// In the Reno-friendly region F scales the estimate's growth too.
+TEST(CubicMltcp, FOfTwoDoublesRenoFriendlyGrowth)
+{
+	const auto samples = RunEpoch(100, 10'000, 40, 2 * MLTCP_ONE);
+	double slope = (samples[24].cwnd - samples[4].cwnd) / 20.0;
+
+	EXPECT_NEAR(slope, 2 * kAlpha, 0.12);
+}
+
 TEST(CubicMltcp, FOfTwoRunsTheCurveTwiceAsFast)
 {
 	const uint32_t w_max = 1000, rtt_us = 100'000;
