@@ -16,16 +16,17 @@
 #include "mltcp_core.h"
 #include "window_model.h"
 
-namespace {
+namespace
+{
 
 constexpr double kC = 0.4;
 constexpr double kBeta = 0.7;
 constexpr double kAlpha = 3 * (1 - kBeta) / (1 + kBeta);
 
 struct Sample {
-	double t;	// seconds since the reduction
+	double t; // seconds since the reduction
 	uint32_t cwnd;
-	double w_est;	// reference W_est at t
+	double w_est; // reference W_est at t
 };
 
 // Reduce from w_max, then run `rounds` RTTs of congestion avoidance with one
@@ -50,7 +51,8 @@ std::vector<Sample> RunEpoch(uint32_t w_max, uint32_t rtt_us, int rounds, uint32
 
 		for (uint32_t a = 0; a < in_flight; a++) {
 			now = round_start + uint64_t{ rtt_us } * (a + 1) / in_flight;
-			uint32_t w = mltcp_cubic_ai_w(&c, win.cwnd, 1, static_cast<uint32_t>(now), rtt_us, f);
+			uint32_t w = mltcp_cubic_ai_w(&c, win.cwnd, 1, static_cast<uint32_t>(now),
+						      rtt_us, f);
 			win.additive_increase(w, 1);
 		}
 		w_est += (w_est >= w_max ? 1.0 : kAlpha) * f / MLTCP_ONE;
@@ -71,7 +73,9 @@ struct CurveCase {
 	uint32_t rtt_us;
 };
 
-class CubicCurve : public ::testing::TestWithParam<CurveCase> {};
+class CubicCurve : public ::testing::TestWithParam<CurveCase>
+{
+};
 
 // Tolerance: cwnd chases W(t + RTT) during each RTT, so at time t it lies
 // between W(t - RTT) and W(t + RTT), give or take 1% of W_max + 2 segments
@@ -159,7 +163,7 @@ TEST(CubicMltcp, FOfTwoRunsTheCurveTwiceAsFast)
 		return 1e9;
 	};
 	const double k = std::cbrt(w_max * (1 - kBeta) / kC);
-	const double expect = k - std::cbrt((w_max - target) / kC);  // W(t) = target
+	const double expect = k - std::cbrt((w_max - target) / kC); // W(t) = target
 	double base = time_to_recover(MLTCP_ONE);
 	double fast = time_to_recover(2 * MLTCP_ONE);
 
@@ -188,7 +192,7 @@ TEST(CubicMltcp, IdleAndApplicationLimitedTimeDoesNotAdvanceTheCurve)
 	mltcp_cubic_init(&c);
 	mltcp_cubic_ssthresh(&c, 1000, MLTCP_ONE);
 	mltcp_cubic_ai_w(&c, 700, 1, 1'000'000, rtt, MLTCP_ONE);
-	mltcp_cubic_pause(&c, 6'000'000);  // 5 s without being cwnd-limited
+	mltcp_cubic_pause(&c, 6'000'000); // 5 s without being cwnd-limited
 	mltcp_cubic_ai_w(&c, 700, 1, 6'001'000, rtt, MLTCP_ONE);
 	EXPECT_EQ(c.elapsed_us, 1000u);
 }
@@ -215,4 +219,4 @@ TEST(CubeRoot, IsTheExactFloor)
 	}
 }
 
-}  // namespace
+} // namespace

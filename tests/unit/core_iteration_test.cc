@@ -11,13 +11,15 @@
 
 #include "mltcp_core.h"
 
-namespace {
+namespace
+{
 
 constexpr uint32_t kMs = 1000;
 
 // The socket as the core sees it: a clock, the acked-byte counter and the
 // iteration state, with the kernel's event order.
-class FlowEvents {
+class FlowEvents
+{
 public:
 	explicit FlowEvents(uint32_t start_us = 0) : now_(start_us)
 	{
@@ -28,8 +30,8 @@ public:
 	// The application writes and the first segment leaves with nothing in flight.
 	mltcp_tx_verdict Resume(bool in_recovery = false, bool outstanding = false)
 	{
-		mltcp_tx_verdict v = mltcp_on_tx_start(&iter_, &params_, acked_, now_,
-						       in_recovery, outstanding);
+		mltcp_tx_verdict v =
+			mltcp_on_tx_start(&iter_, &params_, acked_, now_, in_recovery, outstanding);
 		verdicts_.push_back(v);
 		return v;
 	}
@@ -102,7 +104,7 @@ TEST(IterationDetection, JitteredComputePhasesAreAllFound)
 		flow.Burst(bytes, comm(rng));
 		flow.Wait(compute(rng));
 	}
-	EXPECT_EQ(flow.iter().count, 99u);  // the first burst is iteration 0
+	EXPECT_EQ(flow.iter().count, 99u); // the first burst is iteration 0
 	EXPECT_EQ(flow.iter().bytes, bytes);
 }
 
@@ -114,9 +116,9 @@ TEST(IterationDetection, IterationSplitByShortGapsIsOneIteration)
 	for (int i = 0; i < 5; i++) {
 		for (int c = 0; c < 4; c++) {
 			flow.Burst(chunk, 10 * kMs);
-			flow.Wait(5 * kMs);  // the app pauses between buckets
+			flow.Wait(5 * kMs); // the app pauses between buckets
 		}
-		flow.Wait(100 * kMs);  // compute
+		flow.Wait(100 * kMs); // compute
 	}
 	EXPECT_EQ(flow.iter().count, 4u);
 	EXPECT_EQ(flow.iter().bytes, 4 * chunk);
@@ -208,9 +210,9 @@ TEST(IterationDetection, MicrosecondClockWrapIsHandled)
 	FlowEvents flow(0xffffffffu - 5 * kMs);
 	const uint32_t gap = flow.params().idle_gap_us;
 
-	flow.Burst(1 << 20, 2 * kMs);  // drains just before the 32-bit clock wraps
+	flow.Burst(1 << 20, 2 * kMs); // drains just before the 32-bit clock wraps
 	flow.Wait(gap + 10);
-	EXPECT_LT(flow.now(), 0x10000000u);  // wrapped
+	EXPECT_LT(flow.now(), 0x10000000u); // wrapped
 	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(flow.iter().last_duration_us, 2 * kMs + gap + 10);
 }
@@ -241,7 +243,7 @@ TEST(Learning, AgreeingSizesAreSmoothed)
 	mltcp_iter_init(&it, 0, 0);
 	EXPECT_EQ(mltcp_iter_learn(&it, 1'000'000), MLTCP_LEARN_FIRST);
 	EXPECT_EQ(mltcp_iter_learn(&it, 1'100'000), MLTCP_LEARN_AGREED);
-	EXPECT_EQ(it.bytes, 1'025'000u);  // gain 1/4
+	EXPECT_EQ(it.bytes, 1'025'000u); // gain 1/4
 	EXPECT_EQ(mltcp_iter_learn(&it, 1'025'000), MLTCP_LEARN_AGREED);
 	EXPECT_EQ(it.bytes, 1'025'000u);
 }
@@ -294,7 +296,7 @@ TEST(Learning, FalseBoundaryMidTransferCannotPinFAtItsMaximum)
 	flow.Ack(head);
 	flow.Drain();
 	flow.Wait(308 * kMs);
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);  // indistinguishable from compute
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION); // indistinguishable from compute
 	flow.Ack(bytes - head);
 	flow.Drain();
 	flow.Wait(600 * kMs);
@@ -337,10 +339,10 @@ TEST(Learning, CcAttachedMidStreamStartsFromTheCurrentByteCount)
 	mltcp_params_default(&p);
 	mltcp_iter_init(&it, 123'456'789, 0);
 	mltcp_on_ack_drain(&it, 1000, true);
-	EXPECT_EQ(mltcp_on_tx_start(&it, &p, 123'456'789 + 1'000'000, 1000 + p.idle_gap_us,
-				    false, false),
+	EXPECT_EQ(mltcp_on_tx_start(&it, &p, 123'456'789 + 1'000'000, 1000 + p.idle_gap_us, false,
+				    false),
 		  MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(it.bytes, 1'000'000u);
 }
 
-}  // namespace
+} // namespace

@@ -9,7 +9,8 @@
 
 #include "mltcp_core.h"
 
-namespace {
+namespace
+{
 
 constexpr double kOne = MLTCP_ONE;
 
@@ -34,24 +35,23 @@ TEST(ParseFixed, AcceptsDecimalsAndRoundsToNearest)
 	uint32_t v = 0;
 
 	ASSERT_EQ(mltcp_parse_fixed("1.6", MLTCP_SLOPE_MAX, &v), 0);
-	EXPECT_EQ(v, 1638u);  // 1638.4
+	EXPECT_EQ(v, 1638u); // 1638.4
 	ASSERT_EQ(mltcp_parse_fixed("0.2", MLTCP_SLOPE_MAX, &v), 0);
-	EXPECT_EQ(v, 205u);  // 204.8
+	EXPECT_EQ(v, 205u); // 204.8
 	ASSERT_EQ(mltcp_parse_fixed("16", MLTCP_SLOPE_MAX, &v), 0);
 	EXPECT_EQ(v, 16u * MLTCP_ONE);
 	ASSERT_EQ(mltcp_parse_fixed("0", MLTCP_SLOPE_MAX, &v), 0);
 	EXPECT_EQ(v, 0u);
 	ASSERT_EQ(mltcp_parse_fixed("1.000000", MLTCP_SLOPE_MAX, &v), 0);
 	EXPECT_EQ(v, MLTCP_ONE);
-	ASSERT_EQ(mltcp_parse_fixed("0.5\n", MLTCP_SLOPE_MAX, &v), 0);  // as written by echo
+	ASSERT_EQ(mltcp_parse_fixed("0.5\n", MLTCP_SLOPE_MAX, &v), 0); // as written by echo
 	EXPECT_EQ(v, MLTCP_ONE / 2);
 }
 
 TEST(ParseFixed, RejectsMalformedAndOutOfRangeWithoutWriting)
 {
-	const char *bad[] = { "",      "abc", "-1",      "+1",  "1.",       ".5",
-			      "1.2.3", "1e3", "1.1234567", "0x1", "1.5\n\n", "1 ",
-			      "16.001", "17",  "99999999" };
+	const char *bad[] = { "",	   "abc", "-1",	     "+1", "1.",     ".5", "1.2.3",   "1e3",
+			      "1.1234567", "0x1", "1.5\n\n", "1 ", "16.001", "17", "99999999" };
 	for (const char *s : bad) {
 		uint32_t v = 12345;
 
@@ -96,9 +96,9 @@ TEST(F, ValuesAtZeroHalfAndOneAndClampedAboveOne)
 	const uint64_t bytes = 10'000'000;
 	mltcp_iter it = IterationOf(bytes);
 
-	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);                            // F(0) = 0.2
-	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2);      // F(0.5) = 1.0
-	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);              // F(1) = 1.8
+	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);			   // F(0) = 0.2
+	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2); // F(0.5) = 1.0
+	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);	   // F(1) = 1.8
 	EXPECT_EQ(mltcp_ratio(&it, bytes), MLTCP_ONE);
 	// Past the end r stays at 1 (up to the overrun margin of 1/8).
 	EXPECT_EQ(mltcp_ratio(&it, bytes + bytes / 10), MLTCP_ONE);
@@ -140,7 +140,7 @@ TEST(F, DefaultMeanOverRatioIsOne)
 	const int steps = 1 << 16;
 	double sum = 0;
 
-	EXPECT_EQ(p.slope / 2 + p.intercept, MLTCP_ONE);  // exact in fixed point
+	EXPECT_EQ(p.slope / 2 + p.intercept, MLTCP_ONE); // exact in fixed point
 	for (int i = 0; i < steps; i++)
 		sum += mltcp_f(&it, &p, bytes * (2 * i + 1) / (2 * steps));
 	// Each sample is within (1 + slope) / 1024 of the exact value (see below).
@@ -171,7 +171,7 @@ TEST(F, FixedPointErrorIsBounded)
 TEST(F, MultiGigabyteIterationsKeepFullResolution)
 {
 	const mltcp_params p = Defaults();
-	const uint64_t bytes = 8ull << 30;  // 8 GiB
+	const uint64_t bytes = 8ull << 30; // 8 GiB
 	mltcp_iter it = IterationOf(bytes);
 
 	EXPECT_NEAR(mltcp_ratio(&it, bytes / 4), MLTCP_ONE / 4, 1);
@@ -240,4 +240,4 @@ TEST(DecreaseFactor, MonotonicInRatioAndBounded)
 	EXPECT_EQ(mltcp_md_beta(MLTCP_RENO_BETA, 0), 0u);
 }
 
-}  // namespace
+} // namespace

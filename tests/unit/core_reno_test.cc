@@ -10,7 +10,8 @@
 #include "mltcp_core.h"
 #include "window_model.h"
 
-namespace {
+namespace
+{
 
 // cwnd after `rtts` round trips of congestion avoidance, one ACK per segment.
 uint32_t GrowForRtts(uint32_t cwnd, int rtts, uint32_t f)
@@ -35,7 +36,7 @@ TEST(RenoIncrease, FOfTwoGrowsTwiceAsFastPerRtt)
 	uint32_t reno = GrowForRtts(start, rtts, MLTCP_ONE) - start;
 	uint32_t doubled = GrowForRtts(start, rtts, 2 * MLTCP_ONE) - start;
 
-	EXPECT_NEAR(reno, rtts, rtts * 0.02);  // Reno: one segment per RTT
+	EXPECT_NEAR(reno, rtts, rtts * 0.02); // Reno: one segment per RTT
 	EXPECT_NEAR(static_cast<double>(doubled) / reno, 2.0, 0.04);
 }
 
@@ -46,11 +47,12 @@ TEST(RenoIncrease, GrowthPerRttIsProportionalToF)
 	const uint32_t reno = GrowForRtts(start, rtts, MLTCP_ONE) - start;
 
 	for (double f : { 0.2, 0.5, 1.5, 3.0, 8.0 }) {
-		uint32_t grown = GrowForRtts(start, rtts, static_cast<uint32_t>(f * MLTCP_ONE)) - start;
+		uint32_t grown =
+			GrowForRtts(start, rtts, static_cast<uint32_t>(f * MLTCP_ONE)) - start;
 
 		EXPECT_NEAR(static_cast<double>(grown) / reno, f, f * 0.06) << "F = " << f;
 	}
-	EXPECT_EQ(GrowForRtts(start, rtts, 0), start);  // F = 0 holds the window
+	EXPECT_EQ(GrowForRtts(start, rtts, 0), start); // F = 0 holds the window
 }
 
 // The divisor at F == 1 is cwnd itself, and the whole trajectory through
@@ -64,7 +66,7 @@ TEST(RenoIncrease, FOfOneIsRenoExactly)
 	for (int step = 0; step < 200000; step++) {
 		uint32_t acked = acked_dist(rng);
 
-		if (step % 5000 == 4999) {  // a loss
+		if (step % 5000 == 4999) { // a loss
 			reno.ssthresh = std::max(reno.cwnd >> 1, 2u);
 			mltcp.ssthresh = mltcp_reno_ssthresh(mltcp.cwnd, MLTCP_ONE);
 			reno.cwnd = reno.ssthresh;
@@ -107,10 +109,10 @@ TEST(RenoDecrease, MdModeBacksOffLessNearTheEnd)
 	uint32_t at_half = mltcp_reno_ssthresh(1000, mltcp_f_decrease(&it, &p, bytes / 2));
 	uint32_t at_end = mltcp_reno_ssthresh(1000, mltcp_f_decrease(&it, &p, bytes));
 
-	EXPECT_NEAR(at_start, 100, 2);  // beta 0.1
-	EXPECT_NEAR(at_half, 500, 2);   // beta 0.5, as Reno
-	EXPECT_NEAR(at_end, 900, 2);    // beta 0.9
-	EXPECT_EQ(mltcp_reno_ssthresh(3, 0), 2u);  // never below two segments
+	EXPECT_NEAR(at_start, 100, 2);		  // beta 0.1
+	EXPECT_NEAR(at_half, 500, 2);		  // beta 0.5, as Reno
+	EXPECT_NEAR(at_end, 900, 2);		  // beta 0.9
+	EXPECT_EQ(mltcp_reno_ssthresh(3, 0), 2u); // never below two segments
 }
 
-}  // namespace
+} // namespace
