@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Turn a driver run directory into summary.json, report.md and PNG plots.
+
+    analyze.py RUN_DIR [--baseline cubic]
+
+RUN_DIR holds config.json and raw/<algorithm>/rep<k>/ (written by driver.py).
+Runs on the host, after the guest is gone.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench import metrics  # noqa: E402
+
+
+def load_records(rep_dir):
+    records = []
+    for path in sorted(glob.glob(os.path.join(rep_dir, "*.jsonl"))):
+        with open(path) as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    return records
+
+
+def utilization(samples, rate_bps):
+    """Bottleneck use from the byte counters: over the whole run, and over the
+    10 ms bins in which some job was sending (busy)."""
+    if len(samples) < 2:
+        return None, None
+    t0, b0 = samples[0][0], sum(samples[0][1])
+    t1, b1 = samples[-1][0], sum(samples[-1][1])
+    overall = (b1 - b0) * 8 / ((t1 - t0) * rate_bps)
+    busy = []
+    for (ta, ra), (tb, rb) in zip(samples, samples[1:]):
+        rate = (sum(rb) - sum(ra)) * 8 / max(tb - ta, 1e-6)
+        if rate > 0.05 * rate_bps:
+            busy.append(rate / rate_bps)
+    return overall, (sum(busy) / len(busy) if busy else None)
+
+
+def git_commit(top):
+    try:
+        return subprocess.run(["git", "-C", top, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def analyze(run_dir, baseline):
+    with open(os.path.join(run_dir, "config.json")) as f:
+        cfg = json.load(f)
+    rate = cfg["rate_mbit"] * 1e6
+    jobs_cfg = {j["name"]: {"compute_s": j["compute_ms"] / 1e3, "bytes": j["bytes"]}
+                for j in cfg["jobs"]}
+    per_alg = {}
+    for alg in cfg["algorithms"]:
+        reps = []
+        for rep_dir in sorted(glob.glob(os.path.join(run_dir, "raw", alg["name"], "rep*"))):
+            with open(os.path.join(rep_dir, "meta.json")) as f:
+                meta = json.load(f)
+            with open(os.path.join(rep_dir, "samples.json")) as f:
+                samples = json.load(f)
+            records = load_records(rep_dir)
+            run = metrics.analyze_run(records, jobs_cfg, rate)
+            run["rtos"] = sum(meta["rtos"].values())
+            run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
+            run["failures"] = meta["failures"]
+            run["utilization"], run["busy_utilization"] = utilization(samples, rate)
+            run["phase"] = metrics.phase_offsets(metrics.job_iterations(records))
+            run["samples"] = samples
+            run["sample_jobs"] = meta["sample_jobs"]
+            run["start_at"] = meta["start_at"]
+            run["ccs"] = sorted({r["cc"] for r in records if r.get("type") == "iteration"})
+            reps.append(run)
+        per_alg[alg["name"]] = reps
+    return cfg, per_alg
+
+
+def ms(x):
+    return None if x is None else round(x * 1e3, 2)
+
+
+def aggregate(reps):
+    """Mean over repeats, with the per-repeat values kept."""
+    def avg(key):
+        vals = [r[key] for r in reps if r[key] is not None]
+        return sum(vals) / len(vals) if vals else None
+    conv = [r["converged_iteration"] for r in reps]
+    return {
+        "repeats": len(reps),
+        "mean_iter_ms": ms(avg("mean_iter_s")),
+        "p99_iter_ms": ms(avg("p99_iter_s")),
+        "steady_mean_iter_ms": ms(avg("steady_mean_iter_s")),
+        "steady_p99_iter_ms": ms(avg("steady_p99_iter_s")),
+        "ratio_to_ideal": avg("ratio_to_ideal"),
+        "steady_ratio_to_ideal": avg("steady_ratio_to_ideal"),
+        "converged_iteration": conv[0] if len(conv) == 1 else conv,
+        "stable_repeats": sum(1 for r in reps if r["stable"]),
+        "rtos": [r["rtos"] for r in reps],
+        "drops": [r["drops"] for r in reps],
+        "utilization": avg("utilization"),
+        "busy_utilization": avg("busy_utilization"),
+        "ccs": sorted({c for r in reps for c in r["ccs"]}),
+        "failures": [f for r in reps for f in r["failures"]],
+        "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
+        "jobs": {job: {"mean_iter_ms": ms(sum(r["jobs"][job]["mean_iter_s"] for r in reps)
+                                          / len(reps)),
+                       "p99_iter_ms": ms(max(r["jobs"][job]["p99_iter_s"] for r in reps)),
+                       "ideal_iter_ms": ms(reps[0]["jobs"][job]["ideal_iter_s"]),
+                       "mean_comm_ms": ms(sum(r["jobs"][job]["mean_comm_s"] for r in reps)
+                                          / len(reps)),
+                       "mean_overlap_ms": ms(sum(r["jobs"][job]["mean_overlap_s"] for r in reps)
+                                             / len(reps))}
+                 for job in reps[0]["jobs"]},
+    }
+
+
+def summarize(cfg, per_alg, baseline, top):
+    first = next(iter(per_alg.values()))[0]
+    summary = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git_commit(top),
+        "ideal_iter_ms": ms(first["ideal_iter_s"]),
+        "ideal_valid": first["ideal_valid"],
+        "comm_fraction_sum": round(first["comm_fraction_sum"], 3),
+        "config": cfg,
+        "algorithms": {name: aggregate(reps) for name, reps in per_alg.items()},
+    }
+    base = summary["algorithms"].get(baseline)
+    for name, agg in summary["algorithms"].items():
+        if base:
+            agg["speedup_mean_vs_%s" % baseline] = round(
+                base["mean_iter_ms"] / agg["mean_iter_ms"], 3)
+            agg["speedup_p99_vs_%s" % baseline] = round(
+                base["p99_iter_ms"] / agg["p99_iter_ms"], 3)
+    return summary
+
+
+def fmt(x, nd=1):
+    if x is None:
+        return "-"
+    if isinstance(x, list):
+        return ",".join("-" if v is None else str(v) for v in x)
+    if isinstance(x, float):
+        return "%.*f" % (nd, x)
+    return str(x)
+
+
+def report(summary, baseline, plots):
+    cfg = summary["config"]
+    lines = ["# Interleaving experiment", "",
+             "Measured %s at commit %s." % (summary["date"], summary["commit"]), "",
+             "## Setup", "",
+             "- Bottleneck: %d Mbit/s tbf, base RTT %g ms (netem, half each way), "
+             "buffer %.2g BDP; Mininet dumbbell with Linux bridges, one worker of each "
+             "job on each side (two-worker exchange)." % (
+                 cfg["rate_mbit"], cfg["rtt_ms"], cfg["buffer_bdp"]),
+             "- %d iterations per job, %d repeat(s) per algorithm; the same start "
+             "offsets for every algorithm." % (cfg["iterations"], cfg.get("repeats", 1)),
+             "- Jobs:", ""]
+    lines += ["  | job | bytes per iteration | compute | start offset |",
+              "  |---|---|---|---|"]
+    for j in cfg["jobs"]:
+        lines.append("  | %s | %d | %g ms | %g ms |" % (j["name"], j["bytes"], j["compute_ms"],
+                                                       j.get("offset_ms", 0)))
+    lines += ["", "- Ideal iteration (compute + bytes at %.1f Mbit/s payload rate): "
+              "%s ms; communication fractions sum to %s (ideal %s)." % (
+                  cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
+                  summary["comm_fraction_sum"],
+                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1"),
+              "", "## Results", "",
+              "| algorithm | mean iter ms | p99 ms | steady mean ms | x ideal | "
+              "speedup mean / p99 vs %s | converged at | stable | RTOs | drops | "
+              "link use (busy) |" % baseline,
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, a in summary["algorithms"].items():
+        lines.append("| %s (%s) | %s | %s | %s | %s | %s / %s | %s | %d/%d | %s | %s | %s (%s) |" % (
+            name, ",".join(a["ccs"]), fmt(a["mean_iter_ms"]), fmt(a["p99_iter_ms"]),
+            fmt(a["steady_mean_iter_ms"]), fmt(a["ratio_to_ideal"], 3),
+            fmt(a.get("speedup_mean_vs_%s" % baseline), 3),
+            fmt(a.get("speedup_p99_vs_%s" % baseline), 3),
+            fmt(a["converged_iteration"]), a["stable_repeats"], a["repeats"],
+            fmt(a["rtos"]), fmt(a["drops"]), fmt(a["utilization"], 2),
+            fmt(a["busy_utilization"], 2)))
+    lines += ["", "Per job (mean over repeats):", "",
+              "| algorithm | job | mean iter ms | p99 ms | ideal ms | mean comm ms | "
+              "mean overlap ms |", "|---|---|---|---|---|---|---|"]
+    for name, a in summary["algorithms"].items():
+        for job, j in a["jobs"].items():
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                name, job, fmt(j["mean_iter_ms"]), fmt(j["p99_iter_ms"]),
+                fmt(j["ideal_iter_ms"]), fmt(j["mean_comm_ms"]), fmt(j["mean_overlap_ms"])))
+    failures = [f for a in summary["algorithms"].values() for f in a["failures"]]
+    if failures:
+        lines += ["", "**Worker failures:** " + "; ".join(failures)]
+    lines += ["", "## Plots", ""] + ["![%s](%s)" % (t, p) for t, p in plots]
+    lines += ["", "## Definitions", "", "```", metrics.__doc__.strip(), "```", ""]
+    return "\n".join(lines)
+
+
+def plot(run_dir, cfg, per_alg):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(per_alg)
+    rate = cfg["rate_mbit"]
+    out = []
+
+    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.6 * len(names)), sharex=True,
+                             squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        run = per_alg[name][0]
+        for job, j in sorted(run["jobs"].items()):
+            ax.plot([t * 1e3 for t in j["iter_s"]], marker=".", lw=1, label=job)
+        ax.axhline(run["ideal_iter_s"] * 1e3, color="k", ls="--", lw=1, label="ideal")
+        ax.set_title("%s: iteration time (repeat 0)" % name, fontsize=10)
+        ax.set_ylabel("ms")
+        ax.legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel("iteration")
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "iteration_times.png"), dpi=110)
+    plt.close(fig)
+    out.append(("iteration time per iteration, per job", "iteration_times.png"))
+
+    window = cfg.get("plot_window_s", 8.0)
+    fig, axes = plt.subplots(len(names), 2, figsize=(12, 2.6 * len(names)), squeeze=False)
+    for row, name in enumerate(names):
+        run = per_alg[name][0]
+        samples = run["samples"]
+        t0 = run["start_at"]
+        ts, rates = [], []
+        for (ta, ra), (tb, rb) in zip(samples, samples[1:]):
+            ts.append(tb - t0)
+            rates.append([(b - a) * 8 / max(tb - ta, 1e-6) / 1e6 for a, b in zip(ra, rb)])
+        end = ts[-1] if ts else 0
+        for col, (lo, hi, label) in enumerate(((0, window, "first %g s" % window),
+                                               (end - window, end, "last %g s" % window))):
+            ax = axes[row, col]
+            sel = [i for i, t in enumerate(ts) if lo <= t <= hi]
+            if sel:
+                ax.stackplot([ts[i] for i in sel],
+                             *[[rates[i][k] for i in sel] for k in range(len(rates[0]))],
+                             labels=run["sample_jobs"], alpha=0.85)
+            ax.axhline(rate, color="k", ls="--", lw=1)
+            ax.set_ylim(0, rate * 1.3)
+            ax.set_title("%s: bottleneck throughput by job, %s" % (name, label), fontsize=10)
+            ax.set_ylabel("Mbit/s")
+            ax.set_xlabel("s since start")
+            ax.legend(fontsize=8, loc="upper right", ncol=len(run["sample_jobs"]))
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "throughput.png"), dpi=110)
+    plt.close(fig)
+    out.append(("stacked throughput over time (10 ms samples)", "throughput.png"))
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name in names:
+        times = sorted(t * 1e3 for r in per_alg[name] for j in r["jobs"].values()
+                       for t in j["iter_s"])
+        ax.step(times, [(i + 1) / len(times) for i in range(len(times))], where="post",
+                label=name)
+    ax.axvline(per_alg[names[0]][0]["ideal_iter_s"] * 1e3, color="k", ls="--", lw=1,
+               label="ideal")
+    ax.set_xlabel("iteration time (ms)")
+    ax.set_ylabel("fraction of iterations")
+    ax.set_title("CDF of iteration times (all jobs, all repeats)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "iteration_cdf.png"), dpi=110)
+    plt.close(fig)
+    out.append(("CDF of iteration times", "iteration_cdf.png"))
+
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    for name in names:
+        for job, offs in per_alg[name][0]["phase"].items():
+            ax.plot(offs, marker=".", lw=1, label="%s: %s" % (name, job))
+    ax.set_ylim(-0.02, 0.52)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("offset / period")
+    ax.set_title("communication-start offset from the first job "
+                 "(0 = in step, 0.5 = half a period apart)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "phase_offset.png"), dpi=110)
+    plt.close(fig)
+    out.append(("phase offset between jobs over iterations", "phase_offset.png"))
+    return out
+
+
+def print_table(summary, baseline):
+    print("ideal iteration %s ms (fractions sum %s)" % (summary["ideal_iter_ms"],
+                                                          summary["comm_fraction_sum"]))
+    print("%-16s %10s %10s %10s %9s %9s %10s %6s" % (
+        "algorithm", "mean ms", "p99 ms", "steady ms", "x ideal", "speedup", "converged", "RTOs"))
+    for name, a in summary["algorithms"].items():
+        print("%-16s %10s %10s %10s %9s %9s %10s %6s" % (
+            name, fmt(a["mean_iter_ms"]), fmt(a["p99_iter_ms"]), fmt(a["steady_mean_iter_ms"]),
+            fmt(a["ratio_to_ideal"], 3), fmt(a.get("speedup_mean_vs_%s" % baseline), 3),
+            fmt(a["converged_iteration"]), fmt(a["rtos"])))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("run_dir")
+    ap.add_argument("--baseline", default="cubic")
+    args = ap.parse_args()
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cfg, per_alg = analyze(args.run_dir, args.baseline)
+    summary = summarize(cfg, per_alg, args.baseline, top)
+    plots = plot(args.run_dir, cfg, per_alg)
+    with open(os.path.join(args.run_dir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    with open(os.path.join(args.run_dir, "report.md"), "w") as f:
+        f.write(report(summary, args.baseline, plots))
+    print_table(summary, args.baseline)
+    failures = [f for a in summary["algorithms"].values() for f in a["failures"]]
+    if failures:
+        print("worker failures: " + "; ".join(failures), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

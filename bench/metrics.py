@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Metrics of the interleaving experiment, computed from mltcp-trainsim logs.
+
+Definitions (also printed in every report):
+
+- A job's iteration i runs from the earliest `start` (compute begins) to the
+  latest `end` (collective done) over the job's workers; its communication
+  phase runs from the earliest `comm_start` to that end. Iteration time is
+  end - start.
+- Ideal iteration time of a job: its compute time plus its gradient bytes at
+  the full bottleneck rate, where the full rate is the payload rate of
+  1514-byte frames carrying 1448 bytes of TCP payload (rate * 1448 / 1514).
+  It is reachable only if the jobs' communication fractions sum to at most 1
+  (`ideal_valid`).
+- Overlap of an iteration: seconds of its communication phase during which at
+  least one other job was also communicating.
+- Convergence iteration of a job: the first iteration from which every later
+  iteration's overlap stays below 10% of the job's ideal communication time.
+  The run's convergence iteration is the largest over its jobs (None if some
+  job never converges). Interleaving is stable if it converged at least
+  `stable_tail` iterations before the end (default: the last half of the run,
+  at most 50 iterations).
+- p99 is the nearest-rank percentile. Speedup over a baseline is the
+  baseline's mean iteration time divided by this algorithm's.
+- Jain's fairness index of throughputs x: (sum x)^2 / (n * sum x^2).
+"""
+import math
+
+PAYLOAD_EFFICIENCY = 1448 / 1514
+OVERLAP_THRESHOLD = 0.10
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in (0, 100])."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def mean(values):
+    return sum(values) / len(values) if values else None
+
+
+def jain_index(throughputs):
+    total = sum(throughputs)
+    squares = sum(x * x for x in throughputs)
+    if not throughputs or squares == 0:
+        return None
+    return total * total / (len(throughputs) * squares)
+
+
+def job_iterations(records):
+    """Per job, its iterations [(start, comm_start, end)] from worker records."""
+    by_job = {}
+    for rec in records:
+        if rec.get("type") != "iteration":
+            continue
+        it = by_job.setdefault(rec["job"], {}).setdefault(rec["iteration"], [])
+        it.append(rec)
+    jobs = {}
+    for job, iterations in by_job.items():
+        rows = []
+        for i in sorted(iterations):
+            recs = iterations[i]
+            rows.append((min(r["start"] for r in recs),
+                         min(r["comm_start"] for r in recs),
+                         max(r["end"] for r in recs)))
+        jobs[job] = rows
+    return jobs
+
+
+def _merge(intervals):
+    merged = []
+    for lo, hi in sorted(intervals):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return merged
+
+
+def overlaps(jobs):
+    """Per job, per iteration: seconds its communication overlapped others'."""
+    result = {}
+    for job, rows in jobs.items():
+        others = _merge([(cs, e) for other, orows in jobs.items() if other != job
+                         for (_, cs, e) in orows])
+        per_iter = []
+        for _, cs, e in rows:
+            total = 0.0
+            for lo, hi in others:
+                if hi <= cs:
+                    continue
+                if lo >= e:
+                    break
+                total += min(hi, e) - max(lo, cs)
+            per_iter.append(total)
+        result[job] = per_iter
+    return result
+
+
+def convergence_iteration(overlap_s, ideal_comm_s, threshold=OVERLAP_THRESHOLD):
+    """First index from which every overlap stays below threshold * ideal_comm_s."""
+    limit = threshold * ideal_comm_s
+    first = None
+    for i, ov in enumerate(overlap_s):
+        if ov < limit:
+            if first is None:
+                first = i
+        else:
+            first = None
+    return first
+
+
+def ideal_iteration(compute_s, nbytes, rate_bps):
+    comm = nbytes * 8 / (rate_bps * PAYLOAD_EFFICIENCY)
+    return compute_s + comm, comm
+
+
+def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
+    """Metrics of one algorithm's run.
+
+    jobs_config maps job name -> {"compute_s": .., "bytes": ..}: the bytes a
+    worker sends per iteration through the bottleneck in one direction.
+    """
+    jobs = job_iterations(records)
+    ov = overlaps(jobs)
+    out = {"jobs": {}}
+    fractions = 0.0
+    converged = []
+    all_times, steady_times = [], []
+    for job, rows in sorted(jobs.items()):
+        cfg = jobs_config[job]
+        ideal, ideal_comm = ideal_iteration(cfg["compute_s"], cfg["bytes"], rate_bps)
+        fractions += ideal_comm / ideal
+        times = [e - s for s, _, e in rows]
+        conv = convergence_iteration(ov[job], ideal_comm)
+        n = len(rows)
+        tail = stable_tail if stable_tail is not None else min(50, n // 2)
+        steady_from = conv if conv is not None else n // 2
+        steady = times[steady_from:] or times
+        out["jobs"][job] = {
+            "iterations": n,
+            "mean_iter_s": mean(times),
+            "p99_iter_s": percentile(times, 99),
+            "steady_from": steady_from,
+            "steady_mean_iter_s": mean(steady),
+            "steady_p99_iter_s": percentile(steady, 99),
+            "ideal_iter_s": ideal,
+            "ideal_comm_s": ideal_comm,
+            "mean_comm_s": mean([e - cs for _, cs, e in rows]),
+            "mean_overlap_s": mean(ov[job]),
+            "overlap_s": ov[job],
+            "iter_s": times,
+            "converged_iteration": conv,
+            "stable": conv is not None and conv <= n - tail,
+        }
+        converged.append(conv)
+        all_times += times
+        steady_times += steady
+    ideal_mean = mean([j["ideal_iter_s"] for j in out["jobs"].values()])
+    out.update({
+        "mean_iter_s": mean(all_times),
+        "p99_iter_s": percentile(all_times, 99),
+        "steady_mean_iter_s": mean(steady_times),
+        "steady_p99_iter_s": percentile(steady_times, 99),
+        "ideal_iter_s": ideal_mean,
+        "ideal_valid": fractions <= 1.0,
+        "comm_fraction_sum": fractions,
+        "converged_iteration": (None if any(c is None for c in converged)
+                                else max(converged)),
+        "stable": all(j["stable"] for j in out["jobs"].values()),
+    })
+    out["ratio_to_ideal"] = out["mean_iter_s"] / ideal_mean
+    out["steady_ratio_to_ideal"] = out["steady_mean_iter_s"] / ideal_mean
+    return out
+
+
+def speedup(baseline, candidate, key="mean_iter_s"):
+    return baseline[key] / candidate[key]
+
+
+def phase_offsets(jobs, reference=None):
+    """Offset of each job's communication start from the reference job's, per
+    iteration, as a fraction of the reference's iteration time, in [0, 0.5]
+    (0: communicating in step, 0.5: half a period apart)."""
+    names = sorted(jobs)
+    ref = reference or names[0]
+    rrows = jobs[ref]
+    result = {}
+    for job in names:
+        if job == ref:
+            continue
+        offs = []
+        for i in range(min(len(rrows), len(jobs[job]))):
+            period = rrows[i][2] - rrows[i][0]
+            d = (jobs[job][i][1] - rrows[i][1]) / period
+            d = d - math.floor(d)
+            offs.append(min(d, 1 - d))
+        result[job] = offs
+    return result

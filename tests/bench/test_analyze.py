@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""analyze.py end to end on a synthetic run directory with known answers."""
+import json
+import os
+import subprocess
+
+ANALYZE = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "analyze.py")
+RATE_MBIT = 100
+PAYLOAD = RATE_MBIT * 1e6 * 1448 / 1514
+
+
+def write_run(tmp_path):
+    nbytes = int(0.4 * PAYLOAD / 8)
+    cfg = {"rate_mbit": RATE_MBIT, "rtt_ms": 4, "buffer_bdp": 1.5, "iterations": 10,
+           "repeats": 1,
+           "jobs": [{"name": "j1", "bytes": nbytes, "compute_ms": 600},
+                    {"name": "j2", "bytes": nbytes, "compute_ms": 600}],
+           "algorithms": [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}]}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    # cubic: both jobs share the link all the time (1.4 s iterations);
+    # mltcp: interleaved at the ideal 1.0 s.
+    shapes = {"cubic": (1.4, 0.8, 0.0), "mltcp": (1.0, 0.4, 0.5)}
+    for alg, (period, comm, offset) in shapes.items():
+        rep = tmp_path / "raw" / alg / "rep0"
+        rep.mkdir(parents=True)
+        samples = []
+        for j, job in enumerate(("j1", "j2")):
+            for rank in (0, 1):
+                with open(rep / ("%s-r%d.jsonl" % (job, rank)), "w") as f:
+                    for i in range(10):
+                        s = 100 + j * offset + i * period
+                        f.write(json.dumps({"type": "iteration", "job": job, "rank": rank,
+                                            "iteration": i, "start": s, "comm_start": s + 0.6,
+                                            "end": s + 0.6 + comm, "cc": alg}) + "\n")
+                    f.write(json.dumps({"type": "summary", "job": job, "rank": rank}) + "\n")
+        for k in range(1000):
+            t = 100 + k * 0.01
+            samples.append([t, [k * 50000, k * 50000]])
+        (rep / "samples.json").write_text(json.dumps(samples))
+        (rep / "meta.json").write_text(json.dumps({
+            "rtos": {"L1": 0, "R1": 1}, "drops": {"s1-eth3": {"tbf": 5, "netem": 0}},
+            "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"]}))
+    return tmp_path
+
+
+def test_analyze_writes_summary_report_and_plots(tmp_path):
+    run = write_run(tmp_path)
+    proc = subprocess.run(["/usr/bin/python3", ANALYZE, str(run)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["ideal_iter_ms"] == 1000.0
+    cubic, mltcp = summary["algorithms"]["cubic"], summary["algorithms"]["mltcp"]
+    assert cubic["mean_iter_ms"] == 1400.0 and cubic["p99_iter_ms"] == 1400.0
+    assert mltcp["mean_iter_ms"] == 1000.0
+    assert mltcp["speedup_mean_vs_cubic"] == 1.4
+    assert mltcp["speedup_p99_vs_cubic"] == 1.4
+    assert mltcp["converged_iteration"] == 0
+    assert cubic["converged_iteration"] is None
+    assert cubic["rtos"] == [1] and cubic["drops"] == [5]
+    # 2 x 50,000 B per 10 ms = 80 Mbit/s on a 100 Mbit/s link.
+    assert abs(cubic["utilization"] - 0.8) < 0.01
+    for png in ("iteration_times.png", "throughput.png", "iteration_cdf.png",
+                "phase_offset.png"):
+        assert (run / png).stat().st_size > 10000
+    report = (run / "report.md").read_text()
+    assert "| mltcp (mltcp) | 1000.0 | 1000.0 |" in report
+    assert "Convergence iteration" in report

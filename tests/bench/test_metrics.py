@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The experiment's metrics on synthetic logs with known answers."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from bench import metrics  # noqa: E402
+
+RATE = 100e6
+PAYLOAD = RATE * 1448 / 1514
+
+
+def rec(job, rank, i, start, comm_start, end):
+    return {"type": "iteration", "job": job, "rank": rank, "iteration": i,
+            "start": start, "comm_start": comm_start, "end": end}
+
+
+def periodic(job, n, period, compute, comm, offset=0.0, ranks=1):
+    """A job whose iteration i computes from offset + i*period, then communicates."""
+    out = []
+    for i in range(n):
+        s = offset + i * period
+        for r in range(ranks):
+            out.append(rec(job, r, i, s, s + compute, s + compute + comm))
+    return out
+
+
+def test_percentile_is_nearest_rank():
+    assert metrics.percentile(list(range(1, 101)), 99) == 99
+    assert metrics.percentile(list(range(1, 11)), 99) == 10
+    assert metrics.percentile([4, 1, 3, 2], 50) == 2
+    assert metrics.percentile([7], 99) == 7
+    assert metrics.percentile([], 99) is None
+
+
+def test_jain_index():
+    assert metrics.jain_index([5, 5]) == pytest.approx(1.0)
+    assert metrics.jain_index([1, 0]) == pytest.approx(0.5)
+    assert metrics.jain_index([3, 1]) == pytest.approx(16 / 20)
+
+
+def test_ideal_uses_payload_rate():
+    nbytes = 0.4 * PAYLOAD / 8
+    ideal, comm = metrics.ideal_iteration(0.6, nbytes, RATE)
+    assert comm == pytest.approx(0.4)
+    assert ideal == pytest.approx(1.0)
+
+
+def test_workers_of_a_job_merge_into_one_iteration():
+    records = [rec("a", 0, 0, 1.0, 1.6, 2.0), rec("a", 1, 0, 1.01, 1.62, 2.05),
+               {"type": "summary", "job": "a"}]
+    assert metrics.job_iterations(records) == {"a": [(1.0, 1.6, 2.05)]}
+
+
+def test_overlap_seconds_are_exact():
+    jobs = {"a": [(0.0, 0.0, 1.0)], "b": [(0.0, 0.5, 2.0)], "c": [(0.0, 0.8, 0.9)]}
+    ov = metrics.overlaps(jobs)
+    assert ov["a"] == [pytest.approx(0.5)]  # b covers 0.5-1.0 (c inside it)
+    assert ov["b"] == [pytest.approx(0.5)]
+    assert ov["c"] == [pytest.approx(0.1)]
+
+
+def test_convergence_iteration():
+    assert metrics.convergence_iteration([0.3, 0.2, 0.0, 0.01, 0.0], 0.4) == 2
+    assert metrics.convergence_iteration([0.0, 0.0], 0.4) == 0
+    # Re-merging at the end means it never converged.
+    assert metrics.convergence_iteration([0.3, 0.0, 0.0, 0.2], 0.4) is None
+    # The threshold is 10% of the ideal communication time, strictly below.
+    assert metrics.convergence_iteration([0.041, 0.039], 0.4) == 1
+
+
+def test_interleaved_jobs_reach_the_ideal():
+    nbytes = 0.4 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.6, "bytes": nbytes}, "b": {"compute_s": 0.6, "bytes": nbytes}}
+    records = (periodic("a", 20, 1.0, 0.6, 0.4, ranks=2) +
+               periodic("b", 20, 1.0, 0.6, 0.4, offset=0.5, ranks=2))
+    run = metrics.analyze_run(records, cfg, RATE)
+    assert run["converged_iteration"] == 0
+    assert run["stable"]
+    assert run["ideal_valid"]
+    assert run["comm_fraction_sum"] == pytest.approx(0.8)
+    assert run["mean_iter_s"] == pytest.approx(1.0)
+    assert run["ratio_to_ideal"] == pytest.approx(1.0)
+    offs = metrics.phase_offsets(metrics.job_iterations(records))
+    assert offs["b"] == [pytest.approx(0.5)] * 20
+
+
+def test_synchronized_jobs_never_converge_and_are_slower():
+    nbytes = 0.4 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.6, "bytes": nbytes}, "b": {"compute_s": 0.6, "bytes": nbytes}}
+    fair = (periodic("a", 10, 1.4, 0.6, 0.8) + periodic("b", 10, 1.4, 0.6, 0.8))
+    inter = (periodic("a", 10, 1.0, 0.6, 0.4) + periodic("b", 10, 1.0, 0.6, 0.4, offset=0.5))
+    r_fair = metrics.analyze_run(fair, cfg, RATE)
+    r_inter = metrics.analyze_run(inter, cfg, RATE)
+    assert r_fair["converged_iteration"] is None
+    assert not r_fair["stable"]
+    assert r_fair["jobs"]["a"]["mean_overlap_s"] == pytest.approx(0.8)
+    assert metrics.speedup(r_fair, r_inter) == pytest.approx(1.4)
+
+
+def test_convergence_after_a_few_iterations_and_steady_state():
+    nbytes = 0.4 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.6, "bytes": nbytes}, "b": {"compute_s": 0.6, "bytes": nbytes}}
+    a, b = [], []
+    t = 0.0
+    # Three overlapped iterations (both slow), then interleaved (ideal).
+    for i in range(3):
+        a.append(rec("a", 0, i, t, t + 0.6, t + 1.4))
+        b.append(rec("b", 0, i, t, t + 0.6, t + 1.4))
+        t += 1.4
+    for i in range(3, 13):
+        a.append(rec("a", 0, i, t, t + 0.6, t + 1.0))
+        b.append(rec("b", 0, i, t + 0.5, t + 1.1, t + 1.5))
+        t += 1.0
+    run = metrics.analyze_run(a + b, cfg, RATE, stable_tail=5)
+    assert run["converged_iteration"] == 3
+    assert run["stable"]
+    assert run["jobs"]["a"]["steady_mean_iter_s"] == pytest.approx(1.0)
+    assert run["mean_iter_s"] == pytest.approx((3 * 1.4 + 10 * 1.0) / 13)
+    assert run["steady_p99_iter_s"] == pytest.approx(1.0)
+
+
+def test_fractions_above_one_make_the_ideal_invalid():
+    nbytes = 0.6 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.4, "bytes": nbytes}, "b": {"compute_s": 0.4, "bytes": nbytes}}
+    records = periodic("a", 3, 1.0, 0.4, 0.6) + periodic("b", 3, 1.0, 0.4, 0.6)
+    run = metrics.analyze_run(records, cfg, RATE)
+    assert run["comm_fraction_sum"] == pytest.approx(1.2)
+    assert not run["ideal_valid"]
