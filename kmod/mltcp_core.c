@@ -75,8 +75,6 @@
 #define CUBIC_DT_MAX		(1ULL << 17)
 #define CUBIC_K_DIFF_MAX	((1U << 22) - 1)
 #define USEC_PER_SEC		1000000ULL
-/* Largest x with x^3 < 2^64. */
-#define CBRT_U64_MAX		2642245U
 
 static u32 min_u32(u32 a, u32 b)
 {
@@ -347,7 +345,13 @@ u32 mltcp_reno_ssthresh(u32 cwnd, u32 f)
 	return max_u32((u32)ssthresh, 2);
 }
 
-/* Floor of the cube root, bit by bit; only run when an epoch starts. */
+/*
+ * Floor of the cube root, bit by bit; only run when an epoch starts.
+ * cand^3 <= x is tested as cand^2 <= x / cand (exact for integers, and
+ * cand^2 < 2^44 cannot overflow). Unlike a bound on cand, it never decides
+ * a branch from constants alone, which would keep the BPF verifier from
+ * merging the paths through the loop.
+ */
 u32 mltcp_cbrt(u64 x)
 {
 	u32 root = 0;
@@ -356,7 +360,7 @@ u32 mltcp_cbrt(u64 x)
 	for (bit = 21; bit >= 0; bit--) {
 		u64 cand = root | (1U << bit);
 
-		if (cand <= CBRT_U64_MAX && cand * cand * cand <= x)
+		if (cand * cand <= mltcp_div64(x, cand))
 			root = (u32)cand;
 	}
 	return root;

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The bench matrix: named sets of experiment configurations for driver.py.
+
+Each point is one driver run (one topology) comparing the same algorithms
+with the same start offsets. Jobs are given either directly (compute time,
+bytes) or from bench/models.json, scaled so that each job's communication
+fraction on the emulated bottleneck is what it is on the real cluster link:
+
+    bytes_emulated   = bytes_real * (rate_emulated / rate_real) * dilation
+    compute_emulated = compute_real * dilation
+
+where `dilation` stretches time so that a communication phase spans enough
+round trips of the emulated link to be congestion-controlled at all.
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAYLOAD_EFFICIENCY = 1448 / 1514
+
+# Every run compares the baselines, MLTCP, and a control with constant F
+# equal to MLTCP's mean F (1.0 for the defaults): it isolates "F varies with
+# progress" from "our CUBIC differs from the kernel's".
+BASE_ALGORITHMS = [
+    {"name": "cubic", "cc": "cubic"},
+    {"name": "reno", "cc": "reno"},
+    {"name": "mltcp", "cc": "mltcp"},
+    {"name": "mltcp_reno", "cc": "mltcp_reno"},
+    {"name": "const_f", "cc": "mltcp", "params": {"slope": "0", "intercept": "1"}},
+]
+DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "ai", "base": "cubic"}
+
+
+def job_for_fraction(name, fraction, period_ms, rate_mbit, offset_ms=0):
+    """A job whose ideal iteration is period_ms with the given communication fraction."""
+    comm_s = fraction * period_ms / 1e3
+    nbytes = int(comm_s * rate_mbit * 1e6 * PAYLOAD_EFFICIENCY / 8)
+    return {"name": name, "bytes": nbytes, "compute_ms": period_ms * (1 - fraction),
+            "offset_ms": offset_ms}
+
+
+def job_from_model(name, model, rate_mbit, real_gbit, dilation, offset_ms=0):
+    profile = load_models()[model]
+    scale = rate_mbit * 1e6 / (real_gbit * 1e9) * dilation
+    return {"name": name, "model": model,
+            "bytes": int(profile["bytes_per_iteration"] * scale),
+            "compute_ms": round(profile["compute_s"] * 1e3 * dilation, 3), "offset_ms": offset_ms}
+
+
+def load_models():
+    with open(os.path.join(HERE, "models.json")) as f:
+        data = json.load(f)
+    models = data["models"] if isinstance(data, dict) and "models" in data else data
+    if isinstance(models, list):
+        models = {m["name"]: m for m in models}
+    return models
+
+
+def point(name, jobs, rate_mbit=100, rtt_ms=4, buffer_bdp=1.5, iterations=100, repeats=3,
+          algorithms=None):
+    return {"name": name, "rate_mbit": rate_mbit, "rtt_ms": rtt_ms, "buffer_bdp": buffer_bdp,
+            "iterations": iterations, "repeats": repeats, "sample_ms": 10,
+            "trainsim": "build/userspace/trainsim/mltcp-trainsim",
+            "default_params": DEFAULT_PARAMS, "jobs": jobs,
+            "algorithms": algorithms or BASE_ALGORITHMS}
+
+
+def regimes(iterations=100, repeats=3):
+    """Two identical jobs (fraction 0.4, 1 s ideal period), synchronized, across RTT and buffer."""
+    out = []
+    for rtt in (1, 4, 16):
+        for buf in (0.5, 2.0):
+            jobs = [job_for_fraction("job%d" % i, 0.4, 1000, 100) for i in (1, 2)]
+            out.append(point("regime-rtt%g-buf%g" % (rtt, buf), jobs, rtt_ms=rtt, buffer_bdp=buf,
+                             iterations=iterations, repeats=repeats))
+    return out
+
+
+def offsets(iterations=100, repeats=3):
+    """Two identical jobs started 0, 5, 10, 25 and 50% of a period apart."""
+    out = []
+    for frac in (0.0, 0.05, 0.1, 0.25, 0.5):
+        jobs = [job_for_fraction("job1", 0.4, 1000, 100),
+                job_for_fraction("job2", 0.4, 1000, 100, offset_ms=1000 * frac)]
+        out.append(point("offset-%g" % frac, jobs, iterations=iterations, repeats=repeats))
+    return out
+
+
+def jobs_count(iterations=100, repeats=3):
+    """2, 3 and 4 jobs with fractions summing to 0.8 and to 1.2."""
+    out = []
+    for n in (2, 3, 4):
+        for total in (0.8, 1.2):
+            jobs = [job_for_fraction("job%d" % (i + 1), total / n, 1000, 100) for i in range(n)]
+            out.append(point("jobs%d-sum%g" % (n, total), jobs, iterations=iterations,
+                             repeats=repeats))
+    return out
+
+
+def sweep(iterations=100, repeats=3):
+    """Mean-neutral slope/intercept pairs and the three modes, two jobs, synchronized."""
+    algs = [{"name": "cubic", "cc": "cubic"}]
+    for slope, intercept in (("1", "0.5"), ("1.6", "0.2"), ("1.9", "0.05"), ("2", "0")):
+        for mode in ("ai", "md", "both"):
+            algs.append({"name": "mltcp-s%s-i%s-%s" % (slope, intercept, mode), "cc": "mltcp",
+                         "params": {"slope": slope, "intercept": intercept, "mode": mode}})
+    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, 100) for i in (1, 2)]
+    return [point("sweep", jobs, iterations=iterations, repeats=repeats, algorithms=algs)]
+
+
+def models(iterations=100, repeats=3, real_gbit=50, dilation=10):
+    """Identical and mixed model pairs from models.json at a 50 Gbit/s cluster link."""
+    names = list(load_models())
+    pairs = [(names[0], names[0]), (names[1], names[1])] + list(zip(names[::2], names[1::2]))
+    out = []
+    for a, b in pairs:
+        jobs = [job_from_model("%s-1" % a, a, 100, real_gbit, dilation),
+                job_from_model("%s-2" % b, b, 100, real_gbit, dilation)]
+        out.append(point("models-%s-%s" % (a, b), jobs, iterations=iterations, repeats=repeats))
+    return out
+
+
+def smoke():
+    """A tiny run for CI: the driver, trainsim and analysis work end to end."""
+    jobs = [job_for_fraction("job%d" % i, 0.4, 300, 100) for i in (1, 2)]
+    return [point("smoke", jobs, iterations=4, repeats=1,
+                  algorithms=[{"name": "cubic", "cc": "cubic"},
+                              {"name": "mltcp", "cc": "mltcp"}])]
+
+
+SETS = {"regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
+        "models": models, "smoke": smoke}

@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Run bench matrix sets (bench/matrix.py) in the test guest and tabulate them.
+
+    run_bench.py [--iterations N] [--repeats N] [--out DIR] SET...
+
+Each point boots a guest (scripts/vm-run), runs driver.py, then analyze.py on
+the host. Results go to bench/results/<UTC date>-<sets>/: per point its
+config, summary.json, report.md and plots (raw logs are kept but not
+committed), and for the whole run results.json and results.md stamped with
+the commit and date they were measured at.
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, TOP)
+from bench import matrix  # noqa: E402
+
+
+def run_point(cfg, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=1)
+    budget = 600 + cfg["iterations"] * cfg["repeats"] * len(cfg["algorithms"]) * 4
+    vm = subprocess.run([os.path.join(TOP, "scripts", "vm-run"), "--results", out_dir,
+                         "--timeout", str(int(budget)), "--",
+                         "/usr/bin/python3", "bench/driver.py",
+                         os.path.join(out_dir, "config.json"), os.path.join(out_dir, "raw")],
+                        cwd=TOP, stdin=subprocess.DEVNULL)
+    if vm.returncode != 0:
+        return None, "guest run failed (%d)" % vm.returncode
+    an = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "analyze.py"), out_dir], cwd=TOP)
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summary = json.load(f)
+    return summary, None if an.returncode == 0 else "analysis reported worker failures"
+
+
+def table(results):
+    lines = ["| point | algorithm | mean ms | p99 ms | steady ms | x ideal | speedup vs cubic "
+             "(mean/p99) | converged | stable | RTOs |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, res in results.items():
+        if res.get("error"):
+            lines.append("| %s | - | %s |||||||| " % (name, res["error"]))
+            continue
+        s = res["summary"]
+        for alg, a in s["algorithms"].items():
+            lines.append("| %s (ideal %s ms%s) | %s | %s | %s | %s | %.3f | %s / %s | %s | %d/%d | %s |" % (
+                name, s["ideal_iter_ms"], "" if s["ideal_valid"] else ", unreachable", alg,
+                a["mean_iter_ms"], a["p99_iter_ms"], a["steady_mean_iter_ms"],
+                a["ratio_to_ideal"], a.get("speedup_mean_vs_cubic", "-"),
+                a.get("speedup_p99_vs_cubic", "-"), a["converged_iteration"],
+                a["stable_repeats"], a["repeats"], a["rtos"]))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sets", nargs="*", default=["regimes", "offsets", "jobs", "sweep", "models"])
+    ap.add_argument("--iterations", type=int)
+    ap.add_argument("--repeats", type=int)
+    ap.add_argument("--only", help="run only points whose name contains this")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
+    out = args.out or os.path.join(HERE, "results", "%s-%s" % (stamp, "+".join(args.sets)))
+    commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    results = {}
+    for set_name in args.sets:
+        kwargs = {}
+        if set_name != "smoke":
+            if args.iterations:
+                kwargs["iterations"] = args.iterations
+            if args.repeats:
+                kwargs["repeats"] = args.repeats
+        for cfg in matrix.SETS[set_name](**kwargs):
+            if args.only and args.only not in cfg["name"]:
+                continue
+            print("bench: %s" % cfg["name"], flush=True)
+            summary, error = run_point(cfg, os.path.join(out, cfg["name"]))
+            results[cfg["name"]] = {"summary": summary, "error": error}
+    doc = {"commit": commit, "date": stamp, "sets": args.sets,
+           "backend": "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)",
+           "results": {k: ({"error": v["error"]} if v["summary"] is None else
+                           {"error": v["error"], "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
+                            "ideal_valid": v["summary"]["ideal_valid"],
+                            "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
+                                           for a, x in v["summary"]["algorithms"].items()}})
+                       for k, v in results.items()}}
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("# Bench results\n\nMeasured %s at commit %s, backend: %s.\n\n%s\n" % (
+            stamp, commit, doc["backend"], table(results)))
+    print(table(results))
+    print("bench: results in %s" % out)
+    if any(v["error"] for v in results.values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The BPF twin's tests on this machine's own kernel (no VM), after the build:
+#   1. same core source: the BPF object, its skeleton and tcp_mltcp.ko were
+#      compiled from kmod/mltcp_core.c as it is in the tree (builds the module,
+#      ~3 s, if it is missing or stale);
+#   2. tests/bpf/test_bpf_host.py: load, flows through a 1 Gbit/s tbf between
+#      network namespaces, iterations, parameters, unload, 10x load/unload.
+# Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+cd "$top"
+bpf_out=$build/userspace/bpf
+
+if [[ ! -e /sys/kernel/btf/vmlinux ]]; then
+	echo "tests/bpf: skipped, this kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	exit 0
+fi
+if [[ ! -x $bpf_out/mltcp-bpf ]]; then
+	echo "tests/bpf: $bpf_out/mltcp-bpf not built (see cmake's \"BPF backend\" message)" >&2
+	exit 1
+fi
+
+scripts/build-kmod >/dev/null
+/usr/bin/python3 tests/bpf/check_same_core.py \
+	--dwarfdump "$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump)" \
+	--source-dir "$top" --bpf-object "$bpf_out/mltcp.bpf.o" \
+	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
+
+MLTCP_BPF_TOOL=$bpf_out/mltcp-bpf /usr/bin/python3 -m pytest -p no:cacheprovider -v -rA \
+	tests/bpf </dev/null

@@ -1,0 +1,487 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The BPF twin on this machine's own kernel, no VM: mltcp-bpf load, flows
+between two network namespaces through a 1 Gbit/s tbf bottleneck (the host
+has no netem: RTT comes from queueing only), iteration detection, parameters
+through the config map, unload with live sockets, repeated load/unload.
+
+Needs root and a kernel with BTF and BPF TCP congestion control. The tool is
+$MLTCP_BPF_TOOL, else build-bpf/ or build/userspace/bpf/mltcp-bpf.
+
+Run: /usr/bin/python3 -m pytest -v tests/bpf
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parents[2]
+ONOFF = Path(__file__).resolve().parent / "onoff.py"
+NAMES = ["mltcp", "mltcp_reno", "mltcp_cubic"]
+AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+ALLOWED = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+PIN_DIR = Path("/sys/fs/bpf/mltcp")
+PREFIX = f"mb{os.getpid()}"
+NS_SEND, NS_RECV = PREFIX + "a", PREFIX + "b"
+SEND_IP, RECV_IP = "10.231.0.1", "10.231.0.2"
+SINK_PORT, IPERF_PORT = 9000, 5201
+RATE_MBIT = 1000
+
+
+def find_tool():
+    env = os.environ.get("MLTCP_BPF_TOOL")
+    if env:
+        return Path(env)
+    for build in ("build-bpf", "build"):
+        path = TOP / build / "userspace/bpf/mltcp-bpf"
+        if path.exists():
+            return path
+    return None
+
+
+TOOL = find_tool()
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
+    pytest.mark.skipif(not Path("/sys/kernel/btf/vmlinux").exists(), reason="kernel has no BTF"),
+    pytest.mark.skipif(TOOL is None, reason="mltcp-bpf not built"),
+]
+
+
+def run(*args, check=True, **kw):
+    return subprocess.run(
+        [str(a) for a in args], capture_output=True, text=True, check=check, timeout=120, **kw
+    )
+
+
+def tool(*args, check=True):
+    return run(TOOL, *args, check=check)
+
+
+def tool_json(*args):
+    return json.loads(tool("-j", *args).stdout)
+
+
+def available():
+    return AVAILABLE.read_text().split()
+
+
+def status():
+    return tool_json("status")
+
+
+def stats():
+    return status()["stats"]
+
+
+def ns(name, *args, **kw):
+    return run("ip", "netns", "exec", name, *args, **kw)
+
+
+def ns_popen(name, *args):
+    return subprocess.Popen(
+        ["ip", "netns", "exec", name, *[str(a) for a in args]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_until(pred, timeout=5.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def unload_quietly():
+    tool("unload", check=False)
+
+
+def our_programs():
+    progs = json.loads(run("bpftool", "-j", "prog", "show").stdout)
+    ours = {
+        "mltcp_init", "mltcp_init_r", "mltcp_init_c", "mltcp_cong_avd", "mltcp_ssthresh",
+        "mltcp_set_state", "mltcp_cwnd_evt", "mltcp_acked", "mltcp_undo", "mltcp_flows",
+    }
+    return [p for p in progs if p.get("name") in ours]
+
+
+def our_maps():
+    maps = json.loads(run("bpftool", "-j", "map", "show").stdout)
+    ours = set(NAMES) | {"mltcp_config", "mltcp_stats"}
+    return [m for m in maps if m.get("name") in ours]
+
+
+def flows(netns=NS_SEND):
+    return tool_json("-n", netns, "flows")
+
+
+def flow_by_sport(sport, netns=NS_SEND):
+    found = [f for f in flows(netns) if f["sport"] == sport]
+    assert len(found) == 1, f"flow with sport {sport} not listed: {flows(netns)}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def netns_pair():
+    """Sender and receiver namespaces joined by a veth, tbf 1 Gbit/s on the sender side."""
+    veth_a, veth_b = PREFIX + "x", PREFIX + "y"
+    cmds = [
+        ["ip", "netns", "add", NS_SEND],
+        ["ip", "netns", "add", NS_RECV],
+        ["ip", "link", "add", veth_a, "netns", NS_SEND, "type", "veth", "peer", "name", veth_b,
+         "netns", NS_RECV],
+        ["ip", "-n", NS_SEND, "addr", "add", SEND_IP + "/24", "dev", veth_a],
+        ["ip", "-n", NS_RECV, "addr", "add", RECV_IP + "/24", "dev", veth_b],
+        ["ip", "-n", NS_SEND, "link", "set", veth_a, "up"],
+        ["ip", "-n", NS_RECV, "link", "set", veth_b, "up"],
+        ["ip", "-n", NS_SEND, "link", "set", "lo", "up"],
+        ["ip", "-n", NS_RECV, "link", "set", "lo", "up"],
+        ["tc", "-n", NS_SEND, "qdisc", "add", "dev", veth_a, "root", "tbf", "rate",
+         f"{RATE_MBIT}mbit", "burst", "256kb", "limit", "2mb"],
+    ]
+    sink = iperf = None
+    try:
+        for cmd in cmds:
+            run(*cmd)
+        sink = ns_popen(NS_RECV, "/usr/bin/python3", ONOFF, "sink", SINK_PORT)
+        assert sink.stdout.readline().strip() == "listening"
+        iperf = ns_popen(NS_RECV, "iperf3", "-s", "-p", IPERF_PORT)
+        time.sleep(0.3)
+        yield
+    finally:
+        for proc in (sink, iperf):
+            if proc:
+                proc.kill()
+                proc.wait()
+        for name in (NS_SEND, NS_RECV):
+            run("ip", "netns", "del", name, check=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def clean_slate():
+    """Start with MLTCP unregistered (a previous run may have been killed); end the same way."""
+    unload_quietly()
+    assert not set(NAMES) & set(available()), "mltcp names registered by something else"
+    yield
+    tool("set", "slope", "1.6", "intercept", "0.2", "idle_gap_us", "20000", "base", "cubic",
+         "mode", "ai", check=False)
+    unload_quietly()
+
+
+@pytest.fixture
+def loaded():
+    if not PIN_DIR.exists():
+        tool("load")
+    yield
+
+
+def start_onoff(nbytes, count, idle_ms, cc="mltcp"):
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", ONOFF, "send", RECV_IP, SINK_PORT, cc, nbytes,
+                    count, idle_ms)
+    line = proc.stdout.readline().split()
+    assert line and line[0] == "sport", proc.stderr.read()
+    return proc, int(line[1])
+
+
+def finish(proc):
+    assert proc.stdout.readline().strip() == "done", proc.stderr.read()
+
+
+def close(proc):
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def iperf(cc, seconds=3):
+    """Bulk flow with CC; returns (Mbit/s received, whether ss -ti showed CC mid-flow)."""
+    proc = ns_popen(NS_SEND, "iperf3", "-c", RECV_IP, "-p", IPERF_PORT, "-t", seconds, "-C", cc,
+                    "-J")
+    time.sleep(seconds / 2)
+    ss = ns(NS_SEND, "ss", "-tin", "dst", RECV_IP).stdout
+    out, err = proc.communicate(timeout=seconds + 30)
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    mbit = result["end"]["sum_received"]["bits_per_second"] / 1e6
+    return mbit, re.search(rf"^\s+{re.escape(cc)}\s", ss, re.M) is not None
+
+
+# ---- registration ----
+
+
+def test_load_registers_the_three_names():
+    out = tool("load")
+    assert "loaded mltcp mltcp_reno mltcp_cubic" in out.stdout
+    for name in NAMES:
+        assert name in available()
+        # Non-restricted, like the module: unprivileged sockets may select them.
+        assert name in ALLOWED.read_text().split()
+    st = status()
+    assert st["loaded"] and st["backend"] == "bpf" and st["flows"]
+    assert sorted(m["name"] for m in st["struct_ops"] if m["state"] == "inuse") == sorted(NAMES)
+    assert st["params"] == {
+        "slope": 1.6, "slope_fixed": 1638, "intercept": 0.2, "intercept_fixed": 205,
+        "idle_gap_us": 20000, "base": "cubic", "mode": "ai",
+    }
+    for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows"):
+        assert (PIN_DIR / pin).exists()
+
+
+def test_loaded_code_comes_from_the_core_source(loaded):
+    """The kernel's line info for the running program names kmod/mltcp_core.c."""
+    out = run("bpftool", "prog", "dump", "xlated", "name", "mltcp_cong_avd", "linum").stdout
+    files = set(re.findall(r"\[file:(\S+) line_num:", out))
+    assert str(TOP / "kmod/mltcp_core.c") in files, files
+    assert not any(f.endswith("tcp_mltcp.c") for f in files)
+
+
+def test_second_load_is_refused(loaded):
+    r = tool("load", check=False)
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and "already loaded" in r.stderr
+    assert set(NAMES) <= set(available())
+
+
+def test_unprivileged_socket_may_select_it(loaded):
+    code = ("import socket; s = socket.socket(); "
+            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'mltcp_reno'); "
+            "print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode())")
+    r = run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+            "-c", code)
+    assert r.stdout.strip() == "mltcp_reno"
+
+
+def test_missing_privileges_are_named(loaded):
+    for cmd in (["load"], ["unload"], ["set", "slope", "1"], ["status"]):
+        r = run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", TOOL, *cmd,
+                check=False)
+        assert r.returncode == 1, cmd
+        assert r.stderr.count("\n") == 1, r.stderr
+        assert "CAP_BPF" in r.stderr and "root" in r.stderr, r.stderr
+    assert set(NAMES) <= set(available())
+
+
+# ---- flows through the bottleneck ----
+
+
+@pytest.mark.parametrize("cc,base", [("mltcp", "cubic"), ("mltcp_cubic", "cubic"),
+                                     ("mltcp_reno", "reno")])
+def test_bulk_flow_uses_it_at_1gbit(netns_pair, loaded, cc, base):
+    mbit, shown = iperf(cc)
+    base_mbit, _ = iperf(base)
+    print(f"{cc}: {mbit:.0f} Mbit/s, {base}: {base_mbit:.0f} Mbit/s (tbf {RATE_MBIT} Mbit/s)")
+    assert shown, f"ss -ti did not show {cc}"
+    assert mbit >= 0.8 * RATE_MBIT
+    assert mbit >= 0.9 * base_mbit
+
+
+def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
+    nbytes, count = 4 << 20, 8
+    before = stats()
+    proc, sport = start_onoff(nbytes, count, idle_ms=100)
+    try:
+        finish(proc)
+        flow = flow_by_sport(sport)
+    finally:
+        close(proc)
+    after = stats()
+    print(flow)
+    assert flow["ca"] == "mltcp" and flow["base"] == "cubic" and flow["mode"] == "ai"
+    # The first burst follows the handshake, not an idle gap: count - 1 starts.
+    assert flow["iterations"] == count - 1
+    assert abs(flow["iter_bytes"] - nbytes) <= 0.05 * nbytes
+    assert after["iterations"] - before["iterations"] == count - 1
+    assert after["flows_started"] - before["flows_started"] == 1
+
+
+def test_pauses_shorter_than_the_gap_are_not_iterations(netns_pair, loaded):
+    before = stats()
+    proc, sport = start_onoff(1 << 20, 5, idle_ms=5)
+    try:
+        finish(proc)
+        flow = flow_by_sport(sport)
+    finally:
+        close(proc)
+    after = stats()
+    assert flow["iterations"] == 0 and flow["iter_bytes"] == 0 and flow["f"] == 1.0
+    # At least the 4 pauses; the sender may also stall inside a burst on this
+    # shared host long enough to drain the pipe (another short gap).
+    assert after["tx_start_short_gap"] - before["tx_start_short_gap"] >= 4
+    assert after["iterations"] == before["iterations"]
+
+
+# ---- parameters through the config map ----
+
+
+def test_set_changes_the_defaults_of_new_flows(netns_pair, loaded):
+    old, old_sport = start_onoff(1 << 20, 1, idle_ms=1)
+    finish(old)
+    try:
+        out = tool("set", "slope", "3.2", "intercept", "0.4", "base", "reno")
+        assert out.stdout.strip() == (
+            "defaults slope 3.200 intercept 0.400 idle_gap_us 20000 base reno mode ai")
+        new, new_sport = start_onoff(1 << 20, 1, idle_ms=1)
+        finish(new)
+        try:
+            fresh, latched = flow_by_sport(new_sport), flow_by_sport(old_sport)
+        finally:
+            close(new)
+    finally:
+        close(old)
+        tool("set", "slope", "1.6", "intercept", "0.2", "base", "cubic")
+    assert (fresh["slope"], fresh["intercept"], fresh["base"]) == (3.2, 0.4, "reno")
+    # Latched when the flow chose MLTCP, as in the module.
+    assert (latched["slope"], latched["intercept"], latched["base"]) == (1.6, 0.2, "cubic")
+
+
+def test_idle_gap_set_through_the_map_takes_effect(netns_pair, loaded):
+    tool("set", "idle_gap_us", "60s")
+    try:
+        assert status()["params"]["idle_gap_us"] == 60000000
+        before = stats()
+        proc, sport = start_onoff(1 << 20, 4, idle_ms=100)
+        try:
+            finish(proc)
+            flow = flow_by_sport(sport)
+        finally:
+            close(proc)
+        after = stats()
+    finally:
+        tool("set", "idle_gap_us", "20000")
+    # 100 ms pauses, detected with the default 20 ms gap, are short of 60 s.
+    assert flow["iterations"] == 0
+    assert after["tx_start_short_gap"] - before["tx_start_short_gap"] >= 3
+    assert after["iterations"] == before["iterations"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["slope", "16.001"], "slope: expected a decimal in [0, 16]"),
+    (["intercept", "-1"], "intercept: expected a decimal"),
+    (["idle_gap_us", "999"], "idle_gap_us: expected microseconds in [1000, 60000000]"),
+    (["base", "bbr"], "base: expected reno|cubic"),
+    (["mode", "fast"], "mode: expected ai|md|both"),
+])
+def test_out_of_range_values_are_refused(loaded, args, message):
+    before = status()["params"]
+    r = tool("set", *args, check=False)
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert status()["params"] == before
+
+
+def test_load_takes_initial_values():
+    unload_quietly()
+    out = tool_json("load", "slope", "2", "intercept", "0", "mode", "both", "idle_gap_us", "5ms")
+    assert out["params"]["slope"] == 2.0 and out["params"]["mode"] == "both"
+    assert status()["params"]["idle_gap_us"] == 5000
+    unload_quietly()
+    r = tool("load", "slope", "99", check=False)
+    assert r.returncode == 1 and "slope" in r.stderr
+    assert not set(NAMES) & set(available()) and not PIN_DIR.exists()
+
+
+# ---- unload ----
+
+
+def test_unload_with_a_live_socket(netns_pair, loaded):
+    """The kernel's behaviour: unregistering removes the names at once; sockets
+    that selected the algorithm keep running it (they hold a reference to the
+    struct_ops map) until they close, then the map and its programs go."""
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", ONOFF, "hold", RECV_IP, SINK_PORT, "mltcp")
+    try:
+        line = proc.stdout.readline().split()
+        assert line[0] == "sport", proc.stderr.read()
+        sport = int(line[1])
+        time.sleep(0.3)
+        old_id = [m["id"] for m in status()["struct_ops"] if m["name"] == "mltcp"]
+
+        out = tool_json("unload")
+        assert sorted(out["unloaded"]) == sorted(NAMES)
+        assert out["in_use"] == [{"name": "mltcp", "id": old_id[0], "state": "tobefree"}]
+        assert not set(NAMES) & set(available())
+        assert not PIN_DIR.exists()
+
+        # New sockets can no longer choose it ...
+        r = ns(NS_SEND, "/usr/bin/python3", "-c",
+               "import socket; socket.socket().setsockopt(socket.IPPROTO_TCP, "
+               "socket.TCP_CONGESTION, b'mltcp')", check=False)
+        assert "No such file or directory" in r.stderr
+        # ... but the live one still runs it and keeps sending.
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        sent1 = int(proc.stdout.readline().split()[1])
+        time.sleep(0.5)
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        sent2 = int(proc.stdout.readline().split()[1])
+        assert sent2 - sent1 > 10 << 20
+        ss = ns(NS_SEND, "ss", "-tin", "sport", f"= :{sport}").stdout
+        assert re.search(r"^\s+mltcp\s", ss, re.M), ss
+
+        # Loading again while the old socket lives gives new, separate maps.
+        tool("load")
+        ids = {m["id"]: m["state"] for m in status()["struct_ops"]}
+        assert ids[old_id[0]] == "tobefree" and list(ids.values()).count("inuse") == 3
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    wait_until(lambda: all(m["state"] == "inuse" for m in status()["struct_ops"]),
+               what="the retired map to be freed after its socket closed")
+
+
+def test_unload_while_a_namespace_default_uses_it(netns_pair, loaded):
+    """A namespace whose default is an MLTCP name holds it too: after unload its
+    new sockets still get the unregistered algorithm until the default changes."""
+    ns(NS_SEND, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=mltcp_reno")
+    try:
+        out = tool_json("unload")
+        assert [m["name"] for m in out["in_use"]] == ["mltcp_reno"]
+        code = ("import socket; print(socket.socket().getsockopt(socket.IPPROTO_TCP, "
+                "socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode())")
+        assert ns(NS_SEND, "/usr/bin/python3", "-c", code).stdout.strip() == "mltcp_reno"
+    finally:
+        ns(NS_SEND, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=reno")
+    wait_until(lambda: status()["struct_ops"] == [], what="the default to release the map")
+
+
+def test_unload_finds_registrations_without_pins():
+    """E.g. "bpftool struct_ops register": unload finds them by name."""
+    unload_quietly()
+    obj = TOOL.parent / "mltcp.bpf.o"
+    run("bpftool", "struct_ops", "register", obj)
+    try:
+        assert set(NAMES) <= set(available())
+        r = tool("load", check=False)
+        assert r.returncode == 1 and "already registered" in r.stderr
+        out = tool_json("unload")
+        assert sorted(out["unloaded"]) == sorted(NAMES)
+    finally:
+        for name in NAMES:
+            run("bpftool", "struct_ops", "unregister", "name", name, check=False)
+    assert not set(NAMES) & set(available())
+
+
+def test_repeated_load_unload_leaves_nothing(netns_pair):
+    unload_quietly()
+    for i in range(10):
+        tool("load")
+        assert set(NAMES) <= set(available()), i
+        proc, _ = start_onoff(256 << 10, 2, idle_ms=30, cc=NAMES[i % 3])
+        finish(proc)
+        close(proc)
+        tool("unload")
+        assert not set(NAMES) & set(available()), i
+    assert not PIN_DIR.exists()
+    assert status()["struct_ops"] == []
+    wait_until(lambda: not our_programs() and not our_maps(),
+               what="programs and maps to be freed")
+    r = tool("unload", check=False)
+    assert r.returncode == 1 and "not loaded" in r.stderr

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// How many bytes each step of a collective moves. Pure arithmetic, shared by
+// the worker and the tests.
+#ifndef MLTCP_TRAINSIM_SCHEDULE_H
+#define MLTCP_TRAINSIM_SCHEDULE_H
+
+#include <cstdint>
+#include <vector>
+
+#include "config.h"
+
+namespace mltcp::trainsim
+{
+
+// One step: send send_bytes to next while receiving recv_bytes from prev. The
+// step is complete when both are.
+struct Step {
+	uint64_t send_bytes;
+	uint64_t recv_bytes;
+};
+
+// Size of chunk k (0 <= k < world) when bytes are cut into world chunks: the
+// remainder goes to the lowest chunks, one byte each, so sizes differ by at
+// most one and add up to bytes exactly.
+uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk);
+
+// exchange: one step of {bytes, bytes}.
+// ring: 2(world - 1) steps, reduce-scatter then all-gather; step k of either
+// phase moves chunk k (k < world - 1). Every rank uses the same schedule, so a
+// step's send to next and receive from prev have the same size, and each rank
+// sends and receives 2 * (bytes - floor(bytes / world)) bytes per iteration:
+// exactly 2(N-1)/N * bytes when world divides bytes. (In the textbook
+// algorithm each rank skips a different chunk, so ranks would differ by up to
+// two bytes; a rank-independent schedule keeps sent == received on every rank.)
+std::vector<Step> collective_schedule(Collective collective, unsigned world, uint64_t bytes);
+
+struct Totals {
+	uint64_t sent;
+	uint64_t received;
+};
+
+Totals schedule_totals(const std::vector<Step> &steps);
+
+} // namespace mltcp::trainsim
+
+#endif // MLTCP_TRAINSIM_SCHEDULE_H

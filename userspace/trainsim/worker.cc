@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "net.h"
+#include "protocol.h"
+#include "records.h"
+#include "schedule.h"
+#include "units.h"
+
+namespace mltcp::trainsim
+{
+namespace
+{
+
+constexpr int64_t ns_per_us = 1000;
+constexpr int64_t ns_per_ms = 1000 * ns_per_us;
+// Pause between attempts to connect to a --next that is not listening yet.
+constexpr int64_t connect_retry_ns = 50 * ns_per_ms;
+// After its last iteration a worker reads what its neighbours still send
+// until they close, so that closing never resets a connection that carries
+// unread data; it stops waiting after this long.
+constexpr int64_t drain_grace_ns = 10'000 * ns_per_ms;
+constexpr int64_t interrupted_drain_grace_ns = 1'000 * ns_per_ms;
+// With --duration, prev may close before the STOP that explains it has come
+// round the ring from next; this long is allowed between the two.
+constexpr int64_t stop_wait_ns = 10'000 * ns_per_ms;
+constexpr int64_t control_write_timeout_ns = 5'000 * ns_per_ms;
+// Bounds of the polling interval while waiting for the last bytes to be
+// acknowledged: a fraction of the RTT, so that the end of an iteration is
+// seen within max(100us, min(RTT/8, 2ms)) of the final ACK.
+constexpr int64_t min_ack_poll_ns = 100 * ns_per_us;
+constexpr int64_t max_ack_poll_ns = 2 * ns_per_ms;
+// send()/recv() calls per wake-up, so one busy direction cannot starve the
+// other or the signal check.
+constexpr int max_calls_per_wakeup = 16;
+
+// SIGINT or SIGTERM: stop after logging what is complete.
+struct Interrupted {
+};
+
+class LogFile
+{
+public:
+	explicit LogFile(const std::string &path)
+	{
+		if (path.empty()) {
+			fd_ = STDOUT_FILENO;
+			return;
+		}
+		owned_ = UniqueFd(
+			open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+		if (!owned_)
+			throw_system_error("--log " + path, errno);
+		fd_ = owned_.get();
+	}
+
+	// One write() per record, so that a reader following the file never sees
+	// half a line.
+	void write_line(std::string line)
+	{
+		line += '\n';
+		size_t done = 0;
+		while (done < line.size()) {
+			ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				throw_system_error("writing the log", errno);
+			}
+			done += static_cast<size_t>(n);
+		}
+	}
+
+private:
+	UniqueFd owned_;
+	int fd_ = -1;
+};
+
+uint64_t fnv1a(std::string_view text)
+{
+	uint64_t hash = 0xcbf29ce484222325ull;
+	for (unsigned char c : text) {
+		hash ^= c;
+		hash *= 0x100000001b3ull;
+	}
+	return hash;
+}
+
+// Jitter must differ between workers (real workers are not in lockstep) yet
+// repeat from run to run: mix the seed with the job and the rank.
+std::mt19937_64 make_rng(const Config &config)
+{
+	uint64_t job = fnv1a(config.job);
+	std::seed_seq sequence{ static_cast<uint32_t>(config.seed),
+				static_cast<uint32_t>(config.seed >> 32), config.rank,
+				static_cast<uint32_t>(job), static_cast<uint32_t>(job >> 32) };
+	return std::mt19937_64(sequence);
+}
+
+std::string format_ms(int64_t ns)
+{
+	return std::to_string(ns / ns_per_ms) + "." + std::to_string(ns % ns_per_ms / 100'000) +
+	       " ms";
+}
+
+// Waits on fds until one is ready or the monotonic deadline passes. Returns
+// the number of ready descriptors (0 on timeout).
+int wait_events(pollfd *fds, nfds_t count, std::optional<int64_t> deadline_ns)
+{
+	timespec timeout{}, *timeout_ptr = nullptr;
+	if (deadline_ns) {
+		int64_t left = std::max<int64_t>(0, *deadline_ns - monotonic_ns());
+		timeout.tv_sec = left / 1'000'000'000;
+		timeout.tv_nsec = left % 1'000'000'000;
+		timeout_ptr = &timeout;
+	}
+	int ready = ppoll(fds, count, timeout_ptr, nullptr);
+	if (ready < 0) {
+		if (errno == EINTR)
+			return 0;
+		throw_system_error("ppoll", errno);
+	}
+	return ready;
+}
+
+class Worker
+{
+public:
+	Worker(const Config &config, LogFile &log);
+
+	// Sets up the ring and runs the iterations. Throws RuntimeError or
+	// Interrupted.
+	void run();
+
+	// Half-closes both connections and reads from them until the neighbours
+	// close too, at most grace_ns. Never throws.
+	void finish(int64_t grace_ns) noexcept;
+
+	SummaryRecord &summary() { return summary_; }
+
+private:
+	enum class IterationEnd { completed, aborted };
+
+	void set_up(int64_t deadline_ns);
+	UniqueFd connect_to_next(int64_t deadline_ns);
+	UniqueFd accept_from_prev(int64_t deadline_ns);
+	void handshake(int64_t deadline_ns);
+
+	IterationEnd run_iteration(uint64_t index, int64_t start_ns, IterationRecord &record);
+	bool transfer_step(uint64_t index, size_t step_index, IterationRecord &record);
+	void wait_acknowledged();
+	uint64_t pump_send(uint64_t remaining);
+	std::optional<uint64_t> pump_receive(uint64_t remaining);
+
+	void check_signal(const pollfd &signal_poll);
+	void sleep_until_monotonic(int64_t deadline_ns);
+	void wait_until_realtime(int64_t when_ns);
+	void arm_timer(int64_t when_realtime_ns);
+	bool timer_fired(const pollfd &timer_poll);
+
+	void write_control(const std::string &line, int64_t deadline_ns);
+	std::string read_control_line(int64_t deadline_ns, const std::string &waiting_for);
+	void pull_control();
+	std::optional<std::string> take_control_line();
+	void process_control();
+	void handle_control_line(const std::string &line);
+
+	uint64_t draw_compute_us();
+	bool stopped_before(uint64_t index) const { return stop_after_ && *stop_after_ < index; }
+	unsigned prev_rank() const { return (config_.rank + config_.world - 1) % config_.world; }
+	unsigned next_rank() const { return (config_.rank + 1) % config_.world; }
+
+	const Config &config_;
+	LogFile &log_;
+	std::vector<Step> schedule_;
+	std::vector<char> send_buffer_, recv_buffer_;
+	std::mt19937_64 rng_;
+	UniqueFd signal_fd_, timer_fd_, listen_fd_;
+	UniqueFd send_fd_; // connected to next: data out, control in
+	UniqueFd recv_fd_; // accepted from prev: data in, control out
+	std::string next_label_, prev_label_;
+	std::string control_buffer_; // control bytes from next not yet forming a line
+	bool control_open_ = false;  // next may still send control lines
+	bool prev_closed_ = false;   // prev closed its data direction (--duration)
+	std::optional<int64_t>
+		stop_wait_deadline_ns_;	     // until then, expect the STOP that explains it
+	std::optional<uint64_t> stop_after_; // the job's last iteration, once known
+	SummaryRecord summary_;
+};
+
+Worker::Worker(const Config &config, LogFile &log)
+    : config_(config), log_(log),
+      schedule_(collective_schedule(config.collective, config.world, config.bytes)),
+      send_buffer_(config.chunk_bytes, 'g'), recv_buffer_(config.chunk_bytes),
+      rng_(make_rng(config))
+{
+	sigset_t signals;
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	signal_fd_ = UniqueFd(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+	if (!signal_fd_)
+		throw_system_error("signalfd", errno);
+	// Absolute CLOCK_REALTIME deadlines, like clock_nanosleep(TIMER_ABSTIME),
+	// but pollable with the sockets and signals. Unlike a sleep it has no
+	// timer slack.
+	timer_fd_ = UniqueFd(timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC));
+	if (!timer_fd_)
+		throw_system_error("timerfd_create", errno);
+
+	summary_.job = config.job;
+	summary_.rank = config.rank;
+	summary_.world = config.world;
+	summary_.collective = collective_name(config.collective);
+	summary_.cc = config.cc;
+	next_label_ = "rank " + std::to_string(next_rank()) + " (--next " +
+		      format_endpoint(config.next) + ")";
+	prev_label_ = "rank " + std::to_string(prev_rank());
+}
+
+void Worker::check_signal(const pollfd &signal_poll)
+{
+	if (!(signal_poll.revents & POLLIN))
+		return;
+	signalfd_siginfo info;
+	if (read(signal_fd_.get(), &info, sizeof(info)) > 0)
+		throw Interrupted{};
+}
+
+void Worker::sleep_until_monotonic(int64_t deadline_ns)
+{
+	pollfd fds[1] = { { signal_fd_.get(), POLLIN, 0 } };
+	while (monotonic_ns() < deadline_ns) {
+		wait_events(fds, 1, deadline_ns);
+		check_signal(fds[0]);
+	}
+}
+
+void Worker::arm_timer(int64_t when_realtime_ns)
+{
+	itimerspec spec{};
+	// A zero it_value disarms the timer; any instant in the past fires at once.
+	when_realtime_ns = std::max<int64_t>(when_realtime_ns, 1);
+	spec.it_value.tv_sec = when_realtime_ns / 1'000'000'000;
+	spec.it_value.tv_nsec = when_realtime_ns % 1'000'000'000;
+	if (timerfd_settime(timer_fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) != 0)
+		throw_system_error("timerfd_settime", errno);
+}
+
+bool Worker::timer_fired(const pollfd &timer_poll)
+{
+	if (!(timer_poll.revents & POLLIN))
+		return false;
+	uint64_t expirations;
+	return read(timer_fd_.get(), &expirations, sizeof(expirations)) ==
+	       static_cast<ssize_t>(sizeof(expirations));
+}
+
+void Worker::wait_until_realtime(int64_t when_ns)
+{
+	arm_timer(when_ns);
+	pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { timer_fd_.get(), POLLIN, 0 } };
+	while (true) {
+		wait_events(fds, 2, std::nullopt);
+		check_signal(fds[0]);
+		if (timer_fired(fds[1]))
+			return;
+	}
+}
+
+void Worker::write_control(const std::string &line, int64_t deadline_ns)
+{
+	size_t done = 0;
+	while (done < line.size()) {
+		ssize_t n = ::send(recv_fd_.get(), line.data() + done, line.size() - done,
+				   MSG_NOSIGNAL);
+		if (n >= 0) {
+			done += static_cast<size_t>(n);
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			throw_system_error("writing to " + prev_label_, errno);
+		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { recv_fd_.get(), POLLOUT, 0 } };
+		wait_events(fds, 2, deadline_ns);
+		check_signal(fds[0]);
+		if (monotonic_ns() >= deadline_ns)
+			throw RuntimeError("timed out writing to " + prev_label_);
+	}
+}
+
+void Worker::pull_control()
+{
+	char buf[256];
+	while (control_open_) {
+		ssize_t n = recv(send_fd_.get(), buf, sizeof(buf), 0);
+		if (n > 0) {
+			control_buffer_.append(buf, static_cast<size_t>(n));
+			if (control_buffer_.size() > 4 * max_control_line)
+				throw RuntimeError(next_label_ +
+						   " sent more control data than expected");
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		// End of file or an error: next sends no more control lines. If it
+		// failed, sending to it fails too and reports the cause.
+		control_open_ = false;
+	}
+}
+
+std::optional<std::string> Worker::take_control_line()
+{
+	size_t newline = control_buffer_.find('\n');
+	if (newline == std::string::npos) {
+		if (control_buffer_.size() > max_control_line)
+			throw RuntimeError(next_label_ + " sent an overlong control line");
+		return std::nullopt;
+	}
+	std::string line = control_buffer_.substr(0, newline);
+	control_buffer_.erase(0, newline + 1);
+	return line;
+}
+
+std::string Worker::read_control_line(int64_t deadline_ns, const std::string &waiting_for)
+{
+	while (true) {
+		if (auto line = take_control_line())
+			return *line;
+		if (!control_open_)
+			throw RuntimeError(next_label_ +
+					   " closed the connection while this worker waited for " +
+					   waiting_for);
+		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { send_fd_.get(), POLLIN, 0 } };
+		wait_events(fds, 2, deadline_ns);
+		check_signal(fds[0]);
+		if (fds[1].revents)
+			pull_control();
+		else if (monotonic_ns() >= deadline_ns)
+			throw RuntimeError("timed out after --connect-timeout " +
+					   format_duration_us(config_.connect_timeout_us) +
+					   " waiting for " + waiting_for +
+					   " (is every rank of job " + config_.job + " running?)");
+	}
+}
+
+void Worker::process_control()
+{
+	pull_control();
+	while (auto line = take_control_line())
+		handle_control_line(*line);
+}
+
+void Worker::handle_control_line(const std::string &line)
+{
+	auto stop = parse_stop(line);
+	if (!stop || !config_.duration_us)
+		throw RuntimeError(next_label_ + " sent an unexpected message: \"" + line + "\"");
+	if (config_.rank == 0 || stop_after_)
+		return; // rank 0's own STOP, back round the ring
+	stop_after_ = *stop;
+	// Pass it on at once; this worker may still have to finish iteration
+	// *stop itself, which prev does not need to wait for.
+	try {
+		write_control(make_stop(*stop), monotonic_ns() + control_write_timeout_ns);
+	} catch (const RuntimeError &) {
+		// prev is gone; it cannot be waiting for the STOP then.
+	}
+}
+
+UniqueFd Worker::connect_to_next(int64_t deadline_ns)
+{
+	auto addresses = resolve(config_.next);
+	int last_error = 0;
+	while (true) {
+		for (const SocketAddress &address : addresses) {
+			UniqueFd fd(socket(address.storage.ss_family,
+					   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+			if (!fd)
+				throw_system_error("socket", errno);
+			if (!config_.cc.empty())
+				set_congestion_control(fd.get(), config_.cc);
+			set_no_delay(fd.get());
+			if (connect(fd.get(), reinterpret_cast<const sockaddr *>(&address.storage),
+				    address.length) == 0)
+				return fd;
+			if (errno != EINPROGRESS) {
+				last_error = errno;
+				continue;
+			}
+			pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 },
+					  { fd.get(), POLLOUT, 0 } };
+			while (!fds[1].revents && monotonic_ns() < deadline_ns) {
+				wait_events(fds, 2, deadline_ns);
+				check_signal(fds[0]);
+			}
+			int error = fds[1].revents ? socket_error(fd.get()) : ETIMEDOUT;
+			if (error == 0)
+				return fd;
+			last_error = error;
+		}
+		int64_t now = monotonic_ns();
+		if (now >= deadline_ns)
+			throw RuntimeError("could not connect to --next " +
+					   format_endpoint(config_.next) +
+					   " within --connect-timeout " +
+					   format_duration_us(config_.connect_timeout_us) + ": " +
+					   std::strerror(last_error));
+		sleep_until_monotonic(std::min(deadline_ns, now + connect_retry_ns));
+	}
+}
+
+UniqueFd Worker::accept_from_prev(int64_t deadline_ns)
+{
+	pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { listen_fd_.get(), POLLIN, 0 } };
+	while (true) {
+		wait_events(fds, 2, deadline_ns);
+		check_signal(fds[0]);
+		if (fds[1].revents & POLLIN) {
+			SocketAddress peer;
+			peer.length = sizeof(peer.storage);
+			int fd = accept4(listen_fd_.get(),
+					 reinterpret_cast<sockaddr *>(&peer.storage), &peer.length,
+					 SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (fd >= 0) {
+				UniqueFd accepted(fd);
+				prev_label_ = "rank " + std::to_string(prev_rank()) + " (" +
+					      format_address(peer) + ")";
+				// One connection is all a worker takes; later ones are refused.
+				listen_fd_.reset();
+				set_no_delay(accepted.get());
+				// Normally inherited from the listener; make sure.
+				if (!config_.cc.empty() &&
+				    congestion_control(accepted.get()) != config_.cc)
+					set_congestion_control(accepted.get(), config_.cc);
+				return accepted;
+			}
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				throw_system_error("accept on --listen " +
+							   format_endpoint(config_.listen),
+						   errno);
+		}
+		if (monotonic_ns() >= deadline_ns)
+			throw RuntimeError("no connection from rank " +
+					   std::to_string(prev_rank()) + " on --listen " +
+					   format_endpoint(config_.listen) +
+					   " within --connect-timeout " +
+					   format_duration_us(config_.connect_timeout_us));
+	}
+}
+
+void Worker::handshake(int64_t deadline_ns)
+{
+	write_control(make_hello(config_), deadline_ns);
+	std::string hello = read_control_line(deadline_ns, "the hello of " + next_label_);
+	if (auto mismatch = check_hello(config_, hello))
+		throw RuntimeError("--next " + format_endpoint(config_.next) +
+				   " is not the expected peer: " + *mismatch);
+
+	// Ring barrier, against the data direction. When SYNC1 is back at rank 0,
+	// every rank has passed it on, so every rank is connected; SYNC2 tells
+	// them all. Nobody starts iteration 0 before the whole ring is up.
+	for (const char *token : { "SYNC1", "SYNC2" }) {
+		if (config_.rank == 0)
+			write_control(std::string(token) + "\n", deadline_ns);
+		std::string line = read_control_line(deadline_ns,
+						     std::string(token) + " from the other ranks");
+		if (line != token)
+			throw RuntimeError(next_label_ + " sent \"" + line + "\", expected " +
+					   token);
+		if (config_.rank != 0)
+			write_control(std::string(token) + "\n", deadline_ns);
+	}
+}
+
+void Worker::set_up(int64_t deadline_ns)
+{
+	listen_fd_ = open_listener(config_.listen, config_.cc);
+	// Connecting first cannot deadlock: next's kernel completes the
+	// handshake from its listen backlog before next calls accept().
+	send_fd_ = connect_to_next(deadline_ns);
+	control_open_ = true;
+	recv_fd_ = accept_from_prev(deadline_ns);
+	handshake(deadline_ns);
+	summary_.cc = congestion_control(send_fd_.get());
+}
+
+uint64_t Worker::draw_compute_us()
+{
+	if (config_.jitter_us == 0)
+		return config_.compute_us;
+	int64_t jitter = static_cast<int64_t>(config_.jitter_us);
+	int64_t noise = std::uniform_int_distribution<int64_t>(-jitter, jitter)(rng_);
+	return static_cast<uint64_t>(
+		std::max<int64_t>(0, static_cast<int64_t>(config_.compute_us) + noise));
+}
+
+uint64_t Worker::pump_send(uint64_t remaining)
+{
+	uint64_t total = 0;
+	for (int call = 0; call < max_calls_per_wakeup && total < remaining; call++) {
+		size_t length = static_cast<size_t>(
+			std::min<uint64_t>(remaining - total, send_buffer_.size()));
+		ssize_t n = ::send(send_fd_.get(), send_buffer_.data(), length, MSG_NOSIGNAL);
+		if (n > 0) {
+			total += static_cast<uint64_t>(n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		throw_system_error("sending to " + next_label_, n < 0 ? errno : EPIPE);
+	}
+	return total;
+}
+
+std::optional<uint64_t> Worker::pump_receive(uint64_t remaining)
+{
+	uint64_t total = 0;
+	for (int call = 0; call < max_calls_per_wakeup && total < remaining; call++) {
+		size_t length = static_cast<size_t>(
+			std::min<uint64_t>(remaining - total, recv_buffer_.size()));
+		ssize_t n = ::recv(recv_fd_.get(), recv_buffer_.data(), length, 0);
+		if (n > 0) {
+			total += static_cast<uint64_t>(n);
+			continue;
+		}
+		if (n == 0)
+			return total ? std::optional<uint64_t>(total) : std::nullopt;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		throw_system_error("receiving from " + prev_label_, errno);
+	}
+	return total;
+}
+
+bool Worker::transfer_step(uint64_t index, size_t step_index, IterationRecord &record)
+{
+	const Step &step = schedule_[step_index];
+	uint64_t sent = 0, received = 0;
+
+	auto describe = [&] {
+		return "iteration " + std::to_string(index) + ", step " +
+		       std::to_string(step_index + 1) + " of " + std::to_string(schedule_.size()) +
+		       ": received " + std::to_string(received) + " of " +
+		       std::to_string(step.recv_bytes) + " bytes";
+	};
+
+	while (sent < step.send_bytes || received < step.recv_bytes) {
+		if (stopped_before(index))
+			return false;
+		if (prev_closed_ && (!control_open_ || (stop_after_ && *stop_after_ >= index)))
+			throw RuntimeError(prev_label_ + " closed the connection during " +
+					   describe());
+		bool sending = sent < step.send_bytes;
+		bool receiving = received < step.recv_bytes && !prev_closed_;
+		short send_events =
+			static_cast<short>((sending ? POLLOUT : 0) | (control_open_ ? POLLIN : 0));
+		pollfd fds[3] = {
+			{ signal_fd_.get(), POLLIN, 0 },
+			{ send_events ? send_fd_.get() : -1, send_events, 0 },
+			{ receiving ? recv_fd_.get() : -1, POLLIN, 0 },
+		};
+		wait_events(fds, 3, stop_wait_deadline_ns_);
+		check_signal(fds[0]);
+		if (control_open_ && (fds[1].revents & (POLLIN | POLLERR | POLLHUP))) {
+			process_control();
+			if (stopped_before(index))
+				return false;
+		}
+		if (sending && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP)))
+			sent += pump_send(step.send_bytes - sent);
+		if (receiving && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) {
+			auto got = pump_receive(step.recv_bytes - received);
+			if (got) {
+				received += *got;
+			} else if (!config_.duration_us) {
+				throw RuntimeError(prev_label_ + " closed the connection during " +
+						   describe());
+			} else {
+				// Probably the end of the job: rank 0 stopped and its STOP is
+				// still on its way round the ring from next. Wait for it.
+				prev_closed_ = true;
+				stop_wait_deadline_ns_ = monotonic_ns() + stop_wait_ns;
+			}
+		}
+		if (stop_wait_deadline_ns_ && monotonic_ns() >= *stop_wait_deadline_ns_)
+			throw RuntimeError(prev_label_ + " closed the connection during " +
+					   describe() + ", and no STOP came from " + next_label_);
+	}
+	record.bytes_sent += sent;
+	record.bytes_received += received;
+	return true;
+}
+
+void Worker::wait_acknowledged()
+{
+	// The last bytes count as sent once next has acknowledged them, not once
+	// they are in the socket buffer: with a large send buffer the latter can
+	// be tens of milliseconds earlier than the collective's real end.
+	while (unacknowledged_bytes(send_fd_.get()) > 0) {
+		if (int error = socket_error(send_fd_.get()))
+			throw_system_error("sending to " + next_label_, error);
+		int64_t interval =
+			static_cast<int64_t>(tcp_counters(send_fd_.get()).rtt_us) * ns_per_us / 8;
+		interval = std::clamp(interval, min_ack_poll_ns, max_ack_poll_ns);
+		pollfd fds[2] = {
+			{ signal_fd_.get(), POLLIN, 0 },
+			{ control_open_ ? send_fd_.get() : -1, POLLIN, 0 },
+		};
+		wait_events(fds, 2, monotonic_ns() + interval);
+		check_signal(fds[0]);
+		if (fds[1].revents)
+			process_control();
+	}
+}
+
+Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns,
+					   IterationRecord &record)
+{
+	record = IterationRecord{};
+	record.job = config_.job;
+	record.rank = config_.rank;
+	record.world = config_.world;
+	record.iteration = index;
+	record.cc = summary_.cc;
+	record.start_ns = start_ns;
+	record.compute_target_us = draw_compute_us();
+	uint64_t retrans_before = tcp_counters(send_fd_.get()).total_retrans;
+
+	// Compute phase: a sleep to an absolute deadline, so that the time spent
+	// in this loop does not accumulate over iterations.
+	arm_timer(start_ns + static_cast<int64_t>(record.compute_target_us) * ns_per_us);
+	while (true) {
+		pollfd fds[3] = {
+			{ signal_fd_.get(), POLLIN, 0 },
+			{ timer_fd_.get(), POLLIN, 0 },
+			{ control_open_ ? send_fd_.get() : -1, POLLIN, 0 },
+		};
+		wait_events(fds, 3, std::nullopt);
+		check_signal(fds[0]);
+		if (fds[2].revents) {
+			process_control();
+			if (stopped_before(index))
+				return IterationEnd::aborted;
+		}
+		if (timer_fired(fds[1]))
+			break;
+	}
+
+	record.comm_start_ns = realtime_ns();
+	for (size_t step = 0; step < schedule_.size(); step++)
+		if (!transfer_step(index, step, record))
+			return IterationEnd::aborted;
+	wait_acknowledged();
+	record.end_ns = realtime_ns();
+	record.retrans = tcp_counters(send_fd_.get()).total_retrans - retrans_before;
+	return IterationEnd::completed;
+}
+
+void Worker::run()
+{
+	int64_t setup_deadline_ns =
+		monotonic_ns() + static_cast<int64_t>(config_.connect_timeout_us) * ns_per_us;
+	set_up(setup_deadline_ns);
+
+	int64_t offset_ns = static_cast<int64_t>(config_.offset_us) * ns_per_us;
+	int64_t first_start_ns;
+	if (config_.start_at_ns) {
+		first_start_ns = *config_.start_at_ns + offset_ns;
+		int64_t late_ns = realtime_ns() - first_start_ns;
+		if (late_ns > 0)
+			throw RuntimeError(
+				"the ring was set up " + format_ms(late_ns) +
+				" after --start-at + --offset; choose a later --start-at");
+	} else {
+		first_start_ns = realtime_ns() + offset_ns;
+	}
+	wait_until_realtime(first_start_ns);
+
+	int64_t start_ns = realtime_ns();
+	const int64_t job_start_ns = start_ns;
+	for (uint64_t index = 0;; index++) {
+		if (config_.iterations && index >= *config_.iterations)
+			break;
+		if (stopped_before(index))
+			break;
+		IterationRecord record;
+		if (run_iteration(index, start_ns, record) == IterationEnd::aborted)
+			break;
+		log_.write_line(to_json(record));
+		summary_.iteration_s.push_back(
+			static_cast<double>(record.end_ns - record.start_ns) / 1e9);
+		summary_.comm_s.push_back(
+			static_cast<double>(record.end_ns - record.comm_start_ns) / 1e9);
+		summary_.bytes_sent += record.bytes_sent;
+		summary_.bytes_received += record.bytes_received;
+		summary_.total_retrans += record.retrans;
+		// The next compute phase starts when the collective ends.
+		start_ns = record.end_ns;
+
+		// --duration: rank 0 alone decides, so that every rank runs the same
+		// number of iterations; the others learn it from the STOP.
+		if (config_.duration_us && config_.rank == 0 &&
+		    record.end_ns - job_start_ns >=
+			    static_cast<int64_t>(*config_.duration_us) * ns_per_us) {
+			stop_after_ = index;
+			write_control(make_stop(index), monotonic_ns() + control_write_timeout_ns);
+			break;
+		}
+	}
+}
+
+void Worker::finish(int64_t grace_ns) noexcept
+{
+	if (send_fd_)
+		shutdown(send_fd_.get(), SHUT_WR);
+	if (recv_fd_)
+		shutdown(recv_fd_.get(), SHUT_WR);
+	bool from_prev = static_cast<bool>(recv_fd_);
+	bool from_next = static_cast<bool>(send_fd_) && control_open_;
+	int64_t deadline_ns = monotonic_ns() + grace_ns;
+
+	auto drain = [this](int fd) {
+		ssize_t n = recv(fd, recv_buffer_.data(), recv_buffer_.size(), 0);
+		return n > 0 ||
+		       (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+	};
+	try {
+		while ((from_prev || from_next) && monotonic_ns() < deadline_ns) {
+			pollfd fds[3] = {
+				{ signal_fd_.get(), POLLIN, 0 },
+				{ from_next ? send_fd_.get() : -1, POLLIN, 0 },
+				{ from_prev ? recv_fd_.get() : -1, POLLIN, 0 },
+			};
+			wait_events(fds, 3, deadline_ns);
+			if (fds[0].revents)
+				return; // asked again to stop: close now
+			if (fds[1].revents)
+				from_next = drain(send_fd_.get());
+			if (fds[2].revents)
+				from_prev = drain(recv_fd_.get());
+		}
+	} catch (const RuntimeError &) {
+		// Closing is all that is left to do.
+	}
+}
+
+void report(const Config &config, const std::string &message)
+{
+	std::cerr << "mltcp-trainsim: job " << config.job << " rank " << config.rank << ": "
+		  << message << std::endl;
+}
+
+} // namespace
+
+int run_worker(const Config &config)
+{
+	// Writes to a closed log pipe or socket must fail with EPIPE, not kill.
+	signal(SIGPIPE, SIG_IGN);
+	// SIGINT and SIGTERM are read from a signalfd in the poll loop; blocked,
+	// they cannot interrupt a half-done write.
+	sigset_t signals;
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &signals, nullptr);
+
+	std::unique_ptr<LogFile> log;
+	std::unique_ptr<Worker> worker;
+	try {
+		log = std::make_unique<LogFile>(config.log_path);
+		worker = std::make_unique<Worker>(config, *log);
+	} catch (const std::exception &error) {
+		report(config, error.what());
+		return 1;
+	}
+
+	int exit_status = 0;
+	int64_t grace_ns = drain_grace_ns;
+	SummaryRecord &summary = worker->summary();
+	summary.status = "complete";
+	try {
+		worker->run();
+	} catch (const Interrupted &) {
+		summary.status = "interrupted";
+		grace_ns = interrupted_drain_grace_ns;
+	} catch (const std::exception &error) {
+		report(config, error.what());
+		summary.status = "failed";
+		exit_status = 1;
+		grace_ns = 0;
+	}
+	try {
+		log->write_line(to_json(summary));
+	} catch (const std::exception &error) {
+		report(config, error.what());
+		exit_status = 1;
+	}
+	if (grace_ns > 0)
+		worker->finish(grace_ns);
+	return exit_status;
+}
+
+} // namespace mltcp::trainsim
