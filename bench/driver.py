@@ -11,15 +11,20 @@ tbf (rate, queue limit in bandwidth-delay products) beneath it. Mininet's
 TCLink was measured at 73 of 100 Mbit/s under emulation where a plain tbf
 held 95%, so TCLink is not used. Host links are unshaped veth pairs.
 
+It also runs on the host kernel with the BPF backend (`"backend": "bpf"`,
+mltcp-bpf loaded): the host has no netem, so with `rtt_ms` 0 the bottleneck
+is tbf alone and the RTT comes from queueing only.
+
 For each repeat and each algorithm (same start offsets for all), it sets the
-module's parameters, starts every worker of every job (mltcp-trainsim) with a
-common absolute start time, samples each job's bytes into the bottleneck every
+algorithm's parameters (module parameters, or the BPF backend's map), starts
+every worker of every job (mltcp-trainsim) with a common absolute start time, samples each job's bytes into the bottleneck every
 `sample_ms`, and records the bottleneck's drops and each host's RTO count.
 
     driver.py CONFIG.json OUTDIR
 """
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -40,13 +45,23 @@ def read_netstat(host):
     return counters
 
 
-def set_module_params(params):
+def set_params(cfg, params):
+    if cfg.get("backend", "module") == "bpf":
+        argv = [cfg["mltcp_bpf"], "set"]
+        for key, value in params.items():
+            argv += [key, str(value)]
+        subprocess.run(argv, check=True)
+        return
     for key, value in params.items():
         with open(PARAMS + key, "w") as f:
             f.write("%s\n" % value)
 
 
-def read_module_params():
+def read_params(cfg):
+    if cfg.get("backend", "module") == "bpf":
+        out = subprocess.run([cfg["mltcp_bpf"], "-j", "status"], capture_output=True,
+                             text=True, check=True).stdout
+        return json.loads(out).get("params") or {}
     if not os.path.isdir(PARAMS):
         return {}
     return {k: open(PARAMS + k).read().strip() for k in sorted(os.listdir(PARAMS))}
@@ -104,11 +119,18 @@ def build_net(cfg):
     rtt_ms = cfg["rtt_ms"]
     bdp = rate * 1e6 / 8 * rtt_ms / 1e3
     limit = max(int(cfg["buffer_bdp"] * bdp), 4 * 1514)
+    if not rtt_ms:
+        limit = int(cfg["buffer_bytes"])
     for intf in (bottleneck.intf1.name, bottleneck.intf2.name):
-        for cmd in ("tc qdisc add dev %s root handle 1: netem delay %.3fms limit 100000"
-                    % (intf, rtt_ms / 2),
-                    "tc qdisc add dev %s parent 1: handle 2: tbf rate %dmbit burst %d limit %d"
-                    % (intf, rate, cfg.get("burst_bytes", 32 * 1024), limit)):
+        tbf = "tbf rate %dmbit burst %d limit %d" % (rate, cfg.get("burst_bytes", 32 * 1024),
+                                                     limit)
+        if rtt_ms:
+            cmds = ("tc qdisc add dev %s root handle 1: netem delay %.3fms limit 100000"
+                    % (intf, rtt_ms / 2), "tc qdisc add dev %s parent 1: handle 2: %s"
+                    % (intf, tbf))
+        else:
+            cmds = ("tc qdisc add dev %s root handle 1: %s" % (intf, tbf),)
+        for cmd in cmds:
             if os.system(cmd) != 0:
                 raise RuntimeError("failed: " + cmd)
     return net, pairs, bottleneck, limit
@@ -127,8 +149,8 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
     default_params = cfg.get("default_params", {})
     params = dict(default_params, **alg.get("params", {}))
     if params:
-        set_module_params(params)
-    module_params = read_module_params()
+        set_params(cfg, params)
+    module_params = read_params(cfg)
 
     before = {h.name: read_netstat(h) for h in net.hosts}
     q_before = {i: qdisc_stats(i) for i in (bottleneck.intf1.name, bottleneck.intf2.name)}
@@ -178,7 +200,8 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
             for h in after}
     drops = {i: {k: (q_after[i][k]["drops"] or 0) - (q_before[i][k]["drops"] or 0)
                  for k in q_after[i]} for i in q_after}
-    meta = {"algorithm": alg, "module_params": module_params, "start_at": start_at,
+    meta = {"algorithm": alg, "backend": cfg.get("backend", "module"),
+            "module_params": module_params, "start_at": start_at,
             "rtos": rtos, "drops": drops, "failures": failures, "tag": tag,
             "sample_jobs": [job["name"] for (job, _, _, _) in pairs]}
     with open(os.path.join(outdir, "meta.json"), "w") as f:
@@ -186,7 +209,7 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
     with open(os.path.join(outdir, "samples.json"), "w") as f:
         json.dump(sampler.samples, f)
     if default_params:
-        set_module_params(default_params)
+        set_params(cfg, default_params)
     return meta
 
 
@@ -195,6 +218,9 @@ def main():
     with open(cfg_path) as f:
         cfg = json.load(f)
     cfg["trainsim"] = os.path.abspath(cfg["trainsim"])
+    if cfg.get("backend", "module") == "bpf":
+        cfg["mltcp_bpf"] = os.path.abspath(cfg.get("mltcp_bpf",
+                                                   "build/userspace/bpf/mltcp-bpf"))
     if not os.access(cfg["trainsim"], os.X_OK):
         sys.exit("driver: %s is not built" % cfg["trainsim"])
     os.makedirs(out, exist_ok=True)

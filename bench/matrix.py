@@ -128,5 +128,18 @@ def smoke():
                               {"name": "mltcp", "cc": "mltcp"}])]
 
 
+def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
+    """The same point on the host kernel with the BPF backend: no netem there, so
+    no added delay (RTT from queueing only) and a buffer in bytes; the rate is
+    scaled up and bytes with it, keeping every job's communication fraction."""
+    out = json.loads(json.dumps(cfg))
+    scale = rate_mbit / cfg["rate_mbit"]
+    out.update({"backend": "bpf", "rate_mbit": rate_mbit, "rtt_ms": 0, "buffer_bdp": 0,
+                "buffer_bytes": buffer_bytes, "name": cfg["name"] + "-host"})
+    for job in out["jobs"]:
+        job["bytes"] = int(job["bytes"] * scale)
+    return out
+
+
 SETS = {"regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "smoke": smoke}

@@ -27,12 +27,16 @@ def run_point(cfg, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
-    budget = 600 + cfg["iterations"] * cfg["repeats"] * len(cfg["algorithms"]) * 4
-    vm = subprocess.run([os.path.join(TOP, "scripts", "vm-run"), "--results", out_dir,
-                         "--timeout", str(int(budget)), "--",
-                         "/usr/bin/python3", "bench/driver.py",
-                         os.path.join(out_dir, "config.json"), os.path.join(out_dir, "raw")],
-                        cwd=TOP, stdin=subprocess.DEVNULL)
+    driver = ["/usr/bin/python3", "bench/driver.py", os.path.join(out_dir, "config.json"),
+              os.path.join(out_dir, "raw")]
+    if cfg.get("backend") == "bpf":
+        # The host kernel itself, with the BPF twin registered by the caller.
+        vm = subprocess.run(driver, cwd=TOP, stdin=subprocess.DEVNULL)
+    else:
+        budget = 600 + cfg["iterations"] * cfg["repeats"] * len(cfg["algorithms"]) * 4
+        vm = subprocess.run([os.path.join(TOP, "scripts", "vm-run"), "--results", out_dir,
+                             "--timeout", str(int(budget)), "--"] + driver,
+                            cwd=TOP, stdin=subprocess.DEVNULL)
     if vm.returncode != 0:
         return None, "guest run failed (%d)" % vm.returncode
     an = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "analyze.py"), out_dir], cwd=TOP)
@@ -68,9 +72,15 @@ def main():
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--only", help="run only points whose name contains this")
     ap.add_argument("--out")
+    ap.add_argument("--host", action="store_true",
+                    help="run on the host kernel with the BPF backend (no VM, no netem)")
     args = ap.parse_args()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
-    out = args.out or os.path.join(HERE, "results", "%s-%s" % (stamp, "+".join(args.sets)))
+    if args.host:
+        subprocess.run([os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf"), "load"],
+                       check=True)
+    out = args.out or os.path.join(HERE, "results", "%s-%s%s" % (
+        stamp, "host-" if args.host else "", "+".join(args.sets)))
     commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     results = {}
@@ -84,11 +94,16 @@ def main():
         for cfg in matrix.SETS[set_name](**kwargs):
             if args.only and args.only not in cfg["name"]:
                 continue
+            if args.host:
+                cfg = matrix.on_host(cfg)
             print("bench: %s" % cfg["name"], flush=True)
             summary, error = run_point(cfg, os.path.join(out, cfg["name"]))
             results[cfg["name"]] = {"summary": summary, "error": error}
-    doc = {"commit": commit, "date": stamp, "sets": args.sets,
-           "backend": "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)",
+    backend = ("BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
+               if args.host else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)")
+    if args.host:
+        subprocess.run([os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf"), "unload"])
+    doc = {"commit": commit, "date": stamp, "sets": args.sets, "backend": backend,
            "results": {k: ({"error": v["error"]} if v["summary"] is None else
                            {"error": v["error"], "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
                             "ideal_valid": v["summary"]["ideal_valid"],
