@@ -28,6 +28,9 @@ BASE_ALGORITHMS = [
     {"name": "mltcp_reno", "cc": "mltcp_reno"},
     {"name": "const_f", "cc": "mltcp", "params": {"slope": "0", "intercept": "1"}},
 ]
+# Each job's exchange loads both directions of the bottleneck and the emulated
+# guest forwards about 200 Mbit/s in all, so guest points run at 50 Mbit/s.
+RATE_MBIT = 50
 DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "ai", "base": "cubic"}
 
 
@@ -56,7 +59,7 @@ def load_models():
     return models
 
 
-def point(name, jobs, rate_mbit=100, rtt_ms=4, buffer_bdp=1.5, iterations=100, repeats=3,
+def point(name, jobs, rate_mbit=RATE_MBIT, rtt_ms=4, buffer_bdp=1.5, iterations=100, repeats=3,
           algorithms=None):
     return {"name": name, "rate_mbit": rate_mbit, "rtt_ms": rtt_ms, "buffer_bdp": buffer_bdp,
             "iterations": iterations, "repeats": repeats, "sample_ms": 10,
@@ -65,12 +68,19 @@ def point(name, jobs, rate_mbit=100, rtt_ms=4, buffer_bdp=1.5, iterations=100, r
             "algorithms": algorithms or BASE_ALGORITHMS}
 
 
+def pair(iterations=100, repeats=3):
+    """The demo's job pair (fraction 0.4 each, 1 s ideal period, synchronized) at
+    50 Mbit/s, every baseline and control."""
+    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+    return [point("pair", jobs, iterations=iterations, repeats=repeats)]
+
+
 def regimes(iterations=100, repeats=3):
     """Two identical jobs (fraction 0.4, 1 s ideal period), synchronized, across RTT and buffer."""
     out = []
     for rtt in (1, 4, 16):
         for buf in (0.5, 2.0):
-            jobs = [job_for_fraction("job%d" % i, 0.4, 1000, 100) for i in (1, 2)]
+            jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
             out.append(point("regime-rtt%g-buf%g" % (rtt, buf), jobs, rtt_ms=rtt, buffer_bdp=buf,
                              iterations=iterations, repeats=repeats))
     return out
@@ -80,8 +90,8 @@ def offsets(iterations=100, repeats=3):
     """Two identical jobs started 0, 5, 10, 25 and 50% of a period apart."""
     out = []
     for frac in (0.0, 0.05, 0.1, 0.25, 0.5):
-        jobs = [job_for_fraction("job1", 0.4, 1000, 100),
-                job_for_fraction("job2", 0.4, 1000, 100, offset_ms=1000 * frac)]
+        jobs = [job_for_fraction("job1", 0.4, 1000, RATE_MBIT),
+                job_for_fraction("job2", 0.4, 1000, RATE_MBIT, offset_ms=1000 * frac)]
         out.append(point("offset-%g" % frac, jobs, iterations=iterations, repeats=repeats))
     return out
 
@@ -91,7 +101,7 @@ def jobs_count(iterations=100, repeats=3):
     out = []
     for n in (2, 3, 4):
         for total in (0.8, 1.2):
-            jobs = [job_for_fraction("job%d" % (i + 1), total / n, 1000, 100) for i in range(n)]
+            jobs = [job_for_fraction("job%d" % (i + 1), total / n, 1000, RATE_MBIT) for i in range(n)]
             out.append(point("jobs%d-sum%g" % (n, total), jobs, iterations=iterations,
                              repeats=repeats))
     return out
@@ -104,7 +114,7 @@ def sweep(iterations=100, repeats=3):
         for mode in ("ai", "md", "both"):
             algs.append({"name": "mltcp-s%s-i%s-%s" % (slope, intercept, mode), "cc": "mltcp",
                          "params": {"slope": slope, "intercept": intercept, "mode": mode}})
-    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, 100) for i in (1, 2)]
+    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
     return [point("sweep", jobs, iterations=iterations, repeats=repeats, algorithms=algs)]
 
 
@@ -114,15 +124,15 @@ def models(iterations=100, repeats=3, real_gbit=50, dilation=10):
     pairs = [(names[0], names[0]), (names[1], names[1])] + list(zip(names[::2], names[1::2]))
     out = []
     for a, b in pairs:
-        jobs = [job_from_model("%s-1" % a, a, 100, real_gbit, dilation),
-                job_from_model("%s-2" % b, b, 100, real_gbit, dilation)]
+        jobs = [job_from_model("%s-1" % a, a, RATE_MBIT, real_gbit, dilation),
+                job_from_model("%s-2" % b, b, RATE_MBIT, real_gbit, dilation)]
         out.append(point("models-%s-%s" % (a, b), jobs, iterations=iterations, repeats=repeats))
     return out
 
 
 def smoke():
     """A tiny run for CI: the driver, trainsim and analysis work end to end."""
-    jobs = [job_for_fraction("job%d" % i, 0.4, 300, 100) for i in (1, 2)]
+    jobs = [job_for_fraction("job%d" % i, 0.4, 300, RATE_MBIT) for i in (1, 2)]
     return [point("smoke", jobs, iterations=4, repeats=1,
                   algorithms=[{"name": "cubic", "cc": "cubic"},
                               {"name": "mltcp", "cc": "mltcp"}])]
@@ -141,5 +151,5 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
     return out
 
 
-SETS = {"regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
+SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "smoke": smoke}
