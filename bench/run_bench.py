@@ -97,15 +97,20 @@ def main():
             if args.host:
                 cfg = matrix.on_host(cfg)
             print("bench: %s" % cfg["name"], flush=True)
+            load_before = open("/proc/loadavg").read().split()[:3]
             summary, error = run_point(cfg, os.path.join(out, cfg["name"]))
-            results[cfg["name"]] = {"summary": summary, "error": error}
+            # Other work on the host slows the emulator: keep the evidence.
+            results[cfg["name"]] = {"summary": summary, "error": error,
+                                    "host_loadavg": [load_before,
+                                                     open("/proc/loadavg").read().split()[:3]]}
     backend = ("BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
                if args.host else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)")
     if args.host:
         subprocess.run([os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf"), "unload"])
     doc = {"commit": commit, "date": stamp, "sets": args.sets, "backend": backend,
            "results": {k: ({"error": v["error"]} if v["summary"] is None else
-                           {"error": v["error"], "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
+                           {"error": v["error"], "host_loadavg": v["host_loadavg"],
+                            "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
                             "ideal_valid": v["summary"]["ideal_valid"],
                             "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
                                            for a, x in v["summary"]["algorithms"].items()}})

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * The "mltcp" generic netlink family: training jobs and their flows.
+ *
+ * Shared, unchanged, by the kernel module (kmod/mltcp_genl.c) and by
+ * mltcpctl, so the two cannot drift; spec/mltcp.yaml describes the same
+ * family in the kernel's netlink-spec format and a test checks that the
+ * three agree.
+ *
+ * Units: slope, intercept, r and F are fixed point with
+ * MLTCP_GENL_FIXED_SHIFT fractional bits (1.0 == 1024); durations are
+ * microseconds; sizes are bytes; ports are host byte order; addresses are
+ * network byte order.
+ */
+#ifndef _UAPI_LINUX_MLTCP_H
+#define _UAPI_LINUX_MLTCP_H
+
+#define MLTCP_GENL_NAME		"mltcp"
+#define MLTCP_GENL_VERSION	1
+
+#define MLTCP_GENL_FIXED_SHIFT	10
+#define MLTCP_GENL_SLOPE_MAX	16384		/* 16.0 */
+#define MLTCP_GENL_INTERCEPT_MAX 16384		/* 16.0 */
+#define MLTCP_GENL_IDLE_GAP_MIN	1000		/* us, 1 ms */
+#define MLTCP_GENL_IDLE_GAP_MAX	60000000	/* us, 60 s */
+#define MLTCP_GENL_ITER_BYTES_MAX (1ULL << 40)	/* 1 TiB */
+#define MLTCP_GENL_JOBS_MAX	1024		/* jobs per network namespace */
+
+/* Base algorithm (MLTCP_JOB_A_BASE, MLTCP_FLOW_A_BASE). */
+enum mltcp_genl_base {
+	MLTCP_GENL_BASE_RENO,
+	MLTCP_GENL_BASE_CUBIC,
+};
+
+/* Where F acts (MLTCP_FLOW_A_MODE); a bit mask. */
+enum mltcp_genl_mode {
+	MLTCP_GENL_MODE_AI = 1,
+	MLTCP_GENL_MODE_MD = 2,
+	MLTCP_GENL_MODE_BOTH = 3,
+};
+
+/*
+ * Bits of MLTCP_JOB_A_CLEAR: in MLTCP_CMD_JOB_SET, drop a match criterion
+ * (the job then matches any value) or a setting (the namespace default
+ * applies again).
+ */
+enum mltcp_genl_job_field {
+	MLTCP_JOB_F_DPORT = 1 << 0,
+	MLTCP_JOB_F_SPORT = 1 << 1,
+	MLTCP_JOB_F_PEER = 1 << 2,
+	MLTCP_JOB_F_MARK = 1 << 3,
+	MLTCP_JOB_F_SLOPE = 1 << 4,
+	MLTCP_JOB_F_INTERCEPT = 1 << 5,
+	MLTCP_JOB_F_IDLE_GAP = 1 << 6,
+	MLTCP_JOB_F_ITER_BYTES = 1 << 7,
+	MLTCP_JOB_F_BASE = 1 << 8,
+	MLTCP_JOB_F_EXEMPT = 1 << 9,
+	MLTCP_JOB_F_ALL = (1 << 10) - 1,
+};
+
+enum mltcp_genl_cmd {
+	MLTCP_CMD_UNSPEC,
+	MLTCP_CMD_JOB_ADD,	/* do; needs CAP_NET_ADMIN */
+	MLTCP_CMD_JOB_SET,	/* do; needs CAP_NET_ADMIN */
+	MLTCP_CMD_JOB_DEL,	/* do; needs CAP_NET_ADMIN */
+	MLTCP_CMD_JOB_GET,	/* do (one job) and dump (all jobs) */
+	MLTCP_CMD_FLOW_GET,	/* dump: flows, optionally of one job */
+
+	__MLTCP_CMD_MAX,
+	MLTCP_CMD_MAX = __MLTCP_CMD_MAX - 1
+};
+
+/* Attributes of jobs: requests and replies of the MLTCP_CMD_JOB_* commands. */
+enum mltcp_genl_job_attr {
+	MLTCP_JOB_A_UNSPEC,
+	MLTCP_JOB_A_PAD,
+	MLTCP_JOB_A_ID,			/* u32, >= 1: the operator's job id */
+	MLTCP_JOB_A_DPORT_MIN,		/* u16: destination port range ... */
+	MLTCP_JOB_A_DPORT_MAX,		/* u16  ... (both or neither) */
+	MLTCP_JOB_A_SPORT_MIN,		/* u16: source port range ... */
+	MLTCP_JOB_A_SPORT_MAX,		/* u16  ... (both or neither) */
+	MLTCP_JOB_A_PEER_V4,		/* binary[4]: peer IPv4 prefix */
+	MLTCP_JOB_A_PEER_V6,		/* binary[16]: peer IPv6 prefix */
+	MLTCP_JOB_A_PEER_PREFIXLEN,	/* u8: default the full address */
+	MLTCP_JOB_A_MARK,		/* u32: socket mark ... */
+	MLTCP_JOB_A_MARK_MASK,		/* u32  ... compared under this mask (default ~0) */
+	MLTCP_JOB_A_SLOPE,		/* u32, fixed point, <= MLTCP_GENL_SLOPE_MAX */
+	MLTCP_JOB_A_INTERCEPT,		/* u32, fixed point, <= MLTCP_GENL_INTERCEPT_MAX */
+	MLTCP_JOB_A_IDLE_GAP_US,	/* u32, in [IDLE_GAP_MIN, IDLE_GAP_MAX] */
+	MLTCP_JOB_A_ITER_BYTES,		/* u64, in [1, ITER_BYTES_MAX]: fixed, not learned */
+	MLTCP_JOB_A_BASE,		/* u8, enum mltcp_genl_base ("mltcp" flows only) */
+	MLTCP_JOB_A_EXEMPT,		/* u8, 0 or 1: F is always 1 (plain base) */
+	MLTCP_JOB_A_CLEAR,		/* u32, MLTCP_JOB_F_* (JOB_SET only) */
+	/* Replies only. */
+	MLTCP_JOB_A_FLOWS,		/* u32: live flows of the job */
+	MLTCP_JOB_A_FLOWS_TOTAL,	/* u64: flows matched since the job was added */
+	MLTCP_JOB_A_ITERATIONS,		/* u64: iterations its flows completed */
+	MLTCP_JOB_A_BYTES,		/* u64: bytes acked in them and in closed flows */
+
+	__MLTCP_JOB_A_MAX,
+	MLTCP_JOB_A_MAX = __MLTCP_JOB_A_MAX - 1
+};
+
+/* Attributes of flows: MLTCP_CMD_FLOW_GET. */
+enum mltcp_genl_flow_attr {
+	MLTCP_FLOW_A_UNSPEC,
+	MLTCP_FLOW_A_PAD,
+	MLTCP_FLOW_A_JOB,		/* u32: job id (request: only this job's flows) */
+	/* Replies only. */
+	MLTCP_FLOW_A_COOKIE,		/* u64: socket cookie, as in ss and inet_diag */
+	MLTCP_FLOW_A_FAMILY,		/* u8: AF_INET or AF_INET6 */
+	MLTCP_FLOW_A_SADDR,		/* binary[4 or 16] */
+	MLTCP_FLOW_A_DADDR,		/* binary[4 or 16] */
+	MLTCP_FLOW_A_SPORT,		/* u16 */
+	MLTCP_FLOW_A_DPORT,		/* u16 */
+	MLTCP_FLOW_A_CA,		/* string: "mltcp", "mltcp_reno" or "mltcp_cubic" */
+	MLTCP_FLOW_A_BASE,		/* u8, enum mltcp_genl_base */
+	MLTCP_FLOW_A_MODE,		/* u8, enum mltcp_genl_mode */
+	MLTCP_FLOW_A_EXEMPT,		/* u8, 0 or 1 */
+	MLTCP_FLOW_A_CWND,		/* u32, segments */
+	MLTCP_FLOW_A_SSTHRESH,		/* u32, segments */
+	MLTCP_FLOW_A_BYTES_THIS_ITER,	/* u64: acked since the iteration began */
+	MLTCP_FLOW_A_ITER_BYTES,	/* u64: bytes per iteration, 0 if not known yet */
+	MLTCP_FLOW_A_ITER_FIXED,	/* u8, 1 if ITER_BYTES was set by the job */
+	MLTCP_FLOW_A_R,			/* u32, fixed point: progress through the iteration */
+	MLTCP_FLOW_A_F,			/* u32, fixed point: F(r) */
+	MLTCP_FLOW_A_ITERATIONS,	/* u32: iteration starts seen */
+	MLTCP_FLOW_A_LAST_ITER_US,	/* u32: duration of the last full iteration */
+	MLTCP_FLOW_A_SLOPE,		/* u32, fixed point */
+	MLTCP_FLOW_A_INTERCEPT,		/* u32, fixed point */
+	MLTCP_FLOW_A_IDLE_GAP_US,	/* u32 */
+
+	__MLTCP_FLOW_A_MAX,
+	MLTCP_FLOW_A_MAX = __MLTCP_FLOW_A_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_MLTCP_H */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// libFuzzer target: mltcpctl's command line parser. The input is split at
+// NUL bytes into arguments. Whatever it gets, the parser must return either
+// a command or a one-line error, and a parsed job must be within the
+// kernel's ranges (so the parser never lets through what the kernel would
+// refuse as out of range).
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "uapi/mltcp.h"
+
+static void check(bool ok)
+{
+	if (!ok)
+		abort();
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	std::vector<std::string> args(1);
+
+	for (size_t i = 0; i < size && args.size() <= 64; i++) {
+		if (data[i] == '\0')
+			args.emplace_back();
+		else
+			args.back() += static_cast<char>(data[i]);
+	}
+	mltcpctl::ParseResult r = mltcpctl::parse_args(args);
+	if (!r.command) {
+		check(!r.error.empty() && r.error.find('\n') == std::string::npos);
+		return 0;
+	}
+	const mltcpctl::Job &j = r.command->job;
+	check(!j.slope || *j.slope <= MLTCP_GENL_SLOPE_MAX);
+	check(!j.intercept || *j.intercept <= MLTCP_GENL_INTERCEPT_MAX);
+	check(!j.idle_gap_us || (*j.idle_gap_us >= MLTCP_GENL_IDLE_GAP_MIN &&
+				 *j.idle_gap_us <= MLTCP_GENL_IDLE_GAP_MAX));
+	check(!j.iter_bytes || (*j.iter_bytes >= 1 && *j.iter_bytes <= MLTCP_GENL_ITER_BYTES_MAX));
+	check(!j.dport || j.dport->min <= j.dport->max);
+	check(!j.sport || j.sport->min <= j.sport->max);
+	check(!j.peer || j.peer->len <= (j.peer->family == AF_INET ? 32 : 128));
+	check(!j.base || *j.base <= MLTCP_GENL_BASE_CUBIC);
+	check((j.clear & ~static_cast<uint32_t>(MLTCP_JOB_F_ALL)) == 0);
+	if (j.peer)
+		(void)mltcpctl::format_prefix(*j.peer);
+	(void)mltcpctl::usage(r.command->help_topic);
+	return 0;
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Writes seed inputs for the fuzz targets into DIR/args and DIR/decode,
+// built with the same encoders mltcpctl uses, so the seeds follow the
+// uapi header as it changes.
+#include <arpa/inet.h>
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "message.h"
+#include "uapi/mltcp.h"
+
+using namespace mltcpctl;
+
+static void write(const std::string &path, const std::vector<uint8_t> &bytes)
+{
+	std::ofstream(path, std::ios::binary)
+		.write(reinterpret_cast<const char *>(bytes.data()),
+		       static_cast<std::streamsize>(bytes.size()));
+}
+
+static std::vector<uint8_t> args(std::initializer_list<const char *> words)
+{
+	std::vector<uint8_t> out;
+	for (const char *w : words) {
+		if (!out.empty())
+			out.push_back(0);
+		out.insert(out.end(), w, w + std::char_traits<char>::length(w));
+	}
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: fuzz_seeds DIR\n");
+		return 2;
+	}
+	std::string dir = argv[1];
+	int n = 0;
+
+	for (auto a :
+	     { args({ "job", "add",	  "7",		"dport",    "5000-5010", "sport",
+		      "1",   "peer",	  "10.0.0.0/8", "mark",	    "0x10/0xff", "slope",
+		      "2.5", "intercept", "0.2",	"idle-gap", "20ms",	 "iter-bytes",
+		      "64M", "base",	  "reno",	"exempt" }),
+	       args({ "job", "set", "7", "dport", "any", "slope", "default", "exempt", "off" }),
+	       args({ "-j", "-n", "h1", "flow", "show", "job", "3" }),
+	       args({ "monitor", "job", "1", "interval", "200ms", "count", "3" }),
+	       args({ "job", "del", "4" }), args({ "j", "s", "9" }), args({ "help", "job" }),
+	       args({ "job", "add", "1", "peer", "fd00::/64", "iter-bytes", "1.5G" }) })
+		write(dir + "/args/seed" + std::to_string(n++), a);
+
+	Job job;
+	job.id = 7;
+	job.dport = PortRange{ 5000, 5010 };
+	job.peer = Prefix{};
+	job.peer->family = AF_INET6;
+	inet_pton(AF_INET6, "fd00::", job.peer->addr.data());
+	job.peer->len = 64;
+	job.mark = Mark{ 1, 3 };
+	job.slope = 2560;
+	job.iter_bytes = 1 << 26;
+	job.exempt = true;
+	job.flows = 1;
+	job.flows_total = 2;
+	job.iterations = 3;
+	job.bytes = 4;
+	Flow flow;
+	flow.job = 7;
+	flow.family = AF_INET;
+	flow.ca = "mltcp";
+	flow.sport = 1;
+	flow.dport = 5000;
+	flow.r = 512;
+	flow.f = 1024;
+	Ack ack;
+	ack.error = ERANGE;
+	ack.message = "integer out of range";
+	ack.offset = 28;
+	ack.min = 0;
+	ack.max = 16384;
+	std::vector<Bytes> seeds = { encode_job(30, MLTCP_CMD_JOB_GET, job, 1, NLM_F_MULTI),
+				     encode_flow(30, flow, 1), encode_ack(ack, 1),
+				     encode_ack(Ack{}, 1), encode_family_request(1) };
+	flow.family = AF_INET6;
+	seeds.push_back(encode_flow(30, flow, 2));
+	Bytes all;
+	for (const Bytes &s : seeds)
+		all.insert(all.end(), s.begin(), s.end());
+	seeds.push_back(all);
+	n = 0;
+	for (const Bytes &s : seeds)
+		write(dir + "/decode/seed" + std::to_string(n++), s);
+	return 0;
+}

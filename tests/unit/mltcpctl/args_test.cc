@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+
+#include "args.h"
+#include "uapi/mltcp.h"
+
+using namespace mltcpctl;
+
+namespace
+{
+
+Command ok(std::vector<std::string> args)
+{
+	ParseResult r = parse_args(args);
+	EXPECT_TRUE(r.command.has_value()) << r.error;
+	return r.command.value_or(Command{});
+}
+
+std::string bad(std::vector<std::string> args)
+{
+	ParseResult r = parse_args(args);
+	EXPECT_FALSE(r.command.has_value());
+	EXPECT_EQ(r.error.find('\n'), std::string::npos);
+	return r.error;
+}
+
+} // namespace
+
+TEST(Args, JobAddWithEverything)
+{
+	Command c = ok({ "job",	  "add",       "7",	      "dport",	  "5000-5010", "sport",
+			 "40000", "peer",      "10.1.0.0/16", "mark",	  "0x10/0xff", "slope",
+			 "2.5",	  "intercept", "0.2",	      "idle-gap", "20ms",      "iter-bytes",
+			 "64M",	  "base",      "reno",	      "exempt" });
+	EXPECT_EQ(c.action, Action::JobAdd);
+	const Job &j = c.job;
+	EXPECT_EQ(j.id, 7u);
+	EXPECT_EQ(j.dport, (PortRange{ 5000, 5010 }));
+	EXPECT_EQ(j.sport, (PortRange{ 40000, 40000 }));
+	ASSERT_TRUE(j.peer);
+	EXPECT_EQ(j.peer->family, AF_INET);
+	EXPECT_EQ(j.peer->len, 16);
+	EXPECT_EQ(format_prefix(*j.peer), "10.1.0.0/16");
+	EXPECT_EQ(j.mark, (Mark{ 0x10, 0xff }));
+	EXPECT_EQ(j.slope, 2560u);
+	EXPECT_EQ(j.intercept, 205u);
+	EXPECT_EQ(j.idle_gap_us, 20000u);
+	EXPECT_EQ(j.iter_bytes, 64ull << 20);
+	EXPECT_EQ(j.base, MLTCP_GENL_BASE_RENO);
+	EXPECT_EQ(j.exempt, true);
+	EXPECT_EQ(j.clear, 0u);
+}
+
+TEST(Args, Units)
+{
+	EXPECT_EQ(ok({ "job", "add", "1", "iter-bytes", "1.5G" }).job.iter_bytes, 3ull << 29);
+	EXPECT_EQ(ok({ "job", "add", "1", "iter-bytes", "65536" }).job.iter_bytes, 65536u);
+	EXPECT_EQ(ok({ "job", "add", "1", "iter-bytes", "64MiB" }).job.iter_bytes, 64u << 20);
+	EXPECT_EQ(ok({ "job", "add", "1", "iter-bytes", "1T" }).job.iter_bytes, 1ull << 40);
+	EXPECT_EQ(ok({ "job", "add", "1", "idle-gap", "1.5s" }).job.idle_gap_us, 1500000u);
+	EXPECT_EQ(ok({ "job", "add", "1", "idle-gap", "1ms" }).job.idle_gap_us, 1000u);
+	EXPECT_EQ(ok({ "job", "add", "1", "idle-gap", "60s" }).job.idle_gap_us, 60000000u);
+	EXPECT_EQ(ok({ "job", "add", "1", "idle-gap", "2500us" }).job.idle_gap_us, 2500u);
+	EXPECT_EQ(ok({ "job", "add", "1", "slope", "1.6" }).job.slope, 1638u);
+	EXPECT_EQ(ok({ "job", "add", "1", "slope", "16" }).job.slope, 16384u);
+	EXPECT_EQ(ok({ "job", "add", "1", "slope", "0" }).job.slope, 0u);
+	EXPECT_EQ(ok({ "job", "add", "1", "intercept", "0.125" }).job.intercept, 128u);
+}
+
+TEST(Args, PeersAndMarks)
+{
+	Job j = ok({ "job", "add", "1", "peer", "fd00:1::/48" }).job;
+	ASSERT_TRUE(j.peer);
+	EXPECT_EQ(j.peer->family, AF_INET6);
+	EXPECT_EQ(format_prefix(*j.peer), "fd00:1::/48");
+	j = ok({ "job", "add", "1", "peer", "10.2.3.4" }).job;
+	EXPECT_EQ(format_prefix(*j.peer), "10.2.3.4/32");
+	j = ok({ "job", "add", "1", "peer", "::1" }).job;
+	EXPECT_EQ(j.peer->len, 128);
+	EXPECT_EQ(ok({ "job", "add", "1", "mark", "42" }).job.mark, (Mark{ 42, 0xffffffff }));
+	EXPECT_EQ(ok({ "job", "add", "1", "mark", "0xFFFFFFFF/0x1" }).job.mark,
+		  (Mark{ 0xffffffff, 1 }));
+}
+
+TEST(Args, ExemptForms)
+{
+	EXPECT_EQ(ok({ "job", "add", "1", "exempt" }).job.exempt, true);
+	EXPECT_EQ(ok({ "job", "add", "1", "exempt", "off" }).job.exempt, false);
+	EXPECT_EQ(ok({ "job", "add", "1", "exempt", "on" }).job.exempt, true);
+	Job j = ok({ "job", "add", "1", "exempt", "slope", "2" }).job;
+	EXPECT_EQ(j.exempt, true);
+	EXPECT_EQ(j.slope, 2048u);
+	EXPECT_EQ(ok({ "job", "set", "1", "exempt", "default" }).job.clear, MLTCP_JOB_F_EXEMPT);
+}
+
+TEST(Args, JobSetClears)
+{
+	Command c = ok({ "job",	    "set",	  "3",	     "dport",	  "any",     "slope",
+			 "default", "iter-bytes", "default", "peer",	  "any",     "mark",
+			 "any",	    "sport",	  "any",     "intercept", "default", "idle-gap",
+			 "default", "base",	  "default" });
+	EXPECT_EQ(c.action, Action::JobSet);
+	EXPECT_EQ(c.job.clear, static_cast<uint32_t>(MLTCP_JOB_F_ALL & ~MLTCP_JOB_F_EXEMPT));
+	EXPECT_FALSE(c.job.slope);
+	c = ok({ "job", "change", "3", "slope", "1" });
+	EXPECT_EQ(c.action, Action::JobSet);
+	EXPECT_EQ(c.job.slope, 1024u);
+}
+
+TEST(Args, EveryCommand)
+{
+	EXPECT_EQ(ok({ "job", "del", "4" }).action, Action::JobDel);
+	EXPECT_EQ(ok({ "job", "delete", "4" }).job.id, 4u);
+	EXPECT_EQ(ok({ "job" }).action, Action::JobShow);
+	EXPECT_EQ(ok({ "job", "show" }).job_id, std::nullopt);
+	EXPECT_EQ(ok({ "job", "show", "9" }).job_id, 9u);
+	EXPECT_EQ(ok({ "job", "list", "id", "9" }).job_id, 9u);
+	EXPECT_EQ(ok({ "flow" }).action, Action::FlowShow);
+	EXPECT_EQ(ok({ "flow", "show" }).job_id, std::nullopt);
+	EXPECT_EQ(ok({ "flow", "list", "job", "3" }).job_id, 3u);
+	Command m = ok({ "monitor" });
+	EXPECT_EQ(m.action, Action::Monitor);
+	EXPECT_EQ(m.interval_us, 1000000u);
+	EXPECT_FALSE(m.count);
+	m = ok({ "monitor", "job", "2", "interval", "200ms", "count", "5" });
+	EXPECT_EQ(m.job_id, 2u);
+	EXPECT_EQ(m.interval_us, 200000u);
+	EXPECT_EQ(m.count, 5u);
+	EXPECT_EQ(ok({ "help" }).action, Action::Help);
+	EXPECT_EQ(ok({ "help", "job" }).help_topic, "job");
+	EXPECT_EQ(ok({ "job", "help" }).help_topic, "job");
+	EXPECT_EQ(ok({ "flow", "help" }).help_topic, "flow");
+	EXPECT_EQ(ok({ "monitor", "help" }).help_topic, "monitor");
+	EXPECT_EQ(ok({ "-h" }).action, Action::Help);
+	EXPECT_EQ(ok({ "--help" }).action, Action::Help);
+	EXPECT_EQ(ok({ "-V" }).action, Action::Version);
+}
+
+TEST(Args, Prefixes)
+{
+	Command c = ok({ "j", "a", "5", "dp", "80", "sl", "1", "int", "0", "idle", "5ms", "it",
+			 "1M", "b", "c", "ex" });
+	EXPECT_EQ(c.action, Action::JobAdd);
+	EXPECT_EQ(c.job.dport, (PortRange{ 80, 80 }));
+	EXPECT_EQ(c.job.base, MLTCP_GENL_BASE_CUBIC);
+	EXPECT_EQ(c.job.exempt, true);
+	EXPECT_EQ(ok({ "j", "d", "5" }).action, Action::JobDel); // del and delete agree
+	EXPECT_EQ(ok({ "f", "s", "j", "2" }).job_id, 2u);
+	EXPECT_EQ(ok({ "m", "c", "1" }).count, 1u);
+}
+
+TEST(Args, Options)
+{
+	Command c = ok({ "-j", "-p", "-n", "h1", "job", "show" });
+	EXPECT_TRUE(c.options.json);
+	EXPECT_TRUE(c.options.pretty);
+	EXPECT_EQ(c.options.netns, "h1");
+	c = ok({ "-json", "--netns", "h2", "flow" });
+	EXPECT_TRUE(c.options.json);
+	EXPECT_EQ(c.options.netns, "h2");
+	EXPECT_FALSE(ok({ "job" }).options.json);
+	EXPECT_EQ(ok({ "-n", "/proc/42/ns/net", "job" }).options.netns, "/proc/42/ns/net");
+}
+
+TEST(Args, BadInput)
+{
+	struct Case {
+		std::vector<std::string> args;
+		const char *error;
+	} cases[] = {
+		{ {}, "missing object" },
+		{ { "jobs" }, "unknown object \"jobs\"" },
+		{ { "job", "frob" }, "unknown job command \"frob\"" },
+		{ { "job", "add" }, "job add needs a job ID" },
+		{ { "job", "add", "x" }, "job ID \"x\": not a number" },
+		{ { "job", "add", "0" }, "job ID 0: out of range (allowed 1 to 4294967295)" },
+		{ { "job", "add", "4294967296" }, "job ID 4294967296: out of range" },
+		{ { "job", "add", "-1" }, "not a number" },
+		{ { "job", "add", "1", "s", "1" }, "\"s\" is ambiguous: sport, slope" },
+		{ { "job", "add", "1", "i", "1" }, "ambiguous: intercept, idle-gap, iter-bytes" },
+		{ { "job", "add", "1", "slope" }, "slope needs a value" },
+		{ { "job", "add", "1", "slope", "1", "slope", "2" }, "slope given twice" },
+		{ { "job", "add", "1", "slope", "17" },
+		  "slope 17: out of range (allowed 0 to 16)" },
+		{ { "job", "add", "1", "slope", "16.001" }, "out of range (allowed 0 to 16)" },
+		{ { "job", "add", "1", "slope", "-1" }, "slope \"-1\": not a decimal number" },
+		{ { "job", "add", "1", "slope", "1." }, "not a decimal number" },
+		{ { "job", "add", "1", "slope", "1.2345678" }, "not a decimal number" },
+		{ { "job", "add", "1", "intercept", "abc" }, "intercept \"abc\": not a decimal" },
+		{ { "job", "add", "1", "idle-gap", "20" }, "idle-gap \"20\": not a duration" },
+		{ { "job", "add", "1", "idle-gap", "999us" },
+		  "idle-gap 999us: out of range (allowed 1ms to 60s)" },
+		{ { "job", "add", "1", "idle-gap", "61s" }, "out of range (allowed 1ms to 60s)" },
+		{ { "job", "add", "1", "iter-bytes", "64X" }, "iter-bytes \"64X\": not a size" },
+		{ { "job", "add", "1", "iter-bytes", "0" },
+		  "iter-bytes 0: out of range (allowed 1 to 1T)" },
+		{ { "job", "add", "1", "iter-bytes", "1.5T" }, "out of range (allowed 1 to 1T)" },
+		{ { "job", "add", "1", "dport", "70000" },
+		  "dport 70000: out of range (allowed 0 to 65535)" },
+		{ { "job", "add", "1", "dport", "90-80" }, "range maximum below its minimum" },
+		{ { "job", "add", "1", "dport", "80-" }, "not a port or port range" },
+		{ { "job", "add", "1", "sport", "a-b" }, "not a port or port range" },
+		{ { "job", "add", "1", "peer", "10.0.0.0/33" },
+		  "prefix length out of range (allowed 0 to 32)" },
+		{ { "job", "add", "1", "peer", "::/129" }, "out of range (allowed 0 to 128)" },
+		{ { "job", "add", "1", "peer", "example.com" }, "not an IPv4 or IPv6 prefix" },
+		{ { "job", "add", "1", "peer", "10.0.0.0/x" }, "bad prefix length" },
+		{ { "job", "add", "1", "mark", "0x" }, "not a mark" },
+		{ { "job", "add", "1", "mark", "0x123456789" }, "not a mark" },
+		{ { "job", "add", "1", "mark", "1/zz" }, "bad mask" },
+		{ { "job", "add", "1", "base", "bbr" }, "unknown base \"bbr\"" },
+		{ { "job", "add", "1", "slope", "default" }, "only \"job set\" can reset a field" },
+		{ { "job", "add", "1", "dport", "any" }, "only \"job set\" can reset a field" },
+		{ { "job", "set", "1" }, "job set 1: nothing to change" },
+		{ { "job", "set", "1", "dport", "default" }, "not a port" },
+		{ { "job", "del" }, "job del needs a job ID" },
+		{ { "job", "del", "1", "2" }, "unexpected \"2\"" },
+		{ { "job", "show", "1", "2" }, "unexpected \"2\"" },
+		{ { "flow", "show", "3" }, "unknown argument \"3\"" },
+		{ { "flow", "show", "job" }, "job needs a value" },
+		{ { "monitor", "count", "0" }, "count 0: out of range" },
+		{ { "monitor", "interval", "1ms" },
+		  "interval 1ms: out of range (allowed 10ms to 3600s)" },
+		{ { "monitor", "interval", "fast" }, "not a duration" },
+		{ { "monitor", "job", "1", "job", "2" }, "job given twice" },
+		{ { "-n" }, "-n needs a value" },
+		{ { "-n", "a/b", "job" }, "not a network namespace name" },
+		{ { "-x", "job" }, "unknown option \"x\"" },
+		{ { "help", "me" }, "unknown help topic \"me\"" },
+	};
+	for (const auto &c : cases) {
+		std::string err = bad(c.args);
+		EXPECT_NE(err.find(c.error), std::string::npos) << "got: " << err;
+	}
+}
+
+TEST(Args, ErrorsStayOneLine)
+{
+	std::string err = bad({ "job", "fr\nob\x7f" });
+	EXPECT_NE(err.find("fr\\x0aob\\x7f"), std::string::npos) << err;
+}
+
+TEST(Args, UsageNamesEveryCommand)
+{
+	std::string u = usage("");
+	for (const char *w : { "job add ID", "job set ID", "job del ID", "job show [ID]",
+			       "flow show [job ID]", "monitor [job ID]", "-n[etns] NAME" })
+		EXPECT_NE(u.find(w), std::string::npos) << w;
+	EXPECT_EQ(usage("flow").find("job add"), std::string::npos);
+}
+
+TEST(Args, FormatFixed)
+{
+	EXPECT_EQ(format_fixed(1638), "1.6");
+	EXPECT_EQ(format_fixed(205), "0.2");
+	EXPECT_EQ(format_fixed(16384), "16");
+	EXPECT_EQ(format_fixed(0), "0");
+	EXPECT_EQ(format_fixed(128), "0.125");
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "args.h"
+#include "commands.h"
+#include "message.h"
+#include "uapi/mltcp.h"
+
+using namespace mltcpctl;
+
+namespace
+{
+
+constexpr uint16_t kFamily = 33;
+
+const nlmsghdr *only_message(const Bytes &b)
+{
+	auto msgs = split_messages(b.data(), b.size());
+	EXPECT_EQ(msgs.size(), 1u);
+	return msgs.empty() ? nullptr : msgs[0];
+}
+
+Job full_job()
+{
+	Job j;
+	j.id = 77;
+	j.dport = PortRange{ 5000, 5010 };
+	j.sport = PortRange{ 1, 65535 };
+	j.peer = Prefix{};
+	j.peer->family = AF_INET;
+	inet_pton(AF_INET, "10.1.0.0", j.peer->addr.data());
+	j.peer->len = 16;
+	j.mark = Mark{ 0x10, 0xff };
+	j.slope = 2560;
+	j.intercept = 0;
+	j.idle_gap_us = 5000;
+	j.iter_bytes = 1ull << 40;
+	j.base = MLTCP_GENL_BASE_RENO;
+	j.exempt = false;
+	return j;
+}
+
+Flow sample_flow(int family)
+{
+	Flow f;
+	f.job = 3;
+	f.cookie = 0x1122334455667788ull;
+	f.family = family;
+	inet_pton(family, family == AF_INET ? "10.0.0.1" : "fd00::1", f.saddr.data());
+	inet_pton(family, family == AF_INET ? "10.0.0.2" : "fd00::2", f.daddr.data());
+	f.sport = 40000;
+	f.dport = 5001;
+	f.ca = "mltcp";
+	f.base = MLTCP_GENL_BASE_CUBIC;
+	f.mode = MLTCP_GENL_MODE_AI;
+	f.cwnd = 10;
+	f.ssthresh = 0x7fffffff;
+	f.bytes_this_iter = 123456789012ull;
+	f.iter_bytes = 1 << 26;
+	f.iter_fixed = true;
+	f.r = 512;
+	f.f = 1024;
+	f.iterations = 4;
+	f.last_iter_us = 250000;
+	f.slope = 1638;
+	f.intercept = 205;
+	f.idle_gap_us = 20000;
+	return f;
+}
+
+} // namespace
+
+TEST(Message, JobRoundTrip)
+{
+	Job j = full_job();
+	Bytes b = encode_job(kFamily, MLTCP_CMD_JOB_ADD, j, 5, NLM_F_ACK);
+	const nlmsghdr *nlh = only_message(b);
+	ASSERT_TRUE(nlh);
+	EXPECT_EQ(nlh->nlmsg_type, kFamily);
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	EXPECT_EQ(nlh->nlmsg_seq, 5u);
+	auto *genl = static_cast<const genlmsghdr *>(mnl_nlmsg_get_payload(nlh));
+	EXPECT_EQ(genl->cmd, MLTCP_CMD_JOB_ADD);
+	EXPECT_EQ(genl->version, MLTCP_GENL_VERSION);
+	auto back = decode_job(nlh);
+	ASSERT_TRUE(back);
+	EXPECT_EQ(*back, j);
+}
+
+TEST(Message, JobRoundTripV6CountersAndClear)
+{
+	Job j;
+	j.id = 1;
+	j.peer = Prefix{};
+	j.peer->family = AF_INET6;
+	inet_pton(AF_INET6, "fd00:1::", j.peer->addr.data());
+	j.peer->len = 48;
+	j.exempt = true;
+	j.clear = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_DPORT;
+	j.flows = 3;
+	j.flows_total = 1ull << 33;
+	j.iterations = 12;
+	j.bytes = 999999999999ull;
+	auto back = decode_job(only_message(encode_job(kFamily, MLTCP_CMD_JOB_GET, j, 1, 0)));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(*back, j);
+}
+
+TEST(Message, JobIdAndFlowDumpRequests)
+{
+	Bytes b = encode_job_id(kFamily, MLTCP_CMD_JOB_DEL, 9, 2, NLM_F_ACK);
+	auto j = decode_job(only_message(b));
+	ASSERT_TRUE(j);
+	EXPECT_EQ(j->id, 9u);
+	Bytes d = encode_flow_dump(kFamily, 4, 3);
+	const nlmsghdr *nlh = only_message(d);
+	EXPECT_EQ(nlh->nlmsg_flags & NLM_F_DUMP, NLM_F_DUMP);
+	const nlattr *attr =
+		static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN));
+	EXPECT_EQ(mnl_attr_get_type(attr), MLTCP_FLOW_A_JOB);
+	EXPECT_EQ(mnl_attr_get_u32(attr), 4u);
+	EXPECT_EQ(encode_flow_dump(kFamily, std::nullopt, 3).size(), NLMSG_HDRLEN + GENL_HDRLEN);
+}
+
+TEST(Message, FlowRoundTrip)
+{
+	for (int family : { AF_INET, AF_INET6 }) {
+		Flow f = sample_flow(family);
+		auto back = decode_flow(only_message(encode_flow(kFamily, f, 1)));
+		ASSERT_TRUE(back);
+		EXPECT_EQ(*back, f);
+	}
+	Flow nojob = sample_flow(AF_INET);
+	nojob.job.reset();
+	auto back = decode_flow(only_message(encode_flow(kFamily, nojob, 1)));
+	ASSERT_TRUE(back);
+	EXPECT_FALSE(back->job);
+}
+
+TEST(Message, FamilyReply)
+{
+	Bytes req = encode_family_request(8);
+	const nlmsghdr *nlh = only_message(req);
+	EXPECT_EQ(nlh->nlmsg_type, GENL_ID_CTRL);
+	// A controller reply as the kernel builds it.
+	Bytes buf(1024);
+	nlmsghdr *rep = mnl_nlmsg_put_header(buf.data());
+	rep->nlmsg_type = GENL_ID_CTRL;
+	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(rep, sizeof(genlmsghdr)));
+	g->cmd = CTRL_CMD_NEWFAMILY;
+	mnl_attr_put_strz(rep, CTRL_ATTR_FAMILY_NAME, "mltcp");
+	mnl_attr_put_u16(rep, CTRL_ATTR_FAMILY_ID, 38);
+	mnl_attr_put_u32(rep, CTRL_ATTR_VERSION, 1);
+	buf.resize(rep->nlmsg_len);
+	auto info = decode_family(only_message(buf));
+	ASSERT_TRUE(info);
+	EXPECT_EQ(info->id, 38);
+	EXPECT_EQ(info->version, 1u);
+}
+
+TEST(Message, AckRoundTrip)
+{
+	Ack ack;
+	ack.error = ERANGE;
+	ack.message = "integer out of range";
+	ack.offset = 28;
+	ack.min = 0;
+	ack.max = 16384;
+	auto back = decode_ack(only_message(encode_ack(ack, 3)));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(*back, ack);
+
+	Ack missing;
+	missing.error = EINVAL;
+	missing.missing = MLTCP_JOB_A_ID;
+	back = decode_ack(only_message(encode_ack(missing, 3)));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(*back, missing);
+
+	back = decode_ack(only_message(encode_ack(Ack{}, 3)));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(back->error, 0);
+	EXPECT_TRUE(back->message.empty());
+}
+
+TEST(Message, DoneWithError)
+{
+	Bytes buf(64);
+	nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
+	nlh->nlmsg_type = NLMSG_DONE;
+	int32_t err = -ENOENT;
+	memcpy(mnl_nlmsg_put_extra_header(nlh, sizeof(err)), &err, sizeof(err));
+	buf.resize(nlh->nlmsg_len);
+	auto ack = decode_ack(only_message(buf));
+	ASSERT_TRUE(ack);
+	EXPECT_EQ(ack->error, ENOENT);
+}
+
+TEST(Message, AttrAtFindsTheOffendingAttribute)
+{
+	Job j;
+	j.id = 1;
+	j.slope = 20000;
+	Bytes b = encode_job(kFamily, MLTCP_CMD_JOB_ADD, j, 1, NLM_F_ACK);
+	// header 16 + genl 4, id attribute 8: slope starts at 28.
+	EXPECT_EQ(attr_at(b, 20), MLTCP_JOB_A_ID);
+	EXPECT_EQ(attr_at(b, 28), MLTCP_JOB_A_SLOPE);
+	EXPECT_EQ(attr_at(b, 24), std::nullopt);
+	EXPECT_EQ(attr_at(b, 4000), std::nullopt);
+}
+
+TEST(Message, DescribeNamesTheFieldAndItsRange)
+{
+	Command cmd;
+	cmd.action = Action::JobAdd;
+	cmd.job.id = 7;
+	Job j;
+	j.id = 7;
+	j.idle_gap_us = 5;
+	Bytes req = encode_job(kFamily, MLTCP_CMD_JOB_ADD, j, 1, NLM_F_ACK);
+	Ack ack;
+	ack.error = ERANGE;
+	ack.message = "integer out of range";
+	ack.offset = 28;
+	ack.min = 1000;
+	ack.max = 60000000;
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd),
+		  "invalid idle-gap: integer out of range (allowed 1ms to 60s)");
+	ack = Ack{};
+	ack.error = ENOENT;
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_SET, ack, req), cmd), "job 7: no such job");
+	EXPECT_EQ(describe(KernelError(0, ack, req), cmd),
+		  "the tcp_mltcp module is not loaded (no generic netlink family \"mltcp\")");
+	ack.error = EPERM;
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_DEL, ack, req), cmd),
+		  "permission denied: changing jobs needs CAP_NET_ADMIN");
+	ack.error = EEXIST;
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd), "job 7: already exists");
+	ack.error = EINVAL;
+	ack.missing = MLTCP_JOB_A_ID;
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd),
+		  "invalid job ID: Invalid argument");
+}
+
+TEST(Message, MalformedRepliesAreRejected)
+{
+	Job j = full_job();
+	Bytes good = encode_job(kFamily, MLTCP_CMD_JOB_GET, j, 1, 0);
+
+	// No id.
+	Job noid = j;
+	noid.id = 0;
+	EXPECT_FALSE(decode_job(only_message(encode_job(kFamily, MLTCP_CMD_JOB_GET, noid, 1, 0))));
+	// Shorter than the generic netlink header.
+	Bytes tiny(good.begin(), good.begin() + NLMSG_HDRLEN + 2);
+	reinterpret_cast<nlmsghdr *>(tiny.data())->nlmsg_len = static_cast<uint32_t>(tiny.size());
+	EXPECT_FALSE(decode_job(only_message(tiny)));
+	// The u32 id attribute shrunk to 2 bytes.
+	Bytes shrunk = good;
+	auto *id = reinterpret_cast<nlattr *>(shrunk.data() + NLMSG_HDRLEN + GENL_HDRLEN);
+	ASSERT_EQ(id->nla_type, MLTCP_JOB_A_ID);
+	id->nla_len = 6;
+	EXPECT_FALSE(decode_job(only_message(shrunk)));
+	// A flow with a 5-byte address.
+	Flow f = sample_flow(AF_INET);
+	Bytes fb = encode_flow(kFamily, f, 1);
+	for (size_t off = NLMSG_HDRLEN + GENL_HDRLEN; off + 4 <= fb.size();) {
+		auto *a = reinterpret_cast<nlattr *>(fb.data() + off);
+		if (a->nla_type == MLTCP_FLOW_A_FAMILY)
+			*static_cast<uint8_t *>(mnl_attr_get_payload(a)) = AF_INET6;
+		off += MNL_ALIGN(a->nla_len);
+	}
+	EXPECT_FALSE(decode_flow(only_message(fb)));
+	// An error ack claiming a positive errno.
+	Ack ack;
+	ack.error = -5;
+	EXPECT_FALSE(decode_ack(only_message(encode_ack(ack, 1))));
+}
+
+TEST(Message, SplitMessages)
+{
+	Bytes a = encode_job_id(kFamily, MLTCP_CMD_JOB_GET, 1, 1, 0);
+	Bytes b = encode_flow(kFamily, sample_flow(AF_INET), 2);
+	Bytes both = a;
+	both.insert(both.end(), b.begin(), b.end());
+	bool trailing = true;
+	EXPECT_EQ(split_messages(both.data(), both.size(), &trailing).size(), 2u);
+	EXPECT_FALSE(trailing);
+	both.push_back(0);
+	EXPECT_EQ(split_messages(both.data(), both.size(), &trailing).size(), 2u);
+	EXPECT_TRUE(trailing);
+	EXPECT_TRUE(split_messages(both.data(), 10).empty());
+}
+
+TEST(Message, RandomCorruptionNeverCrashes)
+{
+	std::mt19937 rng(1);
+	Bytes seeds[] = { encode_job(kFamily, MLTCP_CMD_JOB_GET, full_job(), 1, 0),
+			  encode_flow(kFamily, sample_flow(AF_INET6), 1),
+			  encode_ack(Ack{ ERANGE, "x", 20, 2, 0, 9 }, 1) };
+	for (int i = 0; i < 20000; i++) {
+		Bytes b = seeds[i % 3];
+		for (int k = 0; k < 1 + i % 4; k++)
+			b[rng() % b.size()] = static_cast<uint8_t>(rng());
+		for (const nlmsghdr *nlh : split_messages(b.data(), b.size())) {
+			(void)decode_job(nlh);
+			(void)decode_flow(nlh);
+			(void)decode_ack(nlh);
+			(void)decode_family(nlh);
+		}
+	}
+}

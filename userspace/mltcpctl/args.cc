@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "args.h"
+
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <limits>
+
+#include "mltcp_core.h"
+#include "uapi/mltcp.h"
+#include "units.h"
+
+namespace mltcpctl
+{
+namespace
+{
+
+constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+
+// Thrown inside the parser only; parse_args() turns it into ParseResult.
+struct Bad {
+	std::string message;
+};
+
+[[noreturn]] void fail(std::string message)
+{
+	throw Bad{ std::move(message) };
+}
+
+template <typename T> struct Keyword {
+	const char *name;
+	T value;
+};
+
+// The exact keyword, else the one all keywords that `word` begins are
+// (several spellings of one value, like "del" and "delete", are fine).
+template <typename T>
+T match(std::string_view word, const std::vector<Keyword<T>> &table, std::string_view what)
+{
+	std::vector<const Keyword<T> *> found;
+	std::string names;
+
+	for (const auto &k : table)
+		if (word == k.name)
+			return k.value;
+	if (!word.empty())
+		for (const auto &k : table)
+			if (std::string_view(k.name).substr(0, word.size()) == word)
+				found.push_back(&k);
+	if (found.empty())
+		fail("unknown " + std::string(what) + " \"" + std::string(word) + "\"");
+	for (const auto *k : found)
+		names += std::string(names.empty() ? "" : ", ") + k->name;
+	for (const auto *k : found)
+		if (!(k->value == found[0]->value))
+			fail("\"" + std::string(word) + "\" is ambiguous: " + names);
+	return found[0]->value;
+}
+
+// Strict unsigned decimal: digits only, no sign, no overflow.
+std::optional<uint64_t> parse_uint(std::string_view text)
+{
+	uint64_t value = 0;
+
+	if (text.empty() || text.size() > 20)
+		return std::nullopt;
+	for (char c : text) {
+		if (c < '0' || c > '9')
+			return std::nullopt;
+		uint64_t digit = static_cast<uint64_t>(c - '0');
+		if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+			return std::nullopt;
+		value = value * 10 + digit;
+	}
+	return value;
+}
+
+// Decimal or 0x-prefixed hexadecimal u32, as marks are written.
+std::optional<uint32_t> parse_u32_any_base(std::string_view text)
+{
+	uint64_t value = 0;
+
+	if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		text.remove_prefix(2);
+		if (text.empty() || text.size() > 8)
+			return std::nullopt;
+		for (char c : text) {
+			int digit;
+			if (c >= '0' && c <= '9')
+				digit = c - '0';
+			else if (c >= 'a' && c <= 'f')
+				digit = c - 'a' + 10;
+			else if (c >= 'A' && c <= 'F')
+				digit = c - 'A' + 10;
+			else
+				return std::nullopt;
+			value = value * 16 + static_cast<uint64_t>(digit);
+		}
+		return static_cast<uint32_t>(value);
+	}
+	auto dec = parse_uint(text);
+	if (!dec || *dec > kMaxU32)
+		return std::nullopt;
+	return static_cast<uint32_t>(*dec);
+}
+
+std::string range_error(std::string_view key, std::string_view value, std::string_view lo,
+			std::string_view hi)
+{
+	return std::string(key) + " " + std::string(value) + ": out of range (allowed " +
+	       std::string(lo) + " to " + std::string(hi) + ")";
+}
+
+uint32_t parse_job_id(std::string_view text)
+{
+	auto id = parse_uint(text);
+	if (!id)
+		fail("job ID \"" + std::string(text) + "\": not a number");
+	if (*id < 1 || *id > kMaxU32)
+		fail(range_error("job ID", text, "1", std::to_string(kMaxU32)));
+	return static_cast<uint32_t>(*id);
+}
+
+PortRange parse_ports(std::string_view key, std::string_view text)
+{
+	auto dash = text.find('-');
+	std::string_view lo = text.substr(0, dash);
+	std::string_view hi = dash == std::string_view::npos ? lo : text.substr(dash + 1);
+	auto min = parse_uint(lo), max = parse_uint(hi);
+
+	if (!min || !max)
+		fail(std::string(key) + " \"" + std::string(text) +
+		     "\": not a port or port range (LO[-HI])");
+	if (*min > 65535 || *max > 65535)
+		fail(range_error(key, text, "0", "65535"));
+	if (*min > *max)
+		fail(std::string(key) + " " + std::string(text) +
+		     ": range maximum below its minimum");
+	return PortRange{ static_cast<uint16_t>(*min), static_cast<uint16_t>(*max) };
+}
+
+Prefix parse_prefix(std::string_view text)
+{
+	auto slash = text.find('/');
+	std::string addr(text.substr(0, slash));
+	Prefix p;
+
+	if (inet_pton(AF_INET, addr.c_str(), p.addr.data()) == 1)
+		p.family = AF_INET;
+	else if (inet_pton(AF_INET6, addr.c_str(), p.addr.data()) == 1)
+		p.family = AF_INET6;
+	else
+		fail("peer \"" + std::string(text) + "\": not an IPv4 or IPv6 prefix");
+	unsigned max_len = p.family == AF_INET ? 32 : 128;
+	p.len = static_cast<uint8_t>(max_len);
+	if (slash != std::string_view::npos) {
+		auto len = parse_uint(text.substr(slash + 1));
+		if (!len)
+			fail("peer \"" + std::string(text) + "\": bad prefix length");
+		if (*len > max_len)
+			fail("peer " + std::string(text) +
+			     ": prefix length out of range (allowed 0 to " +
+			     std::to_string(max_len) + ")");
+		p.len = static_cast<uint8_t>(*len);
+	}
+	return p;
+}
+
+Mark parse_mark(std::string_view text)
+{
+	auto slash = text.find('/');
+	auto value = parse_u32_any_base(text.substr(0, slash));
+	Mark m;
+
+	if (!value)
+		fail("mark \"" + std::string(text) +
+		     "\": not a mark (MARK[/MASK], decimal or 0x hex)");
+	m.value = *value;
+	if (slash != std::string_view::npos) {
+		auto mask = parse_u32_any_base(text.substr(slash + 1));
+		if (!mask)
+			fail("mark \"" + std::string(text) + "\": bad mask");
+		m.mask = *mask;
+	}
+	return m;
+}
+
+uint32_t parse_fixed(std::string_view key, std::string_view text, uint32_t max)
+{
+	auto value = mltcp::parse_decimal(text);
+	u32 fixed;
+
+	if (!value)
+		fail(std::string(key) + " \"" + std::string(text) + "\": not a decimal number");
+	if (mltcp_parse_fixed(std::string(text).c_str(), max, &fixed) != 0)
+		fail(range_error(key, text, "0", format_fixed(max)));
+	return fixed;
+}
+
+uint32_t parse_idle_gap(std::string_view text)
+{
+	auto us = mltcp::parse_duration_us(text);
+
+	if (!us)
+		fail("idle-gap \"" + std::string(text) +
+		     "\": not a duration (e.g. 20ms, 1.5s, 500us)");
+	if (*us < MLTCP_GENL_IDLE_GAP_MIN || *us > MLTCP_GENL_IDLE_GAP_MAX)
+		fail(range_error("idle-gap", text,
+				 mltcp::format_duration_us(MLTCP_GENL_IDLE_GAP_MIN),
+				 mltcp::format_duration_us(MLTCP_GENL_IDLE_GAP_MAX)));
+	return static_cast<uint32_t>(*us);
+}
+
+uint64_t parse_iter_bytes(std::string_view text)
+{
+	auto bytes = mltcp::parse_size(text);
+
+	if (!bytes)
+		fail("iter-bytes \"" + std::string(text) +
+		     "\": not a size (e.g. 64M, 1.5G, 65536)");
+	if (*bytes < 1 || *bytes > MLTCP_GENL_ITER_BYTES_MAX)
+		fail(range_error("iter-bytes", text, "1",
+				 mltcp::format_size(MLTCP_GENL_ITER_BYTES_MAX)));
+	return *bytes;
+}
+
+enum class Key { Dport, Sport, Peer, Mark, Slope, Intercept, IdleGap, IterBytes, Base, Exempt };
+
+const std::vector<Keyword<Key>> kJobKeys = {
+	{ "dport", Key::Dport },      { "sport", Key::Sport },
+	{ "peer", Key::Peer },	      { "mark", Key::Mark },
+	{ "slope", Key::Slope },      { "intercept", Key::Intercept },
+	{ "idle-gap", Key::IdleGap }, { "iter-bytes", Key::IterBytes },
+	{ "base", Key::Base },	      { "exempt", Key::Exempt },
+};
+
+// The MLTCP_JOB_F_* bit each key sets or clears.
+uint32_t field_of(Key key)
+{
+	switch (key) {
+	case Key::Dport: return MLTCP_JOB_F_DPORT;
+	case Key::Sport: return MLTCP_JOB_F_SPORT;
+	case Key::Peer: return MLTCP_JOB_F_PEER;
+	case Key::Mark: return MLTCP_JOB_F_MARK;
+	case Key::Slope: return MLTCP_JOB_F_SLOPE;
+	case Key::Intercept: return MLTCP_JOB_F_INTERCEPT;
+	case Key::IdleGap: return MLTCP_JOB_F_IDLE_GAP;
+	case Key::IterBytes: return MLTCP_JOB_F_ITER_BYTES;
+	case Key::Base: return MLTCP_JOB_F_BASE;
+	case Key::Exempt: return MLTCP_JOB_F_EXEMPT;
+	}
+	return 0;
+}
+
+bool is_match_key(Key key)
+{
+	return key == Key::Dport || key == Key::Sport || key == Key::Peer || key == Key::Mark;
+}
+
+class Args
+{
+public:
+	explicit Args(const std::vector<std::string> &args) : args_(args) {}
+	bool done() const { return pos_ >= args_.size(); }
+	std::string_view peek() const { return args_[pos_]; }
+	std::string_view next() { return args_[pos_++]; }
+	std::string_view value(std::string_view key)
+	{
+		if (done())
+			fail(std::string(key) + " needs a value");
+		return next();
+	}
+
+private:
+	const std::vector<std::string> &args_;
+	size_t pos_ = 0;
+};
+
+void parse_job_args(Args &a, Job &job, bool set)
+{
+	uint32_t seen = 0;
+
+	while (!a.done()) {
+		std::string_view word = a.next();
+		Key key = match(word, kJobKeys, "job argument");
+		const char *name = kJobKeys[static_cast<size_t>(key)].name;
+		uint32_t field = field_of(key);
+
+		if (seen & field)
+			fail(std::string(name) + " given twice");
+		seen |= field;
+
+		if (key == Key::Exempt) {
+			// Alone it turns exemption on; on, off or default may follow.
+			if (a.done() ||
+			    (a.peek() != "on" && a.peek() != "off" && a.peek() != "default")) {
+				job.exempt = true;
+				continue;
+			}
+		}
+		std::string_view text = a.value(name);
+		if (text == (is_match_key(key) ? "any" : "default")) {
+			if (!set)
+				fail(std::string(name) + " " + std::string(text) +
+				     ": only \"job set\" can reset a field");
+			job.clear |= field;
+			continue;
+		}
+		switch (key) {
+		case Key::Dport: job.dport = parse_ports("dport", text); break;
+		case Key::Sport: job.sport = parse_ports("sport", text); break;
+		case Key::Peer: job.peer = parse_prefix(text); break;
+		case Key::Mark: job.mark = parse_mark(text); break;
+		case Key::Slope:
+			job.slope = parse_fixed("slope", text, MLTCP_GENL_SLOPE_MAX);
+			break;
+		case Key::Intercept:
+			job.intercept = parse_fixed("intercept", text, MLTCP_GENL_INTERCEPT_MAX);
+			break;
+		case Key::IdleGap: job.idle_gap_us = parse_idle_gap(text); break;
+		case Key::IterBytes: job.iter_bytes = parse_iter_bytes(text); break;
+		case Key::Base:
+			job.base = match<uint8_t>(text,
+						  { { "reno", MLTCP_GENL_BASE_RENO },
+						    { "cubic", MLTCP_GENL_BASE_CUBIC } },
+						  "base");
+			break;
+		case Key::Exempt:
+			job.exempt = match<bool>(text, { { "on", true }, { "off", false } },
+						 "exempt value");
+			break;
+		}
+	}
+}
+
+enum class JobCmd { Add, Set, Del, Show, Help };
+
+void no_more(Args &a, std::string_view what)
+{
+	if (!a.done())
+		fail("unexpected \"" + std::string(a.peek()) + "\" after " + std::string(what));
+}
+
+// "job ID", the filter of flow show and monitor.
+std::optional<uint32_t> parse_job_filter(Args &a)
+{
+	match<int>(a.next(), { { "job", 0 } }, "argument");
+	return parse_job_id(a.value("job"));
+}
+
+void parse_job(Args &a, Command &cmd)
+{
+	if (a.done()) {
+		cmd.action = Action::JobShow;
+		return;
+	}
+	JobCmd sub = match<JobCmd>(a.next(),
+				   { { "add", JobCmd::Add },
+				     { "set", JobCmd::Set },
+				     { "change", JobCmd::Set },
+				     { "del", JobCmd::Del },
+				     { "delete", JobCmd::Del },
+				     { "show", JobCmd::Show },
+				     { "list", JobCmd::Show },
+				     { "help", JobCmd::Help } },
+				   "job command");
+	switch (sub) {
+	case JobCmd::Add:
+	case JobCmd::Set: {
+		bool set = sub == JobCmd::Set;
+		cmd.action = set ? Action::JobSet : Action::JobAdd;
+		if (a.done())
+			fail(std::string("job ") + (set ? "set" : "add") + " needs a job ID");
+		cmd.job.id = parse_job_id(a.next());
+		parse_job_args(a, cmd.job, set);
+		Job nothing;
+		nothing.id = cmd.job.id;
+		if (set && cmd.job == nothing)
+			fail("job set " + std::to_string(cmd.job.id) + ": nothing to change");
+		break;
+	}
+	case JobCmd::Del:
+		cmd.action = Action::JobDel;
+		if (a.done())
+			fail("job del needs a job ID");
+		cmd.job.id = parse_job_id(a.next());
+		no_more(a, "job del ID");
+		break;
+	case JobCmd::Show:
+		cmd.action = Action::JobShow;
+		if (!a.done()) {
+			if (a.peek() == "id")
+				a.next();
+			cmd.job_id = parse_job_id(a.value("id"));
+		}
+		no_more(a, "job show [ID]");
+		break;
+	case JobCmd::Help:
+		cmd.action = Action::Help;
+		cmd.help_topic = "job";
+		no_more(a, "help");
+		break;
+	}
+}
+
+void parse_flow(Args &a, Command &cmd)
+{
+	cmd.action = Action::FlowShow;
+	if (a.done())
+		return;
+	if (match<bool>(a.next(), { { "show", true }, { "list", true }, { "help", false } },
+			"flow command") == false) {
+		cmd.action = Action::Help;
+		cmd.help_topic = "flow";
+		no_more(a, "help");
+		return;
+	}
+	if (!a.done())
+		cmd.job_id = parse_job_filter(a);
+	no_more(a, "flow show [job ID]");
+}
+
+enum class MonArg { Job, Interval, Count, Help };
+
+void parse_monitor(Args &a, Command &cmd)
+{
+	uint32_t seen = 0;
+
+	cmd.action = Action::Monitor;
+	while (!a.done()) {
+		std::string_view word = a.next();
+		MonArg arg = match<MonArg>(word,
+					   { { "job", MonArg::Job },
+					     { "interval", MonArg::Interval },
+					     { "count", MonArg::Count },
+					     { "help", MonArg::Help } },
+					   "monitor argument");
+		if (seen & (1U << static_cast<int>(arg)))
+			fail(std::string(word) + " given twice");
+		seen |= 1U << static_cast<int>(arg);
+		switch (arg) {
+		case MonArg::Job: cmd.job_id = parse_job_id(a.value("job")); break;
+		case MonArg::Interval: {
+			std::string_view text = a.value("interval");
+			auto us = mltcp::parse_duration_us(text);
+			if (!us)
+				fail("interval \"" + std::string(text) +
+				     "\": not a duration (e.g. 500ms, 2s)");
+			if (*us < 10000 || *us > 3600000000ULL)
+				fail(range_error("interval", text, "10ms", "3600s"));
+			cmd.interval_us = *us;
+			break;
+		}
+		case MonArg::Count: {
+			std::string_view text = a.value("count");
+			auto n = parse_uint(text);
+			if (!n)
+				fail("count \"" + std::string(text) + "\": not a number");
+			if (*n < 1 || *n > kMaxU32)
+				fail(range_error("count", text, "1", std::to_string(kMaxU32)));
+			cmd.count = *n;
+			break;
+		}
+		case MonArg::Help:
+			cmd.action = Action::Help;
+			cmd.help_topic = "monitor";
+			no_more(a, "help");
+			return;
+		}
+	}
+}
+
+enum class Opt { Json, Pretty, Netns, Help, Version };
+enum class Object { Job, Flow, Monitor, Help };
+
+Command parse(const std::vector<std::string> &args)
+{
+	Args a(args);
+	Command cmd;
+
+	while (!a.done() && a.peek().size() > 1 && a.peek()[0] == '-') {
+		std::string_view word = a.next();
+		word.remove_prefix(word.size() > 2 && word[1] == '-' ? 2 : 1);
+		switch (match<Opt>(word,
+				   { { "json", Opt::Json },
+				     { "pretty", Opt::Pretty },
+				     { "netns", Opt::Netns },
+				     { "help", Opt::Help },
+				     { "Version", Opt::Version },
+				     { "version", Opt::Version } },
+				   "option")) {
+		case Opt::Json: cmd.options.json = true; break;
+		case Opt::Pretty: cmd.options.pretty = true; break;
+		case Opt::Netns: {
+			std::string_view name = a.value("-n");
+			// A name under /run/netns, or a path such as /proc/PID/ns/net
+			// (Mininet's hosts have no name).
+			if (name.empty() ||
+			    (name[0] != '/' && name.find('/') != std::string_view::npos) ||
+			    name == "." || name == "..")
+				fail("-n \"" + std::string(name) +
+				     "\": not a network namespace name");
+			cmd.options.netns = std::string(name);
+			break;
+		}
+		case Opt::Help: cmd.action = Action::Help; return cmd;
+		case Opt::Version: cmd.action = Action::Version; return cmd;
+		}
+	}
+	if (a.done())
+		fail("missing object (job, flow, monitor or help)");
+	switch (match<Object>(a.next(),
+			      { { "job", Object::Job },
+				{ "flow", Object::Flow },
+				{ "monitor", Object::Monitor },
+				{ "help", Object::Help } },
+			      "object")) {
+	case Object::Job: parse_job(a, cmd); break;
+	case Object::Flow: parse_flow(a, cmd); break;
+	case Object::Monitor: parse_monitor(a, cmd); break;
+	case Object::Help:
+		cmd.action = Action::Help;
+		if (!a.done())
+			cmd.help_topic = match<std::string>(
+				a.next(),
+				{ { "job", "job" }, { "flow", "flow" }, { "monitor", "monitor" } },
+				"help topic");
+		no_more(a, "help TOPIC");
+		break;
+	}
+	return cmd;
+}
+
+} // namespace
+
+ParseResult parse_args(const std::vector<std::string> &args)
+{
+	ParseResult result;
+
+	try {
+		result.command = parse(args);
+	} catch (const Bad &bad) {
+		// Words are quoted back as typed; control characters are escaped
+		// so that the error stays one line.
+		for (unsigned char c : bad.message) {
+			if (c < 0x20 || c == 0x7f) {
+				char esc[8];
+				snprintf(esc, sizeof(esc), "\\x%02x", c);
+				result.error += esc;
+			} else {
+				result.error += static_cast<char>(c);
+			}
+		}
+	}
+	return result;
+}
+
+std::string usage(std::string_view topic)
+{
+	static const char job[] =
+		"       mltcpctl [OPTIONS] job add ID [MATCH]... [SETTING]...\n"
+		"       mltcpctl [OPTIONS] job set ID [MATCH]... [SETTING]...\n"
+		"       mltcpctl [OPTIONS] job del ID\n"
+		"       mltcpctl [OPTIONS] job show [ID]\n"
+		"MATCH := { dport LO[-HI] | sport LO[-HI] | peer PREFIX | mark MARK[/MASK] }\n"
+		"SETTING := { slope S | intercept I | idle-gap DURATION | iter-bytes SIZE |\n"
+		"             base { reno | cubic } | exempt [ on | off ] }\n"
+		"  job set: \"any\" as a MATCH value drops the criterion,\n"
+		"           \"default\" as a SETTING value returns to the namespace default.\n"
+		"  ID: 1-4294967295. S, I: decimal 0-16. DURATION: 1ms-60s (us, ms, s).\n"
+		"  SIZE: 1-1T (K, M, G, T are powers of 1024).\n"
+		"  A flow gets the first job, in ascending ID, whose criteria all match it\n"
+		"  when it selects MLTCP; changing a job updates its live flows.\n";
+	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";
+	static const char monitor[] =
+		"       mltcpctl [OPTIONS] monitor [job ID] [interval DURATION] [count N]\n";
+	static const char options[] =
+		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] | -V[ersion] }\n";
+	std::string out = "Usage: mltcpctl [OPTIONS] { job | flow | monitor | help } ...\n";
+
+	if (topic == "job")
+		return out + job + options;
+	if (topic == "flow")
+		return out + flow + options;
+	if (topic == "monitor")
+		return out + monitor + options;
+	return out + job + flow + monitor + options;
+}
+
+std::string format_fixed(uint32_t fixed)
+{
+	uint32_t milli = mltcp_fixed_to_milli(fixed);
+	std::string out = std::to_string(milli / 1000);
+	uint32_t frac = milli % 1000;
+
+	if (frac) {
+		char buf[8];
+		snprintf(buf, sizeof(buf), ".%03u", frac);
+		out += buf;
+		while (out.back() == '0')
+			out.pop_back();
+	}
+	return out;
+}
+
+std::string format_addr(int family, const std::array<uint8_t, 16> &addr)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, addr.data(), buf, sizeof(buf)))
+		return "?";
+	return buf;
+}
+
+std::string format_prefix(const Prefix &prefix)
+{
+	return format_addr(prefix.family, prefix.addr) + "/" + std::to_string(prefix.len);
+}
+
+} // namespace mltcpctl

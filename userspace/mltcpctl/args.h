@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// mltcpctl's command line, in the manner of iproute2: OPTIONS OBJECT COMMAND
+// ARGS, keywords matched by unambiguous prefix, values with units. Pure: no
+// I/O, so every rule is unit-tested and fuzzed.
+#ifndef MLTCPCTL_ARGS_H
+#define MLTCPCTL_ARGS_H
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model.h"
+
+namespace mltcpctl
+{
+
+struct ParseResult {
+	std::optional<Command> command; // set on success
+	std::string error;		// one line, on failure
+};
+
+// args: the arguments after the program name.
+ParseResult parse_args(const std::vector<std::string> &args);
+
+// Usage for "help" (topic "", "job", "flow" or "monitor").
+std::string usage(std::string_view topic);
+
+// Fixed-point (1/1024) value as the user writes it: "1.6", "0.2", "16".
+std::string format_fixed(uint32_t fixed);
+
+// "10.0.0.0/8", "fd00::/64".
+std::string format_prefix(const Prefix &prefix);
+
+// An address of a family (AF_INET: 4 bytes used, AF_INET6: 16).
+std::string format_addr(int family, const std::array<uint8_t, 16> &addr);
+
+} // namespace mltcpctl
+
+#endif // MLTCPCTL_ARGS_H

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// mltcpctl's data: what a command asks for and what the kernel reports.
+// Plain values, no netlink: the parser produces them, the message layer
+// encodes and decodes them, the printer prints them.
+#ifndef MLTCPCTL_MODEL_H
+#define MLTCPCTL_MODEL_H
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mltcpctl
+{
+
+struct PortRange {
+	uint16_t min = 0;
+	uint16_t max = 0;
+	bool operator==(const PortRange &o) const { return min == o.min && max == o.max; }
+};
+
+// An IPv4 or IPv6 prefix; addr holds 4 or 16 bytes in network order.
+struct Prefix {
+	int family = 0; // AF_INET or AF_INET6
+	std::array<uint8_t, 16> addr{};
+	uint8_t len = 0;
+	bool operator==(const Prefix &o) const
+	{
+		return family == o.family && addr == o.addr && len == o.len;
+	}
+};
+
+struct Mark {
+	uint32_t value = 0;
+	uint32_t mask = 0xffffffff;
+	bool operator==(const Mark &o) const { return value == o.value && mask == o.mask; }
+};
+
+// A job as requested (add, set) or as reported (show). Settings in kernel
+// units: slope and intercept in 1/1024, durations in microseconds.
+struct Job {
+	uint32_t id = 0;
+	std::optional<PortRange> dport, sport;
+	std::optional<Prefix> peer;
+	std::optional<Mark> mark;
+	std::optional<uint32_t> slope, intercept, idle_gap_us;
+	std::optional<uint64_t> iter_bytes;
+	std::optional<uint8_t> base;
+	std::optional<bool> exempt;
+	uint32_t clear = 0; // MLTCP_JOB_F_* (job set)
+	// Reported only.
+	std::optional<uint32_t> flows;
+	std::optional<uint64_t> flows_total, iterations, bytes;
+
+	bool operator==(const Job &o) const;
+};
+
+// One flow as the kernel reports it.
+struct Flow {
+	std::optional<uint32_t> job;
+	uint64_t cookie = 0;
+	int family = 0;
+	std::array<uint8_t, 16> saddr{}, daddr{};
+	uint16_t sport = 0, dport = 0;
+	std::string ca;
+	uint8_t base = 0, mode = 0;
+	bool exempt = false;
+	uint32_t cwnd = 0, ssthresh = 0;
+	uint64_t bytes_this_iter = 0, iter_bytes = 0;
+	bool iter_fixed = false;
+	uint32_t r = 0, f = 0; // 1/1024
+	uint32_t iterations = 0, last_iter_us = 0;
+	uint32_t slope = 0, intercept = 0, idle_gap_us = 0;
+
+	bool operator==(const Flow &o) const;
+};
+
+struct Options {
+	bool json = false;
+	bool pretty = false;
+	std::string netns;
+};
+
+enum class Action {
+	Help,
+	Version,
+	JobAdd,
+	JobSet,
+	JobDel,
+	JobShow,
+	FlowShow,
+	Monitor,
+};
+
+struct Command {
+	Options options;
+	Action action = Action::Help;
+	std::string help_topic;		// Help: "", "job", "flow" or "monitor"
+	Job job;			// JobAdd, JobSet; JobDel and JobShow use job.id
+	std::optional<uint32_t> job_id; // JobShow, FlowShow, Monitor: only this job
+	uint64_t interval_us = 1000000; // Monitor
+	std::optional<uint64_t> count;	// Monitor: refreshes, then exit
+};
+
+} // namespace mltcpctl
+
+#endif // MLTCPCTL_MODEL_H

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "output.h"
+
+#include <arpa/inet.h>
+
+#include <cstdio>
+
+#include "args.h"
+#include "mltcp_core.h"
+#include "uapi/mltcp.h"
+#include "units.h"
+
+namespace mltcpctl
+{
+namespace
+{
+
+const char *base_name(uint8_t base)
+{
+	switch (base) {
+	case MLTCP_GENL_BASE_RENO: return "reno";
+	case MLTCP_GENL_BASE_CUBIC: return "cubic";
+	}
+	return "unknown";
+}
+
+const char *mode_name(uint8_t mode)
+{
+	switch (mode) {
+	case MLTCP_GENL_MODE_AI: return "ai";
+	case MLTCP_GENL_MODE_MD: return "md";
+	case MLTCP_GENL_MODE_BOTH: return "both";
+	}
+	return "unknown";
+}
+
+std::string ports(const PortRange &r)
+{
+	if (r.min == r.max)
+		return std::to_string(r.min);
+	return std::to_string(r.min) + "-" + std::to_string(r.max);
+}
+
+std::string hex(uint32_t v)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "0x%x", v);
+	return buf;
+}
+
+// r and F: always three decimals, so columns line up.
+std::string milli3(uint32_t fixed)
+{
+	char buf[24];
+	uint32_t m = mltcp_fixed_to_milli(fixed);
+	snprintf(buf, sizeof(buf), "%u.%03u", m / 1000, m % 1000);
+	return buf;
+}
+
+std::string endpoint(int family, const std::array<uint8_t, 16> &addr, uint16_t port)
+{
+	std::string a = format_addr(family, addr);
+	if (family == AF_INET6)
+		a = "[" + a + "]";
+	return a + ":" + std::to_string(port);
+}
+
+void flow_identity(Printer &p, const Flow &f)
+{
+	p.field("src", format_addr(f.family, f.saddr), "");
+	p.field("sport", f.sport, "");
+	p.field("dst", format_addr(f.family, f.daddr), "");
+	p.field("dport", f.dport,
+		endpoint(f.family, f.saddr, f.sport) + " -> " +
+			endpoint(f.family, f.daddr, f.dport));
+	p.field("cookie", f.cookie, "");
+	p.field("job", f.job ? nlohmann::json(*f.job) : nlohmann::json(nullptr),
+		"job " + (f.job ? std::to_string(*f.job) : std::string("-")));
+}
+
+} // namespace
+
+double fixed_value(uint32_t fixed)
+{
+	return mltcp_fixed_to_milli(fixed) / 1000.0;
+}
+
+Printer::Printer(std::ostream &out, bool json, bool pretty)
+    : out_(out), json_(json), pretty_(pretty), list_(nlohmann::json::array())
+{
+}
+
+void Printer::begin_list()
+{
+	list_ = nlohmann::json::array();
+}
+
+void Printer::end_list()
+{
+	if (json_)
+		out_ << list_.dump(pretty_ ? 4 : -1) << "\n";
+	out_.flush();
+}
+
+void Printer::begin_object()
+{
+	object_ = nlohmann::json::object();
+	line_.clear();
+}
+
+void Printer::end_object()
+{
+	if (json_) {
+		list_.push_back(std::move(object_));
+		return;
+	}
+	out_ << line_ << "\n";
+}
+
+void Printer::field(std::string_view key, nlohmann::json value, std::string text)
+{
+	if (json_) {
+		object_[std::string(key)] = std::move(value);
+		return;
+	}
+	if (text.empty())
+		return;
+	if (!line_.empty())
+		line_ += ' ';
+	line_ += text;
+}
+
+void print_job(Printer &p, const Job &j)
+{
+	p.begin_object();
+	p.field("id", j.id, "job " + std::to_string(j.id));
+	if (j.dport)
+		p.field("dport", { { "min", j.dport->min }, { "max", j.dport->max } },
+			"dport " + ports(*j.dport));
+	if (j.sport)
+		p.field("sport", { { "min", j.sport->min }, { "max", j.sport->max } },
+			"sport " + ports(*j.sport));
+	if (j.peer)
+		p.field("peer", format_prefix(*j.peer), "peer " + format_prefix(*j.peer));
+	if (j.mark) {
+		std::string text = "mark " + hex(j.mark->value);
+		if (j.mark->mask != 0xffffffff)
+			text += "/" + hex(j.mark->mask);
+		p.field("mark", j.mark->value, "");
+		p.field("mark_mask", j.mark->mask, text);
+	}
+	if (j.slope)
+		p.field("slope", fixed_value(*j.slope), "slope " + format_fixed(*j.slope));
+	if (j.intercept)
+		p.field("intercept", fixed_value(*j.intercept),
+			"intercept " + format_fixed(*j.intercept));
+	if (j.idle_gap_us)
+		p.field("idle_gap_us", *j.idle_gap_us,
+			"idle-gap " + mltcp::format_duration_us(*j.idle_gap_us));
+	if (j.iter_bytes)
+		p.field("iter_bytes", *j.iter_bytes,
+			"iter-bytes " + mltcp::format_size(*j.iter_bytes));
+	if (j.base)
+		p.field("base", base_name(*j.base), std::string("base ") + base_name(*j.base));
+	p.field("exempt", j.exempt.value_or(false), j.exempt.value_or(false) ? "exempt" : "");
+	if (j.flows)
+		p.field("flows", *j.flows, "flows " + std::to_string(*j.flows));
+	if (j.flows_total)
+		p.field("flows_total", *j.flows_total,
+			"flows-total " + std::to_string(*j.flows_total));
+	if (j.iterations)
+		p.field("iterations", *j.iterations, "iterations " + std::to_string(*j.iterations));
+	if (j.bytes)
+		p.field("bytes", *j.bytes, "bytes " + std::to_string(*j.bytes));
+	p.end_object();
+}
+
+void print_flow(Printer &p, const Flow &f)
+{
+	p.begin_object();
+	flow_identity(p, f);
+	p.field("ca", f.ca, "ca " + f.ca);
+	p.field("base", base_name(f.base), std::string("base ") + base_name(f.base));
+	p.field("mode", mode_name(f.mode), std::string("mode ") + mode_name(f.mode));
+	p.field("exempt", f.exempt, f.exempt ? "exempt" : "");
+	p.field("cwnd", f.cwnd, "cwnd " + std::to_string(f.cwnd));
+	p.field("ssthresh", f.ssthresh, "ssthresh " + std::to_string(f.ssthresh));
+	p.field("iterations", f.iterations, "iterations " + std::to_string(f.iterations));
+	p.field("iter_bytes", f.iter_bytes,
+		"iter-bytes " +
+			(f.iter_bytes ? mltcp::format_size(f.iter_bytes) : std::string("-")));
+	p.field("iter_fixed", f.iter_fixed, f.iter_fixed ? "fixed" : "learned");
+	p.field("bytes_this_iter", f.bytes_this_iter,
+		"this-iter " + std::to_string(f.bytes_this_iter));
+	p.field("last_iter_us", f.last_iter_us,
+		"last-iter " + mltcp::format_duration_us(f.last_iter_us));
+	p.field("r", fixed_value(f.r), "r " + milli3(f.r));
+	p.field("f", fixed_value(f.f), "F " + milli3(f.f));
+	p.field("slope", fixed_value(f.slope), "slope " + format_fixed(f.slope));
+	p.field("intercept", fixed_value(f.intercept), "intercept " + format_fixed(f.intercept));
+	p.field("idle_gap_us", f.idle_gap_us,
+		"idle-gap " + mltcp::format_duration_us(f.idle_gap_us));
+	p.end_object();
+}
+
+void print_flow_brief(Printer &p, const Flow &f)
+{
+	p.begin_object();
+	flow_identity(p, f);
+	p.field("r", fixed_value(f.r), "r " + milli3(f.r));
+	p.field("f", fixed_value(f.f), "F " + milli3(f.f));
+	p.field("cwnd", f.cwnd, "cwnd " + std::to_string(f.cwnd));
+	p.field("iterations", f.iterations, "iterations " + std::to_string(f.iterations));
+	p.end_object();
+}
+
+} // namespace mltcpctl

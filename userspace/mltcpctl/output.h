@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Text and JSON from one code path, as iproute2's json_print does: each
+// field is printed by one call that carries its JSON key and value and its
+// text form; the Printer keeps whichever the user asked for.
+#ifndef MLTCPCTL_OUTPUT_H
+#define MLTCPCTL_OUTPUT_H
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "model.h"
+
+namespace mltcpctl
+{
+
+class Printer
+{
+public:
+	Printer(std::ostream &out, bool json, bool pretty);
+
+	// A list of objects: a JSON array, or one text line per object.
+	void begin_list();
+	void end_list();
+	void begin_object();
+	void end_object();
+
+	// key: the JSON key; text: the field as text ("dport 5000-5010").
+	void field(std::string_view key, nlohmann::json value, std::string text);
+
+private:
+	std::ostream &out_;
+	bool json_;
+	bool pretty_;
+	nlohmann::json list_;
+	nlohmann::json object_;
+	std::string line_;
+};
+
+void print_job(Printer &p, const Job &job);
+void print_flow(Printer &p, const Flow &flow);
+// The fields `monitor` refreshes: who the flow is, its job, r, F, cwnd.
+void print_flow_brief(Printer &p, const Flow &flow);
+
+// Fixed point (1/1024) as a JSON number rounded to thousandths.
+double fixed_value(uint32_t fixed);
+
+} // namespace mltcpctl
+
+#endif // MLTCPCTL_OUTPUT_H
