@@ -76,6 +76,13 @@ def analyze(run_dir, baseline):
             run["sample_jobs"] = meta["sample_jobs"]
             run["start_at"] = meta["start_at"]
             run["ccs"] = sorted({r["cc"] for r in records if r.get("type") == "iteration"})
+            # Throughput of every flow (jobs and bulk) while the jobs ran.
+            ends = [r["end"] for r in records if r.get("type") == "iteration"]
+            rates = metrics.mean_rates(samples, meta["start_at"], max(ends)) if ends else None
+            run["mean_mbit"] = (dict(zip(meta["sample_jobs"], [x / 1e6 for x in rates]))
+                                if rates else {})
+            run["bulk_mbit"] = {b: run["mean_mbit"].get(b) for b in meta.get("bulk", [])}
+            run["jain"] = metrics.jain_index(list(run["mean_mbit"].values())) if rates else None
             reps.append(run)
         per_alg[alg["name"]] = reps
     return cfg, per_alg
@@ -106,6 +113,9 @@ def aggregate(reps):
         "utilization": avg("utilization"),
         "busy_utilization": avg("busy_utilization"),
         "ccs": sorted({c for r in reps for c in r["ccs"]}),
+        "bulk_mbit": {b: sum(r["bulk_mbit"][b] for r in reps) / len(reps)
+                      for b in reps[0]["bulk_mbit"]},
+        "jain": avg("jain"),
         "failures": [f for r in reps for f in r["failures"]],
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
         "jobs": {job: {"mean_iter_ms": ms(sum(r["jobs"][job]["mean_iter_s"] for r in reps)
@@ -195,6 +205,14 @@ def report(summary, baseline, plots):
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, job, fmt(j["mean_iter_ms"]), fmt(j["p99_iter_ms"]),
                 fmt(j["ideal_iter_ms"]), fmt(j["mean_comm_ms"]), fmt(j["mean_overlap_ms"])))
+    if any(a["bulk_mbit"] for a in summary["algorithms"].values()):
+        lines += ["", "Bulk flows sharing the bottleneck (mean throughput while the jobs ran) "
+                  "and Jain's index over the mean throughputs of all flows:", "",
+                  "| algorithm of the jobs | bulk Mbit/s | Jain's index |", "|---|---|---|"]
+        for name, a in summary["algorithms"].items():
+            lines.append("| %s | %s | %s |" % (
+                name, ", ".join("%s %.1f" % (b, v) for b, v in a["bulk_mbit"].items()),
+                fmt(a["jain"], 3)))
     failures = [f for a in summary["algorithms"].values() for f in a["failures"]]
     if failures:
         lines += ["", "**Worker failures:** " + "; ".join(failures)]

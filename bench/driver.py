@@ -112,6 +112,14 @@ def build_net(cfg):
         lport = net.addLink(left, s1).intf2.name
         net.addLink(right, s2)
         pairs.append((job, left, right, lport))
+    # Bulk flows (iperf3, a fixed algorithm) share the bottleneck with the jobs.
+    bulks = []
+    for b, bulk in enumerate(cfg.get("bulk", [])):
+        left, right = net.addHost("B%dL" % (b + 1)), net.addHost("B%dR" % (b + 1))
+        lport = net.addLink(left, s1).intf2.name
+        net.addLink(right, s2)
+        bulks.append((bulk, left, right, lport))
+    cfg["_bulks"] = bulks
     bottleneck = net.addLink(s1, s2)
     net.start()
 
@@ -172,9 +180,18 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
                     "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
                     "--log", log]
             procs.append((job["name"], rank, host.popen(argv)))
+    bulk_procs = []
+    for b, (bulk, left, right, _) in enumerate(cfg["_bulks"]):
+        port = PORT_BASE + 100 + b
+        bulk_procs.append(right.popen(["iperf3", "-s", "-p", str(port)]))
+        # Started at the jobs' start time, stopped when the jobs are done.
+        bulk_procs.append(left.popen(["sh", "-c", "sleep %.3f; exec iperf3 -c %s -p %d -t 86400 "
+                                      "-C %s >/dev/null" % (max(0, start_at - time.time()),
+                                                            right.IP(), port, bulk["cc"])]))
 
     sampler = Sampler(["/sys/class/net/%s/statistics/rx_bytes" % lport
-                       for (_, _, _, lport) in pairs], cfg.get("sample_ms", 10) / 1e3)
+                       for (_, _, _, lport) in pairs + cfg["_bulks"]],
+                      cfg.get("sample_ms", 10) / 1e3)
     sampler.start()
     worst = max(j["compute_ms"] for j in cfg["jobs"]) / 1e3 + \
         sum(j["bytes"] for j in cfg["jobs"]) * 8 / (cfg["rate_mbit"] * 1e6) * 2
@@ -193,6 +210,9 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
             failures.append("%s rank %d exited %d: %s" % (name, rank, proc.returncode, err))
     sampler.stop.set()
     sampler.join()
+    for proc in bulk_procs:
+        proc.kill()
+        proc.wait()
 
     after = {h.name: read_netstat(h) for h in net.hosts}
     q_after = {i: qdisc_stats(i) for i in (bottleneck.intf1.name, bottleneck.intf2.name)}
@@ -203,7 +223,8 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
     meta = {"algorithm": alg, "backend": cfg.get("backend", "module"),
             "module_params": module_params, "start_at": start_at,
             "rtos": rtos, "drops": drops, "failures": failures, "tag": tag,
-            "sample_jobs": [job["name"] for (job, _, _, _) in pairs]}
+            "sample_jobs": [job["name"] for (job, _, _, _) in pairs + cfg["_bulks"]],
+            "bulk": [bulk["name"] for (bulk, _, _, _) in cfg["_bulks"]]}
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     with open(os.path.join(outdir, "samples.json"), "w") as f:

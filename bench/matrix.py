@@ -130,12 +130,26 @@ def models(iterations=100, repeats=3, real_gbit=50, dilation=10):
     return out
 
 
+def fairness(iterations=100, repeats=3):
+    """One training job (fraction 0.4) and one bulk cubic flow: what the bulk
+    flow gets when the job uses cubic, mltcp or the control."""
+    jobs = [job_for_fraction("job1", 0.4, 1000, RATE_MBIT)]
+    cfg = point("fairness", jobs, iterations=iterations, repeats=repeats,
+                algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"},
+                            {"name": "const_f", "cc": "mltcp",
+                             "params": {"slope": "0", "intercept": "1"}}])
+    cfg["bulk"] = [{"name": "bulk-cubic", "cc": "cubic"}]
+    return [cfg]
+
+
 def smoke():
-    """A tiny run for CI: the driver, trainsim and analysis work end to end."""
+    """A tiny run for CI: the driver, trainsim, a bulk flow and the analysis
+    work end to end."""
     jobs = [job_for_fraction("job%d" % i, 0.4, 300, RATE_MBIT) for i in (1, 2)]
-    return [point("smoke", jobs, iterations=4, repeats=1,
-                  algorithms=[{"name": "cubic", "cc": "cubic"},
-                              {"name": "mltcp", "cc": "mltcp"}])]
+    cfg = point("smoke", jobs, iterations=4, repeats=1,
+                algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}])
+    cfg["bulk"] = [{"name": "bulk", "cc": "cubic"}]
+    return [cfg]
 
 
 def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
@@ -152,4 +166,4 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
 
 
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
-        "models": models, "smoke": smoke}
+        "models": models, "fairness": fairness, "smoke": smoke}

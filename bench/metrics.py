@@ -51,6 +51,16 @@ def jain_index(throughputs):
     return total * total / (len(throughputs) * squares)
 
 
+def mean_rates(samples, t_start, t_end):
+    """Mean bit/s of each sampled counter between t_start and t_end (the
+    samples nearest inside the window)."""
+    inside = [(t, row) for t, row in samples if t_start <= t <= t_end]
+    if len(inside) < 2:
+        return None
+    (ta, ra), (tb, rb) = inside[0], inside[-1]
+    return [(b - a) * 8 / (tb - ta) for a, b in zip(ra, rb)]
+
+
 def job_iterations(records):
     """Per job, its iterations [(start, comm_start, end)] from worker records."""
     by_job = {}

@@ -129,3 +129,10 @@ def test_fractions_above_one_make_the_ideal_invalid():
     run = metrics.analyze_run(records, cfg, RATE)
     assert run["comm_fraction_sum"] == pytest.approx(1.2)
     assert not run["ideal_valid"]
+
+
+def test_mean_rates_over_the_window():
+    samples = [[0.0, [0, 0]], [1.0, [1000, 0]], [2.0, [3000, 500]], [3.0, [9000, 500]]]
+    assert metrics.mean_rates(samples, 1.0, 2.0) == [16000.0, 4000.0]
+    assert metrics.mean_rates(samples, 0.5, 10) == [8 * 8000 / 2, 8 * 500 / 2]
+    assert metrics.mean_rates(samples, 5, 6) is None

@@ -47,3 +47,7 @@ def test_experiment_smoke(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["algorithms"]) == {"cubic", "mltcp"}
     assert summary["algorithms"]["mltcp"]["mean_iter_ms"] > 0
+    # The bulk flow ran beside the jobs and was measured.
+    for alg in summary["algorithms"].values():
+        assert alg["bulk_mbit"]["bulk"] > 1
+        assert 0 < alg["jain"] <= 1
