@@ -46,21 +46,25 @@ def run_point(cfg, out_dir):
 
 
 def table(results):
-    lines = ["| point | algorithm | mean ms | p99 ms | steady ms | x ideal | speedup vs cubic "
-             "(mean/p99) | converged | stable | RTOs |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| point | algorithm | mean ms (repeats min-max) | p99 ms | steady ms | x ideal | "
+             "speedup vs cubic (mean/p99) | converged | stable | RTOs | bulk Mbit/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, res in results.items():
         if res.get("error"):
             lines.append("| %s | - | %s |||||||| " % (name, res["error"]))
             continue
         s = res["summary"]
         for alg, a in s["algorithms"].items():
-            lines.append("| %s (ideal %s ms%s) | %s | %s | %s | %s | %.3f | %s / %s | %s | %d/%d | %s |" % (
-                name, s["ideal_iter_ms"], "" if s["ideal_valid"] else ", unreachable", alg,
-                a["mean_iter_ms"], a["p99_iter_ms"], a["steady_mean_iter_ms"],
-                a["ratio_to_ideal"], a.get("speedup_mean_vs_cubic", "-"),
-                a.get("speedup_p99_vs_cubic", "-"), a["converged_iteration"],
-                a["stable_repeats"], a["repeats"], a["rtos"]))
+            reps = a["per_repeat_mean_iter_ms"]
+            lines.append("| %s (ideal %s ms%s) | %s | %s (%s-%s) | %s | %s | %.3f | %s / %s | %s "
+                         "| %d/%d | %s | %s |" % (
+                             name, s["ideal_iter_ms"], "" if s["ideal_valid"] else ", unreachable",
+                             alg, a["mean_iter_ms"], min(reps), max(reps), a["p99_iter_ms"],
+                             a["steady_mean_iter_ms"], a["ratio_to_ideal"],
+                             a.get("speedup_mean_vs_cubic", "-"),
+                             a.get("speedup_p99_vs_cubic", "-"), a["converged_iteration"],
+                             a["stable_repeats"], a["repeats"], a["rtos"],
+                             ", ".join("%.1f" % v for v in a.get("bulk_mbit", {}).values()) or "-"))
     return "\n".join(lines)
 
 
