@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--iterations", type=int)
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--only", help="run only points whose name contains this")
+    ap.add_argument("--algorithms", help="comma-separated subset of each point's algorithms")
     ap.add_argument("--out")
     ap.add_argument("--host", action="store_true",
                     help="run on the host kernel with the BPF backend (no VM, no netem)")
@@ -100,6 +101,9 @@ def main():
                 continue
             if args.host:
                 cfg = matrix.on_host(cfg)
+            if args.algorithms:
+                keep = args.algorithms.split(",")
+                cfg["algorithms"] = [a for a in cfg["algorithms"] if a["name"] in keep]
             print("bench: %s" % cfg["name"], flush=True)
             load_before = open("/proc/loadavg").read().split()[:3]
             summary, error = run_point(cfg, os.path.join(out, cfg["name"]))
