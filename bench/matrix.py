@@ -165,5 +165,67 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
     return out
 
 
+# The study of issue 7 runs on the host kernel with the BPF twin: no emulator,
+# so no timing noise from TCG, but also no netem (RTT comes from queueing).
+# 200 Mbit/s is what this 2-core host forwards in both directions at once
+# without becoming the bottleneck itself (a lone job reaches its ideal
+# iteration time: measured 200.7 ms for 200 ms ideal, where at 500 Mbit/s it
+# took 237-245 ms).
+HOST_RATE_MBIT = 200
+HOST_PERIOD_MS = 200
+
+
+def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=None):
+    cfg = point(name, jobs, rate_mbit=HOST_RATE_MBIT, rtt_ms=0, buffer_bdp=0,
+                iterations=iterations, repeats=repeats, algorithms=algorithms)
+    cfg.update({"backend": "bpf", "buffer_bytes": buffer_bytes, "setup_s": 2.5})
+    return cfg
+
+
+def mltcp_alg(name, mode, slope="1.6", intercept="0.2", cc="mltcp"):
+    return {"name": name, "cc": cc,
+            "params": {"slope": slope, "intercept": intercept, "mode": mode}}
+
+
+STUDY_CANDIDATES = [
+    {"name": "cubic", "cc": "cubic"},
+    mltcp_alg("ai", "ai"),
+    mltcp_alg("ai-strong", "ai", "1.9", "0.05"),
+    mltcp_alg("md", "md"),
+    mltcp_alg("md-strong", "md", "1.9", "0.05"),
+    mltcp_alg("both", "both"),
+    # Constant F = 1 through our own CUBIC: what MLTCP's code does without
+    # progress-dependent favouritism.
+    mltcp_alg("const_f", "ai", "0", "1"),
+]
+
+
+def study(iterations=100, repeats=10):
+    """Issue 7's study on the host (BPF backend): two jobs (fraction 0.4) in
+    the buffer regime where cubic leaves them overlapping (256 KiB, 10 ms of
+    queue) and the one where it interleaves them itself (128 KiB); three jobs
+    (0.3 each) in the overlapping regime; synchronized starts."""
+    pick = lambda names: [a for a in STUDY_CANDIDATES if a["name"] in names]  # noqa: E731
+    two = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2)]
+    three = [job_for_fraction("job%d" % i, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2, 3)]
+    return [
+        host_point("study2-buf256k", two, 262144, iterations, repeats, STUDY_CANDIDATES),
+        host_point("study2-buf128k", two, 131072, iterations, repeats,
+                   pick(("cubic", "ai", "md"))),
+        host_point("study3-buf256k", three, 262144, iterations, repeats,
+                   pick(("cubic", "ai", "md", "both"))),
+    ]
+
+
+def study_fairness(iterations=100, repeats=3):
+    """One training job (fraction 0.4) beside a bulk cubic flow on the host."""
+    jobs = [job_for_fraction("job1", 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)]
+    cfg = host_point("study-fairness", jobs, 262144, iterations, repeats,
+                     [a for a in STUDY_CANDIDATES if a["name"] in ("cubic", "ai", "md")])
+    cfg["bulk"] = [{"name": "bulk-cubic", "cc": "cubic"}]
+    return [cfg]
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
-        "models": models, "fairness": fairness, "smoke": smoke}
+        "models": models, "fairness": fairness, "smoke": smoke, "study": study,
+        "study-fairness": study_fairness}

@@ -12,6 +12,7 @@ the commit and date they were measured at.
 """
 import argparse
 import datetime
+import fcntl
 import json
 import os
 import subprocess
@@ -22,6 +23,9 @@ TOP = os.path.dirname(HERE)
 sys.path.insert(0, TOP)
 from bench import matrix  # noqa: E402
 
+HOST_LOCK = "/tmp/mltcp-host.lock"
+MLTCP_BPF = os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf")
+
 
 def run_point(cfg, out_dir):
     os.makedirs(out_dir, exist_ok=True)
@@ -30,8 +34,15 @@ def run_point(cfg, out_dir):
     driver = ["/usr/bin/python3", "bench/driver.py", os.path.join(out_dir, "config.json"),
               os.path.join(out_dir, "raw")]
     if cfg.get("backend") == "bpf":
-        # The host kernel itself, with the BPF twin registered by the caller.
-        vm = subprocess.run(driver, cwd=TOP, stdin=subprocess.DEVNULL)
+        # The host kernel itself. Host tests load and unload the same BPF twin
+        # and create namespaces: they and host points take this lock in turn.
+        with open(HOST_LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            # This tree's build, whatever was registered before.
+            subprocess.run([MLTCP_BPF, "unload"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            subprocess.run([MLTCP_BPF, "load"], check=True, stdout=subprocess.DEVNULL)
+            vm = subprocess.run(driver, cwd=TOP, stdin=subprocess.DEVNULL)
     else:
         budget = 600 + cfg["iterations"] * cfg["repeats"] * len(cfg["algorithms"]) * 4
         vm = subprocess.run([os.path.join(TOP, "scripts", "vm-run"), "--results", out_dir,
@@ -81,9 +92,6 @@ def main():
                     help="run on the host kernel with the BPF backend (no VM, no netem)")
     args = ap.parse_args()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
-    if args.host:
-        subprocess.run([os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf"), "load"],
-                       check=True)
     out = args.out or os.path.join(HERE, "results", "%s-%s%s" % (
         stamp, "host-" if args.host else "", "+".join(args.sets)))
     commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
@@ -109,15 +117,19 @@ def main():
             summary, error = run_point(cfg, os.path.join(out, cfg["name"]))
             # Other work on the host slows the emulator: keep the evidence.
             results[cfg["name"]] = {"summary": summary, "error": error,
+                                    "backend": cfg.get("backend", "module"),
                                     "host_loadavg": [load_before,
                                                      open("/proc/loadavg").read().split()[:3]]}
-    backend = ("BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
-               if args.host else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)")
-    if args.host:
-        subprocess.run([os.path.join(TOP, "build", "userspace", "bpf", "mltcp-bpf"), "unload"])
+    backends = set()
+    for name, res in results.items():
+        backends.add(res["backend"])
+    backend = " and ".join(sorted(
+        "BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
+        if b == "bpf" else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
     doc = {"commit": commit, "date": stamp, "sets": args.sets, "backend": backend,
            "results": {k: ({"error": v["error"]} if v["summary"] is None else
                            {"error": v["error"], "host_loadavg": v["host_loadavg"],
+                            "backend": v["backend"],
                             "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
                             "ideal_valid": v["summary"]["ideal_valid"],
                             "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
