@@ -18,6 +18,11 @@
  *  - Defaults live in the mltcp_config array map instead of module
  *    parameters (written by the loader, validated with the core's
  *    mltcp_params_valid(); an invalid value falls back to the defaults).
+ *  - Training jobs (mltcpctl) live in the mltcp_jobs array map, one table
+ *    for the host instead of one per network namespace, matched once at
+ *    init like the module's (ascending id, first match wins). A change of a
+ *    job reaches flows that select MLTCP afterwards only: nothing can take
+ *    a live socket's lock from userspace to re-latch it. No per-job counters.
  *  - Statistics are a per-CPU array map instead of debugfs "stats".
  *  - The flow list is an iter/tcp program instead of debugfs "flows"; pinned
  *    by the loader, reading its file lists the MLTCP flows of the reader's
@@ -99,6 +104,7 @@ __attribute__((noinline)) u32 mltcp_cbrt(u64 x);
 #pragma clang diagnostic pop
 
 #include "mltcp_bpf.h"
+#include "uapi/mltcp.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -109,11 +115,17 @@ extern u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 #define TCP_CONG_NON_RESTRICTED 0x1
 
-/* Per-socket state in icsk_ca_priv: the module's struct mltcp, same layout. */
+/*
+ * Per-socket state in icsk_ca_priv: the module's struct mltcp, same layout.
+ * job is the operator's id of the job the flow matched at init (0: none);
+ * the module keeps a never-reused key there instead, because it also
+ * accounts per-job counters, which this backend does not.
+ */
 struct mltcp_flow {
 	struct mltcp_iter iter;
 	struct mltcp_cubic cubic;
 	struct mltcp_params params;
+	u32 job;
 };
 
 _Static_assert(sizeof(struct mltcp_flow) <=
@@ -126,6 +138,13 @@ struct {
 	__type(key, u32);
 	__type(value, struct mltcp_params);
 } mltcp_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MLTCP_BPF_JOBS_MAX);
+	__type(key, u32);
+	__type(value, struct mltcp_bpf_job_slot);
+} mltcp_jobs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -167,13 +186,128 @@ static __always_inline bool mltcp_cwnd_limited(const struct tcp_sock *tp)
 	return false;
 }
 
-/* base < 0: take the base from the defaults ("mltcp"). */
+/* ---- Jobs: the module's mltcp_job_match() and mltcp_latch() over the mltcp_jobs map ---- */
+
+#define MLTCP_AF_INET 2
+#define MLTCP_AF_INET6 10
+
+/* What a job can match a flow on, read once from the socket. */
+struct mltcp_match {
+	u32 daddr[4]; /* network order; IPv4 (also v4-mapped IPv6) in daddr[0] */
+	u32 mark;
+	u16 dport, sport;
+	bool v4;
+	/* The best match so far: the matching job with the lowest id. */
+	struct mltcp_bpf_job best;
+};
+
+/* Network-order mask of the first `bits` bits of a 32-bit word (bits clamped to 0..32). */
+static __always_inline u32 mltcp_word_mask(int bits)
+{
+	if (bits <= 0)
+		return 0;
+	if (bits >= 32)
+		return 0xffffffff;
+	return bpf_htonl(0xffffffffU << (32 - bits));
+}
+
+static __always_inline bool mltcp_peer_matches(const struct mltcp_bpf_job *job,
+					       const struct mltcp_match *m)
+{
+	int len = job->peer_prefixlen;
+	int w;
+
+	if (m->v4) {
+		/* An IPv4 prefix never matches an IPv6 peer, nor the reverse. */
+		if (job->peer_family != MLTCP_AF_INET)
+			return false;
+		return (m->daddr[0] & mltcp_word_mask(len)) == job->peer[0];
+	}
+	if (job->peer_family != MLTCP_AF_INET6)
+		return false;
+	for (w = 0; w < 4; w++) {
+		if ((m->daddr[w] & mltcp_word_mask(len - 32 * w)) != job->peer[w])
+			return false;
+	}
+	return true;
+}
+
+/* mltcp_cfg_matches() of kmod/mltcp_netns.c: every criterion present must hold. */
+static __always_inline bool mltcp_job_matches(const struct mltcp_bpf_job *job,
+					      const struct mltcp_match *m)
+{
+	if ((job->fields & MLTCP_JOB_F_DPORT) &&
+	    (m->dport < job->dport_min || m->dport > job->dport_max))
+		return false;
+	if ((job->fields & MLTCP_JOB_F_SPORT) &&
+	    (m->sport < job->sport_min || m->sport > job->sport_max))
+		return false;
+	if ((job->fields & MLTCP_JOB_F_MARK) && (m->mark & job->mark_mask) != job->mark)
+		return false;
+	if ((job->fields & MLTCP_JOB_F_PEER) && !mltcp_peer_matches(job, m))
+		return false;
+	return true;
+}
+
+/*
+ * One slot, visited by bpf_for_each_map_elem(): the verifier checks this
+ * callback once, however many slots there are, where an open-coded loop
+ * over 64 slots with a branch per criterion would be explored path by path.
+ * The slot is copied out under its lock so a concurrent "job set" is seen
+ * whole or not at all.
+ */
+static long mltcp_job_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_slot *slot,
+			    struct mltcp_match *m)
+{
+	struct mltcp_bpf_job job;
+
+	bpf_spin_lock(&slot->lock);
+	job = slot->job;
+	bpf_spin_unlock(&slot->lock);
+	if (job.id && (!m->best.id || job.id < m->best.id) && mltcp_job_matches(&job, m))
+		m->best = job;
+	return 0;
+}
+
+static __always_inline void mltcp_match_read(struct sock *sk, struct mltcp_match *m)
+{
+	struct sock_common *skc = &sk->__sk_common;
+
+	m->dport = bpf_ntohs(skc->skc_dport);
+	m->sport = skc->skc_num;
+	m->mark = sk->sk_mark;
+	m->v4 = true;
+	m->daddr[0] = skc->skc_daddr;
+	if (skc->skc_family == MLTCP_AF_INET6) {
+		u32 *a = skc->skc_v6_daddr.in6_u.u6_addr32;
+
+		/* ::ffff:a.b.c.d is an IPv4 peer, as ipv6_addr_v4mapped() says. */
+		m->v4 = a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0x0000ffff);
+		if (m->v4) {
+			m->daddr[0] = a[3];
+		} else {
+			m->daddr[0] = a[0];
+			m->daddr[1] = a[1];
+			m->daddr[2] = a[2];
+			m->daddr[3] = a[3];
+		}
+	}
+}
+
+/*
+ * base < 0: take the base from the defaults ("mltcp"). As the module's
+ * mltcp_init_base() and mltcp_latch(): the defaults, overridden by the
+ * settings of the first matching job; an exempt job gets F = 1 exactly.
+ */
 static __always_inline void mltcp_init_base(struct sock *sk, int base)
 {
 	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_flow *ca = mltcp_ca(sk);
+	struct mltcp_match m = {};
 	struct mltcp_params params;
 	struct mltcp_params *cfg;
+	const struct mltcp_bpf_job *job = &m.best;
+	u64 fixed_bytes = 0;
 	u32 zero = 0;
 
 	cfg = bpf_map_lookup_elem(&mltcp_config, &zero);
@@ -181,11 +315,41 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 		params = *cfg;
 	if (!cfg || !mltcp_params_valid(&params))
 		mltcp_params_default(&params);
+
+	mltcp_match_read(sk, &m);
+	bpf_for_each_map_elem(&mltcp_jobs, mltcp_job_visit, &m, 0);
+	ca->job = job->id;
+	if (job->id) {
+		struct mltcp_params latched = params;
+
+		if (job->fields & MLTCP_JOB_F_SLOPE)
+			latched.slope = job->slope;
+		if (job->fields & MLTCP_JOB_F_INTERCEPT)
+			latched.intercept = job->intercept;
+		if (job->fields & MLTCP_JOB_F_IDLE_GAP)
+			latched.idle_gap_us = job->idle_gap_us;
+		if (job->fields & MLTCP_JOB_F_BASE)
+			latched.base = job->base;
+		if (job->exempt) {
+			latched.slope = 0;
+			latched.intercept = MLTCP_ONE;
+		}
+		/* The loader validates jobs; a slot written by anything else is ignored. */
+		if (mltcp_params_valid(&latched)) {
+			params = latched;
+			if (job->fields & MLTCP_JOB_F_ITER_BYTES)
+				fixed_bytes = job->iter_bytes;
+		} else {
+			ca->job = 0;
+		}
+	}
 	if (base >= 0)
 		params.base = (u8)base;
 	ca->params = params;
 	mltcp_iter_init(&ca->iter, tp->bytes_acked, mltcp_now_us(tp));
 	mltcp_cubic_init(&ca->cubic);
+	if (fixed_bytes)
+		mltcp_iter_set_fixed(&ca->iter, fixed_bytes);
 	mltcp_stat_inc(MLTCP_BPF_STAT_FLOWS_STARTED);
 }
 
@@ -374,7 +538,8 @@ int mltcp_flows(struct bpf_iter__tcp *ctx)
 	dport = bpf_ntohs(BPF_CORE_READ(skc, skc_dport));
 	netns = BPF_CORE_READ(skc, skc_net.net, ns.inum);
 
-	BPF_SEQ_PRINTF(seq, "netns=%u", netns);
+	BPF_SEQ_PRINTF(seq, "netns=%u cookie=%llu job=%u", netns, bpf_get_socket_cookie(tp),
+		       ca.job);
 	if (family == 10 /* AF_INET6 */)
 		BPF_SEQ_PRINTF(seq, " src=[%pI6]:%u dst=[%pI6]:%u", &skc->skc_v6_rcv_saddr, sport,
 			       &skc->skc_v6_daddr, dport);
@@ -394,6 +559,6 @@ int mltcp_flows(struct bpf_iter__tcp *ctx)
 	MLTCP_SHOW_MILLI(seq, "f", mltcp_f(&ca.iter, &ca.params, acked));
 	MLTCP_SHOW_MILLI(seq, "slope", ca.params.slope);
 	MLTCP_SHOW_MILLI(seq, "intercept", ca.params.intercept);
-	BPF_SEQ_PRINTF(seq, "\n");
+	BPF_SEQ_PRINTF(seq, " idle_gap_us=%u\n", ca.params.idle_gap_us);
 	return 0;
 }

@@ -5,7 +5,9 @@
 #      compiled from kmod/mltcp_core.c as it is in the tree (builds the module,
 #      ~3 s, if it is missing or stale);
 #   2. tests/bpf/test_bpf_host.py: load, flows through a 1 Gbit/s tbf between
-#      network namespaces, iterations, parameters, unload, 10x load/unload.
+#      network namespaces, iterations, parameters, unload, 10x load/unload;
+#   3. tests/bpf/test_mltcpctl_bpf.py: mltcpctl's jobs and flows against this
+#      backend, backend selection, refusals.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
 
@@ -29,5 +31,6 @@ scripts/build-kmod >/dev/null
 	--source-dir "$top" --bpf-object "$bpf_out/mltcp.bpf.o" \
 	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
 
-MLTCP_BPF_TOOL=$bpf_out/mltcp-bpf /usr/bin/python3 -m pytest -p no:cacheprovider -v -rA \
+MLTCP_BPF_TOOL=$bpf_out/mltcp-bpf MLTCPCTL_TOOL=$build/userspace/mltcpctl/mltcpctl \
+	/usr/bin/python3 -m pytest -p no:cacheprovider -v -rA \
 	tests/bpf </dev/null

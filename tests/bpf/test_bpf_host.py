@@ -117,7 +117,7 @@ def our_programs():
 
 def our_maps():
     maps = json.loads(run("bpftool", "-j", "map", "show").stdout)
-    ours = set(NAMES) | {"mltcp_config", "mltcp_stats"}
+    ours = set(NAMES) | {"mltcp_config", "mltcp_stats", "mltcp_jobs"}
     return [m for m in maps if m.get("name") in ours]
 
 
@@ -232,7 +232,7 @@ def test_load_registers_the_three_names():
         "slope": 1.6, "slope_fixed": 1638, "intercept": 0.2, "intercept_fixed": 205,
         "idle_gap_us": 20000, "base": "cubic", "mode": "ai",
     }
-    for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows"):
+    for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows", "jobs"):
         assert (PIN_DIR / pin).exists()
 
 

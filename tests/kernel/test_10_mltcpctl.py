@@ -166,6 +166,11 @@ def test_help_and_man_page():
 
 def test_module_not_loaded(fresh_module):
     line = error_line(ctl("job", "show", check=False))
+    # Auto-selection names both backends (the guest has no BPF backend loaded).
+    assert line == ('mltcpctl: no MLTCP backend: the tcp_mltcp module is not loaded '
+                    '(no generic netlink family "mltcp") and the BPF backend is not loaded '
+                    '(no /sys/fs/bpf/mltcp)')
+    line = error_line(ctl("-b", "kmod", "job", "show", check=False))
     assert line == ('mltcpctl: the tcp_mltcp module is not loaded '
                     '(no generic netlink family "mltcp")')
     assert load_module().returncode == 0

@@ -14,8 +14,9 @@ namespace
 {
 
 constexpr std::array<const char *, 4> kDecimalKeys{ "r", "f", "slope", "intercept" };
-constexpr std::array<const char *, 7> kIntegerKeys{
-	"netns", "cwnd", "ssthresh", "iterations", "iter_bytes", "bytes_this_iter", "last_iter_us",
+constexpr std::array<const char *, 10> kIntegerKeys{
+	"netns",      "cookie",		 "job",		 "cwnd",	"ssthresh", "iterations",
+	"iter_bytes", "bytes_this_iter", "last_iter_us", "idle_gap_us",
 };
 
 template <size_t N> bool one_of(std::string_view key, const std::array<const char *, N> &keys)

@@ -4,11 +4,13 @@
 // the three tcp_congestion_ops are plain (non-link) struct_ops maps.
 // Registering one (bpf_map__attach_struct_ops, a map update) makes the kernel
 // hold a reference to the map, so the registration outlives the loader
-// process. "load" pins the three maps, the config and stats maps and the flow
-// iterator's link under the pin directory; "unload" deletes element 0 of each
-// pinned struct_ops map, which unregisters it, then removes the pins. If the
-// pins are gone (bpffs unmounted), unload finds registered struct_ops maps by
-// name instead, as "bpftool struct_ops unregister" does.
+// process. "load" pins the three maps, the config, stats and jobs maps and
+// the flow iterator's link under the pin directory; "unload" deletes element
+// 0 of each pinned struct_ops map, which unregisters it, then removes the
+// pins (the job table goes with them: jobs do not outlive the backend, as the
+// module's go with the module). If the pins are gone (bpffs unmounted),
+// unload finds registered struct_ops maps by name instead, as "bpftool
+// struct_ops unregister" does.
 #include "loader.h"
 
 #include <bpf/bpf.h>
@@ -156,27 +158,17 @@ Error libbpf_error(const std::string &what, int err)
 
 // ---- privileges ----
 
-bool has_cap(int cap)
-{
-	__user_cap_header_struct header{ _LINUX_CAPABILITY_VERSION_3, 0 };
-	__user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-
-	if (syscall(SYS_capget, &header, data) != 0)
-		return false;
-	return data[cap / 32].effective & (1U << (cap % 32));
-}
-
 // CAP_SYS_ADMIN stands in for CAP_BPF and CAP_PERFMON, as in the kernel.
 void require_caps(const char *command, bool net_admin, bool perfmon)
 {
-	bool admin = has_cap(CAP_SYS_ADMIN);
+	bool admin = has_capability(CAP_SYS_ADMIN);
 	std::vector<std::string> missing;
 
-	if (!admin && !has_cap(CAP_BPF))
+	if (!admin && !has_capability(CAP_BPF))
 		missing.push_back("CAP_BPF");
-	if (net_admin && !has_cap(CAP_NET_ADMIN))
+	if (net_admin && !has_capability(CAP_NET_ADMIN))
 		missing.push_back("CAP_NET_ADMIN");
-	if (perfmon && !admin && !has_cap(CAP_PERFMON))
+	if (perfmon && !admin && !has_capability(CAP_PERFMON))
 		missing.push_back("CAP_PERFMON");
 	if (missing.empty())
 		return;
@@ -473,6 +465,7 @@ int cmd_load(const Options &o)
 	pending.make_dir();
 	pending.pin_map(skel->maps.mltcp_config, MLTCP_BPF_PIN_CONFIG);
 	pending.pin_map(skel->maps.mltcp_stats, MLTCP_BPF_PIN_STATS);
+	pending.pin_map(skel->maps.mltcp_jobs, MLTCP_BPF_PIN_JOBS);
 	Link flows;
 	if (with_flows) {
 		flows.reset(bpf_program__attach_iter(skel->progs.mltcp_flows, nullptr));
@@ -554,7 +547,7 @@ int cmd_unload(const Options &o)
 		}
 	}
 	for (const char *name : { MLTCP_BPF_PIN_FLOWS, MLTCP_BPF_PIN_CONFIG, MLTCP_BPF_PIN_STATS,
-				  "mltcp", "mltcp_reno", "mltcp_cubic" }) {
+				  MLTCP_BPF_PIN_JOBS, "mltcp", "mltcp_reno", "mltcp_cubic" }) {
 		std::string path = pin_path(o, name);
 
 		if (unlink(path.c_str()) != 0 && errno != ENOENT)
@@ -773,6 +766,16 @@ int cmd_flows(const Options &o)
 }
 
 } // namespace
+
+bool has_capability(int cap)
+{
+	__user_cap_header_struct header{ _LINUX_CAPABILITY_VERSION_3, 0 };
+	__user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (syscall(SYS_capget, &header, data) != 0)
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
 
 int run(const Options &o)
 {

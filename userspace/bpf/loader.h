@@ -23,6 +23,9 @@ public:
 // Runs the parsed command; returns the exit status or throws Error.
 int run(const Options &options);
 
+// Whether this process has the capability (effective set), e.g. CAP_NET_ADMIN.
+bool has_capability(int cap);
+
 } // namespace mltcp::bpf
 
 #endif // MLTCP_BPF_LOADER_H

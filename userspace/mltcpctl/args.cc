@@ -470,8 +470,8 @@ void parse_monitor(Args &a, Command &cmd)
 	}
 }
 
-enum class Opt { Json, Pretty, Netns, Help, Version };
-enum class Object { Job, Flow, Monitor, Help };
+enum class Opt { Json, Pretty, Netns, Backend, Help, Version };
+enum class Object { Job, Flow, Monitor, Bpf, Help };
 
 Command parse(const std::vector<std::string> &args)
 {
@@ -485,6 +485,7 @@ Command parse(const std::vector<std::string> &args)
 				   { { "json", Opt::Json },
 				     { "pretty", Opt::Pretty },
 				     { "netns", Opt::Netns },
+				     { "backend", Opt::Backend },
 				     { "help", Opt::Help },
 				     { "Version", Opt::Version },
 				     { "version", Opt::Version } },
@@ -503,18 +504,35 @@ Command parse(const std::vector<std::string> &args)
 			cmd.options.netns = std::string(name);
 			break;
 		}
+		case Opt::Backend:
+			cmd.options.backend = match<BackendKind>(a.value("-b"),
+								 { { "auto", BackendKind::Auto },
+								   { "kmod", BackendKind::Kmod },
+								   { "bpf", BackendKind::Bpf } },
+								 "backend");
+			break;
 		case Opt::Help: cmd.action = Action::Help; return cmd;
 		case Opt::Version: cmd.action = Action::Version; return cmd;
 		}
 	}
 	if (a.done())
-		fail("missing object (job, flow, monitor or help)");
+		fail("missing object (job, flow, monitor, bpf or help)");
 	switch (match<Object>(a.next(),
 			      { { "job", Object::Job },
 				{ "flow", Object::Flow },
 				{ "monitor", Object::Monitor },
+				{ "bpf", Object::Bpf },
 				{ "help", Object::Help } },
 			      "object")) {
+	case Object::Bpf:
+		// mltcp-bpf's own parser reads the rest, so the two tools cannot
+		// drift; it only needs to know the output format.
+		cmd.action = Action::Bpf;
+		if (cmd.options.backend == BackendKind::Kmod)
+			fail("bpf: manages the BPF backend, not \"-b kmod\"");
+		while (!a.done())
+			cmd.bpf_args.emplace_back(a.next());
+		break;
 	case Object::Job: parse_job(a, cmd); break;
 	case Object::Flow: parse_flow(a, cmd); break;
 	case Object::Monitor: parse_monitor(a, cmd); break;
@@ -574,9 +592,15 @@ std::string usage(std::string_view topic)
 	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";
 	static const char monitor[] =
 		"       mltcpctl [OPTIONS] monitor [job ID] [interval DURATION] [count N]\n";
+	static const char bpf[] =
+		"       mltcpctl [OPTIONS] bpf { load [KEY VALUE]... | unload | status |\n"
+		"                                set KEY VALUE... | flows | help }\n"
+		"  The BPF backend's loader, as mltcp-bpf (see mltcpctl bpf help).\n";
 	static const char options[] =
-		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] | -V[ersion] }\n";
-	std::string out = "Usage: mltcpctl [OPTIONS] { job | flow | monitor | help } ...\n";
+		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
+		"             -h[elp] | -V[ersion] }\n"
+		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n";
+	std::string out = "Usage: mltcpctl [OPTIONS] { job | flow | monitor | bpf | help } ...\n";
 
 	if (topic == "job")
 		return out + job + options;
@@ -584,7 +608,7 @@ std::string usage(std::string_view topic)
 		return out + flow + options;
 	if (topic == "monitor")
 		return out + monitor + options;
-	return out + job + flow + monitor + options;
+	return out + job + flow + monitor + bpf + options;
 }
 
 std::string format_fixed(uint32_t fixed)

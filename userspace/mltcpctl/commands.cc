@@ -13,10 +13,16 @@
 #include <thread>
 
 #include "args.h"
+#include "backend.h"
 #include "message.h"
 #include "output.h"
 #include "uapi/mltcp.h"
 #include "units.h"
+
+#ifdef MLTCPCTL_BPF
+#include "cli.h"
+#include "loader.h"
+#endif
 
 namespace mltcpctl
 {
@@ -79,7 +85,7 @@ std::string job_ref(const Command &cmd)
 	return "job " + std::to_string(id);
 }
 
-void show_jobs(Client &client, const Command &cmd, std::ostream &out)
+void show_jobs(Backend &client, const Command &cmd, std::ostream &out)
 {
 	Printer p(out, cmd.options.json, cmd.options.pretty);
 
@@ -92,7 +98,7 @@ void show_jobs(Client &client, const Command &cmd, std::ostream &out)
 	p.end_list();
 }
 
-void show_flows(Client &client, const Command &cmd, std::ostream &out)
+void show_flows(Backend &client, const Command &cmd, std::ostream &out)
 {
 	Printer p(out, cmd.options.json, cmd.options.pretty);
 
@@ -102,7 +108,7 @@ void show_flows(Client &client, const Command &cmd, std::ostream &out)
 	p.end_list();
 }
 
-void monitor(Client &client, const Command &cmd, std::ostream &out)
+void monitor(Backend &client, const Command &cmd, std::ostream &out)
 {
 	bool tty = !cmd.options.json && &out == &std::cout && isatty(STDOUT_FILENO);
 	Printer p(out, cmd.options.json, cmd.options.pretty);
@@ -126,6 +132,36 @@ void monitor(Client &client, const Command &cmd, std::ostream &out)
 			print_flow_brief(p, flow);
 		p.end_list();
 	}
+}
+
+// "mltcpctl bpf ARGS" is "mltcp-bpf ARGS": the same parser and code.
+int run_bpf(const Command &cmd)
+{
+#ifdef MLTCPCTL_BPF
+	std::vector<std::string> args;
+
+	if (cmd.options.pretty)
+		args.emplace_back("-p");
+	else if (cmd.options.json)
+		args.emplace_back("-j");
+	args.insert(args.end(), cmd.bpf_args.begin(), cmd.bpf_args.end());
+	mltcp::bpf::ParseResult parsed = mltcp::bpf::parse_args(args);
+	if (!parsed.options) {
+		std::cerr << "mltcpctl: bpf: " << parsed.error << "\n";
+		return 2;
+	}
+	return mltcp::bpf::run(*parsed.options);
+#else
+	(void)cmd;
+	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
+		    "build time)");
+#endif
+}
+
+bool is_job_action(Action a)
+{
+	return a == Action::JobAdd || a == Action::JobSet || a == Action::JobDel ||
+	       a == Action::JobShow;
 }
 
 } // namespace
@@ -158,14 +194,17 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::Version:
 		out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION << "\n";
 		return 0;
+	case Action::Bpf: return run_bpf(cmd);
 	default: break;
 	}
 
-	Client client;
-	if (client.version() < MLTCP_GENL_VERSION)
-		throw Error("the loaded tcp_mltcp speaks mltcp netlink version " +
-			    std::to_string(client.version()) + ", mltcpctl needs " +
-			    std::to_string(MLTCP_GENL_VERSION));
+	std::unique_ptr<Backend> backend = open_backend(cmd.options.backend);
+	Backend &client = *backend;
+	// A job given in one namespace would silently apply to all of them.
+	if (!cmd.options.netns.empty() && is_job_action(cmd.action) &&
+	    std::string(backend->name()) == "bpf")
+		throw Error("-n: the BPF backend's jobs are one table for the host, not per "
+			    "network namespace (drop -n; jobs can match on peer and ports)");
 	switch (cmd.action) {
 	case Action::JobAdd: client.add_job(cmd.job); break;
 	case Action::JobSet: client.set_job(cmd.job); break;

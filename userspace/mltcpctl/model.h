@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mltcpctl
 {
@@ -76,10 +77,16 @@ struct Flow {
 	bool operator==(const Flow &o) const;
 };
 
+// Which datapath the job and flow commands talk to: the tcp_mltcp module
+// (generic netlink) or the BPF struct_ops twin (pinned maps); Auto takes the
+// module if its family resolves, else the BPF backend if it is loaded.
+enum class BackendKind { Auto, Kmod, Bpf };
+
 struct Options {
 	bool json = false;
 	bool pretty = false;
 	std::string netns;
+	BackendKind backend = BackendKind::Auto;
 };
 
 enum class Action {
@@ -91,16 +98,18 @@ enum class Action {
 	JobShow,
 	FlowShow,
 	Monitor,
+	Bpf, // "bpf ARGS...": mltcp-bpf's commands (load, unload, status, ...)
 };
 
 struct Command {
 	Options options;
 	Action action = Action::Help;
-	std::string help_topic;		// Help: "", "job", "flow" or "monitor"
-	Job job;			// JobAdd, JobSet; JobDel and JobShow use job.id
-	std::optional<uint32_t> job_id; // JobShow, FlowShow, Monitor: only this job
-	uint64_t interval_us = 1000000; // Monitor
-	std::optional<uint64_t> count;	// Monitor: refreshes, then exit
+	std::string help_topic;		   // Help: "", "job", "flow" or "monitor"
+	Job job;			   // JobAdd, JobSet; JobDel and JobShow use job.id
+	std::optional<uint32_t> job_id;	   // JobShow, FlowShow, Monitor: only this job
+	uint64_t interval_us = 1000000;	   // Monitor
+	std::optional<uint64_t> count;	   // Monitor: refreshes, then exit
+	std::vector<std::string> bpf_args; // Bpf: the words after "bpf"
 };
 
 } // namespace mltcpctl

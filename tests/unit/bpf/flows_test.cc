@@ -87,10 +87,21 @@ TEST(BpfFlows, RejectsMalformedLines)
 
 TEST(BpfFlows, KeepsUnknownFieldsAsText)
 {
-	auto flow = parse_flow_line("src=10.0.0.1:1 ca=mltcp job=resnet");
+	auto flow = parse_flow_line("src=10.0.0.1:1 ca=mltcp model=resnet");
 
 	ASSERT_TRUE(flow.has_value());
-	EXPECT_EQ((*flow)["job"], "resnet");
+	EXPECT_EQ((*flow)["model"], "resnet");
+}
+
+TEST(BpfFlows, JobCookieAndIdleGapAreNumbers)
+{
+	auto flow = parse_flow_line("cookie=8193 job=3 src=10.0.0.1:1 ca=mltcp idle_gap_us=20000");
+
+	ASSERT_TRUE(flow.has_value());
+	EXPECT_EQ((*flow)["cookie"], 8193);
+	EXPECT_EQ((*flow)["job"], 3);
+	EXPECT_EQ((*flow)["idle_gap_us"], 20000);
+	EXPECT_FALSE(parse_flow_line("job=resnet src=10.0.0.1:1 ca=mltcp"));
 }
 
 } // namespace

@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""mltcpctl against the BPF backend on this machine's own kernel, no VM:
+backend selection, jobs in the pinned map matched when a flow selects MLTCP,
+flow show reporting each flow's job and settings, refusals that change
+nothing, and "mltcpctl bpf ..." delegating to mltcp-bpf's code.
+
+This host cannot load modules, so the tcp_mltcp family never resolves here
+and auto-selection must pick the BPF backend.
+
+Needs root. The tool is $MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl.
+Run: /usr/bin/python3 -m pytest -v tests/bpf
+"""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parents[2]
+ONOFF = Path(__file__).resolve().parent / "onoff.py"
+PIN_DIR = Path("/sys/fs/bpf/mltcp")
+PREFIX = f"mc{os.getpid()}"
+NS_SEND, NS_RECV = PREFIX + "a", PREFIX + "b"
+SEND_IP, RECV_IP = "10.232.0.1", "10.232.0.2"
+JOB_PORT, OTHER_PORT = 5201, 9000
+TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
+DEFAULTS = {"slope": 1.6, "intercept": 0.2, "idle_gap_us": 20000}
+
+
+def run(*args, check=True):
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=check,
+                          timeout=60)
+
+
+def ctl(*args, check=True):
+    return run(TOOL, *args, check=check)
+
+
+def ctl_json(*args):
+    return json.loads(ctl("-j", *args).stdout)
+
+
+def refused(*args, code=1, user=None):
+    """Runs mltcpctl expecting a one-line error; returns it."""
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
+    r = run(*prefix, TOOL, *args, check=False)
+    assert r.returncode == code, (args, r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("mltcpctl: "), r.stderr
+    return r.stderr
+
+
+def ns_popen(name, *args):
+    return subprocess.Popen(["ip", "netns", "exec", name, *[str(a) for a in args]],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """Two namespaces on a veth; sinks on the job's port and on another one."""
+    veth_a, veth_b = PREFIX + "x", PREFIX + "y"
+    sinks = []
+    try:
+        for cmd in (
+            ["ip", "netns", "add", NS_SEND],
+            ["ip", "netns", "add", NS_RECV],
+            ["ip", "link", "add", veth_a, "netns", NS_SEND, "type", "veth", "peer", "name",
+             veth_b, "netns", NS_RECV],
+            ["ip", "-n", NS_SEND, "addr", "add", SEND_IP + "/24", "dev", veth_a],
+            ["ip", "-n", NS_RECV, "addr", "add", RECV_IP + "/24", "dev", veth_b],
+            ["ip", "-n", NS_SEND, "link", "set", veth_a, "up"],
+            ["ip", "-n", NS_RECV, "link", "set", veth_b, "up"],
+        ):
+            run(*cmd)
+        for port in (JOB_PORT, OTHER_PORT):
+            sink = ns_popen(NS_RECV, "/usr/bin/python3", ONOFF, "sink", port)
+            sinks.append(sink)
+            assert sink.stdout.readline().strip() == "listening", sink.stderr.read()
+        yield
+    finally:
+        for sink in sinks:
+            sink.kill()
+            sink.wait()
+        for name in (NS_SEND, NS_RECV):
+            run("ip", "netns", "del", name, check=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def loaded():
+    """The BPF backend loaded through mltcpctl itself; unloaded at the end."""
+    assert os.geteuid() == 0, "the BPF host tests need root"
+    assert TOOL.exists(), f"{TOOL} is not built"
+    assert not Path("/sys/module/tcp_mltcp").exists(), "these tests expect no tcp_mltcp module"
+    ctl("bpf", "unload", check=False)
+    out = ctl_json("bpf", "load")
+    assert out["loaded"] and out["backend"] == "bpf"
+    yield
+    ctl("bpf", "unload", check=False)
+
+
+@pytest.fixture(autouse=True)
+def no_jobs():
+    for job in ctl_json("-b", "bpf", "job", "show"):
+        ctl("job", "del", job["id"])
+    yield
+
+
+class Flow:
+    """An on-off connection from NS_SEND, open until closed."""
+
+    def __init__(self, port, cc="mltcp"):
+        self.proc = ns_popen(NS_SEND, "/usr/bin/python3", ONOFF, "send", RECV_IP, port, cc,
+                             256 << 10, 1, 1)
+        line = self.proc.stdout.readline().split()
+        assert line and line[0] == "sport", self.proc.stderr.read()
+        self.sport = int(line[1])
+        assert self.proc.stdout.readline().strip() == "done", self.proc.stderr.read()
+
+    def show(self, *filter_args):
+        flows = ctl_json("-n", NS_SEND, "flow", "show", *filter_args)
+        mine = [f for f in flows if f["sport"] == self.sport]
+        assert len(mine) == 1, flows
+        return mine[0]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def flows(pair):
+    opened = []
+
+    def open_flow(port, cc="mltcp"):
+        opened.append(Flow(port, cc))
+        return opened[-1]
+
+    yield open_flow
+    for f in opened:
+        f.close()
+
+
+def settings(flow):
+    return {k: flow[k] for k in ("slope", "intercept", "idle_gap_us")}
+
+
+# ---- backend selection ----
+
+
+def test_auto_picks_bpf_without_the_module():
+    assert ctl_json("job", "show") == []
+    assert ctl_json("-b", "auto", "job", "show") == []
+
+
+def test_kmod_override_fails_with_one_line():
+    err = refused("-b", "kmod", "job", "show")
+    assert "tcp_mltcp module is not loaded" in err
+    err = refused("-b", "kmod", "flow", "show")
+    assert "tcp_mltcp module is not loaded" in err
+
+
+def test_nothing_loaded_names_both_backends():
+    ctl("bpf", "unload")
+    try:
+        err = refused("job", "show")
+        assert "tcp_mltcp module is not loaded" in err and "BPF backend is not loaded" in err
+        err = refused("-b", "bpf", "flow", "show")
+        assert "BPF backend is not loaded" in err
+    finally:
+        ctl("bpf", "load")
+
+
+def test_bpf_subcommands_delegate_to_the_loader():
+    st = ctl_json("bpf", "status")
+    assert st["loaded"] and st["backend"] == "bpf"
+    assert (PIN_DIR / "jobs").exists()
+    assert "defaults slope 1.600" in ctl("bpf", "status").stdout
+    err = refused("bpf", "frobnicate", code=2)
+    assert "unknown command" in err
+
+
+# ---- jobs and flows ----
+
+
+def test_job_round_trip():
+    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+    ctl("job", "add", 4, "peer", "10.232.0.0/16", "mark", "0x10/0xf0", "sport", "1000-2000",
+        "idle-gap", "30ms", "iter-bytes", "64M", "base", "reno", "exempt")
+    jobs = ctl_json("job", "show")
+    assert jobs == [
+        {"id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 2.0, "intercept": 0.5,
+         "exempt": False},
+        {"id": 4, "sport": {"min": 1000, "max": 2000}, "peer": "10.232.0.0/16", "mark": 0x10,
+         "mark_mask": 0xf0, "idle_gap_us": 30000, "iter_bytes": 64 << 20, "base": "reno",
+         "exempt": True},
+    ]
+    assert ctl_json("job", "show", 4) == [jobs[1]]
+    assert ctl("job", "show", 1).stdout == (
+        f"job 1 dport {JOB_PORT} slope 2 intercept 0.5\n")
+
+
+def test_matching_flow_gets_the_job_and_others_the_defaults(flows):
+    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+    match, other = flows(JOB_PORT), flows(OTHER_PORT)
+    m, o = match.show(), other.show()
+    assert m["job"] == 1 and m["dport"] == JOB_PORT
+    assert settings(m) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
+    assert m["exempt"] is False and m["ca"] == "mltcp" and m["cookie"] > 0
+    assert o["job"] is None and settings(o) == DEFAULTS
+    # The job filter, and the same fields as text.
+    assert [f["sport"] for f in ctl_json("-n", NS_SEND, "flow", "show", "job", 1)] == [
+        match.sport]
+    text = ctl("-n", NS_SEND, "flow", "show", "job", "1").stdout
+    assert f":{match.sport} -> {RECV_IP}:{JOB_PORT} job 1 ca mltcp" in text, text
+    assert "slope 2 intercept 0.5" in text, text
+
+
+def test_first_match_in_ascending_id(flows):
+    ctl("job", "add", 5, "slope", 3)  # no criteria: every flow
+    ctl("job", "add", 2, "dport", JOB_PORT, "slope", 2)
+    a, b = flows(JOB_PORT), flows(OTHER_PORT)
+    assert (a.show()["job"], a.show()["slope"]) == (2, 2.0)
+    assert (b.show()["job"], b.show()["slope"]) == (5, 3.0)
+
+
+def test_exempt_and_fixed_iteration_bytes(flows):
+    ctl("job", "add", 3, "dport", OTHER_PORT, "exempt", "iter-bytes", "1M", "base", "reno")
+    f = flows(OTHER_PORT).show()
+    assert f["job"] == 3 and f["exempt"] is True
+    assert (f["slope"], f["intercept"], f["f"]) == (0.0, 1.0, 1.0)
+    assert f["iter_fixed"] is True and f["iter_bytes"] == 1 << 20 and f["base"] == "reno"
+    # mltcp_cubic keeps its own base, as in the module.
+    g = flows(OTHER_PORT, cc="mltcp_cubic").show()
+    assert g["job"] == 3 and g["base"] == "cubic"
+
+
+def test_job_set_changes_later_flows(flows):
+    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+    before = flows(JOB_PORT)
+    ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
+    assert ctl_json("job", "show", 1)[0] == {
+        "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
+        "idle_gap_us": 50000, "exempt": False}
+    after = flows(JOB_PORT)
+    assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
+    # Latched at init: the BPF backend cannot re-latch live flows.
+    assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
+    ctl("job", "set", 1, "dport", "any")
+    assert flows(OTHER_PORT).show()["job"] == 1
+
+
+def test_job_del_returns_later_flows_to_the_defaults(flows):
+    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2)
+    ctl("job", "del", 1)
+    assert ctl_json("job", "show") == []
+    f = flows(JOB_PORT).show()
+    assert f["job"] is None and settings(f) == DEFAULTS
+
+
+def test_table_holds_64_jobs_and_refuses_the_65th():
+    for i in range(1, 65):
+        ctl("job", "add", i, "sport", i)
+    err = refused("job", "add", 65, "sport", 65)
+    assert "job table full (at most 64 jobs" in err
+    assert len(ctl_json("job", "show")) == 64
+
+
+# ---- refusals change nothing ----
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["job", "add", 2, "dport", 70000], 2, "dport 70000: out of range"),
+    (["job", "add", 2, "slope", "16.5"], 2, "slope 16.5: out of range"),
+    (["job", "add", 2, "idle-gap", "10us"], 2, "idle-gap 10us: out of range"),
+    (["job", "add", 0], 2, "job ID 0: out of range"),
+    (["job", "add", 2, "frobs", 1], 2, "unknown job argument"),
+    (["job", "set", 2, "slope", 1], 1, "job 2: no such job"),
+    (["job", "del", 2], 1, "job 2: no such job"),
+    (["job", "show", 2], 1, "job 2: no such job"),
+    (["flow", "show", "job", 2], 1, "job 2: no such job"),
+    (["job", "add", 1, "slope", 1], 1, "job 1: already exists"),
+    (["-n", "x", "job", "add", 2], 1, "-n: the BPF backend's jobs are one table for the host"),
+])
+def test_bad_input_changes_nothing(args, code, message):
+    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+    before = ctl_json("job", "show")
+    if args[0] == "-n":
+        run("ip", "netns", "add", "x")
+    try:
+        err = refused(*args, code=code)
+    finally:
+        if args[0] == "-n":
+            run("ip", "netns", "del", "x")
+    assert message in err, err
+    assert ctl_json("job", "show") == before
+
+
+def test_unprivileged_writes_and_reads_are_refused():
+    ctl("job", "add", 1, "dport", JOB_PORT)
+    before = ctl_json("job", "show")
+    err = refused("-b", "bpf", "job", "add", 2, "dport", 1, user=True)
+    assert "permission denied" in err and "CAP_NET_ADMIN" in err
+    err = refused("-b", "bpf", "job", "del", 1, user=True)
+    assert "permission denied" in err
+    err = refused("-b", "bpf", "job", "show", user=True)
+    assert "permission denied" in err and "CAP_BPF" in err
+    err = refused("job", "show", user=True)
+    assert "only root" in err
+    assert ctl_json("job", "show") == before
+
+
+def test_unload_takes_the_jobs_with_it():
+    ctl("job", "add", 1, "dport", JOB_PORT)
+    ctl("bpf", "unload")
+    ctl("bpf", "load")
+    assert ctl_json("job", "show") == []

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Which backend mltcpctl picks, from what it probed: no kernel involved.
+#include <gtest/gtest.h>
+
+#include "args.h"
+#include "backend.h"
+
+using namespace mltcpctl;
+
+namespace
+{
+
+Selection pick(BackendKind requested, bool kmod, PinState bpf)
+{
+	Probe p;
+	p.kmod = kmod;
+	p.bpf = bpf;
+	Selection s = select_backend(requested, p);
+	EXPECT_NE(s.kind.has_value(), !s.error.empty());
+	EXPECT_EQ(s.error.find('\n'), std::string::npos);
+	return s;
+}
+
+} // namespace
+
+TEST(Backend, AutoPrefersTheModule)
+{
+	for (PinState bpf : { PinState::Present, PinState::Absent, PinState::NoAccess })
+		EXPECT_EQ(pick(BackendKind::Auto, true, bpf).kind, BackendKind::Kmod);
+}
+
+TEST(Backend, AutoFallsBackToBpfWhenPinned)
+{
+	EXPECT_EQ(pick(BackendKind::Auto, false, PinState::Present).kind, BackendKind::Bpf);
+}
+
+TEST(Backend, AutoWithNeitherNamesBoth)
+{
+	Selection s = pick(BackendKind::Auto, false, PinState::Absent);
+	EXPECT_FALSE(s.kind);
+	EXPECT_NE(s.error.find("tcp_mltcp module is not loaded"), std::string::npos) << s.error;
+	EXPECT_NE(s.error.find("BPF backend is not loaded"), std::string::npos) << s.error;
+	EXPECT_NE(s.error.find("/sys/fs/bpf/mltcp"), std::string::npos) << s.error;
+}
+
+TEST(Backend, AutoUnprivilegedSaysWhyItCannotTell)
+{
+	Selection s = pick(BackendKind::Auto, false, PinState::NoAccess);
+	EXPECT_FALSE(s.kind);
+	EXPECT_NE(s.error.find("only root"), std::string::npos) << s.error;
+}
+
+TEST(Backend, OverrideKmod)
+{
+	EXPECT_EQ(pick(BackendKind::Kmod, true, PinState::Present).kind, BackendKind::Kmod);
+	Selection s = pick(BackendKind::Kmod, false, PinState::Present);
+	EXPECT_FALSE(s.kind);
+	EXPECT_EQ(s.error, "the tcp_mltcp module is not loaded (no generic netlink family "
+			   "\"mltcp\")");
+}
+
+TEST(Backend, OverrideBpf)
+{
+	EXPECT_EQ(pick(BackendKind::Bpf, true, PinState::Present).kind, BackendKind::Bpf);
+	Selection s = pick(BackendKind::Bpf, true, PinState::Absent);
+	EXPECT_FALSE(s.kind);
+	EXPECT_NE(s.error.find("BPF backend is not loaded"), std::string::npos) << s.error;
+	s = pick(BackendKind::Bpf, false, PinState::NoAccess);
+	EXPECT_NE(s.error.find("permission denied"), std::string::npos) << s.error;
+}
+
+TEST(Backend, OptionParsing)
+{
+	auto backend = [](std::vector<std::string> args) {
+		ParseResult r = parse_args(args);
+		EXPECT_TRUE(r.command) << r.error;
+		return r.command ? r.command->options.backend : BackendKind::Auto;
+	};
+	EXPECT_EQ(backend({ "flow", "show" }), BackendKind::Auto);
+	EXPECT_EQ(backend({ "-b", "bpf", "flow", "show" }), BackendKind::Bpf);
+	EXPECT_EQ(backend({ "--backend", "kmod", "job" }), BackendKind::Kmod);
+	EXPECT_EQ(backend({ "-backend", "auto", "job", "show" }), BackendKind::Auto);
+	EXPECT_EQ(backend({ "-j", "-b", "b", "job", "show" }), BackendKind::Bpf);
+
+	ParseResult r = parse_args({ "-b", "ebpf", "job", "show" });
+	EXPECT_FALSE(r.command);
+	EXPECT_EQ(r.error, "unknown backend \"ebpf\"");
+	r = parse_args({ "-b" });
+	EXPECT_FALSE(r.command);
+	EXPECT_EQ(r.error, "-b needs a value");
+}
+
+TEST(Backend, BpfObjectPassesItsWordsOn)
+{
+	ParseResult r = parse_args({ "-j", "bpf", "load", "slope", "2" });
+	ASSERT_TRUE(r.command) << r.error;
+	EXPECT_EQ(r.command->action, Action::Bpf);
+	EXPECT_TRUE(r.command->options.json);
+	EXPECT_EQ(r.command->bpf_args, (std::vector<std::string>{ "load", "slope", "2" }));
+	r = parse_args({ "-b", "kmod", "bpf", "status" });
+	EXPECT_FALSE(r.command);
+}

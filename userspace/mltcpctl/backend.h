@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The datapath behind the job and flow commands: the tcp_mltcp module over
+// generic netlink, or the BPF struct_ops twin through its pinned maps. Both
+// take and return the same model (model.h), so the printer, the grammar and
+// the JSON are one for both.
+#ifndef MLTCPCTL_BACKEND_H
+#define MLTCPCTL_BACKEND_H
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model.h"
+
+namespace mltcpctl
+{
+
+class Backend
+{
+public:
+	virtual ~Backend() = default;
+	virtual const char *name() const = 0; // "kmod" or "bpf"
+	virtual void add_job(const Job &job) = 0;
+	virtual void set_job(const Job &job) = 0;
+	virtual void del_job(uint32_t id) = 0;
+	virtual Job get_job(uint32_t id) = 0;
+	virtual std::vector<Job> jobs() = 0;
+	virtual std::vector<Flow> flows(std::optional<uint32_t> job) = 0;
+};
+
+// What auto-selection looks at.
+enum class PinState {
+	Present,  // the BPF backend's pin directory exists
+	Absent,	  // it does not
+	NoAccess, // this process may not look (bpffs is root's)
+};
+
+struct Probe {
+	bool kmod = false; // the generic netlink family "mltcp" resolves
+	PinState bpf = PinState::Absent;
+};
+
+struct Selection {
+	std::optional<BackendKind> kind; // set on success
+	std::string error;		 // one line, on failure
+};
+
+// Pure: which backend to use, or why none can be. requested Auto prefers
+// the module, whose jobs are per network namespace.
+Selection select_backend(BackendKind requested, const Probe &probe);
+
+// Probes what is needed (the family only unless the module is refused or
+// absent; the pin directory only when it matters) and opens the backend.
+// Throws Error with the selection's message.
+std::unique_ptr<Backend> open_backend(BackendKind requested);
+
+// Whether this mltcpctl was built with the BPF backend (libbpf found).
+bool have_bpf_backend();
+
+} // namespace mltcpctl
+
+#endif // MLTCPCTL_BACKEND_H

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The BPF backend: jobs in the pinned mltcp_jobs map, flows from the pinned
+// flow iterator (bpf/mltcp.bpf.c). One job table for the host, as BPF maps
+// are not per network namespace. Slots are read and written whole under
+// their spin lock (BPF_F_LOCK), so a flow that starts meanwhile sees a job
+// before or after the change, never half of it; writers also hold an flock
+// on the pin directory, so two mltcpctl processes cannot pick the same free
+// slot or lose each other's change.
+#include <bpf/bpf.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <utility>
+
+#include "backend.h"
+#include "bpf_jobs.h"
+#include "loader.h"
+#include "mltcp_bpf.h"
+#include "netlink.h"
+
+namespace mltcpctl
+{
+namespace
+{
+
+class Fd
+{
+public:
+	explicit Fd(int fd) : fd_(fd) {}
+	Fd(const Fd &) = delete;
+	Fd &operator=(const Fd &) = delete;
+	Fd(Fd &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+	~Fd()
+	{
+		if (fd_ >= 0)
+			close(fd_);
+	}
+	int get() const { return fd_; }
+	bool valid() const { return fd_ >= 0; }
+
+private:
+	int fd_;
+};
+
+const char kPermission[] = "permission denied: the BPF backend's maps need CAP_BPF (run as root)";
+
+std::string job_ref(uint32_t id)
+{
+	return "job " + std::to_string(id);
+}
+
+class BpfBackend : public Backend
+{
+public:
+	explicit BpfBackend(std::string dir) : dir_(std::move(dir)) {}
+	const char *name() const override { return "bpf"; }
+
+	void add_job(const Job &job) override
+	{
+		Writer w(*this);
+		Table t = read(w.map);
+
+		if (t.find(job.id))
+			throw Error(job_ref(job.id) + ": already exists");
+		auto free = t.free_slot();
+		if (!free)
+			throw Error("job table full (at most " + std::to_string(t.slots.size()) +
+				    " jobs, one table for the host in the BPF backend)");
+		mltcp_bpf_job entry{};
+		std::string err = apply_bpf_job(entry, job);
+		if (!err.empty())
+			throw Error(err);
+		write(w.map, *free, entry);
+	}
+
+	void set_job(const Job &job) override
+	{
+		Writer w(*this);
+		Table t = read(w.map);
+		auto index = t.find(job.id);
+
+		if (!index)
+			throw Error(job_ref(job.id) + ": no such job");
+		mltcp_bpf_job entry = t.slots[*index];
+		std::string err = apply_bpf_job(entry, job);
+		if (!err.empty())
+			throw Error(err);
+		write(w.map, *index, entry);
+	}
+
+	void del_job(uint32_t id) override
+	{
+		Writer w(*this);
+		Table t = read(w.map);
+		auto index = t.find(id);
+
+		if (!index)
+			throw Error(job_ref(id) + ": no such job");
+		write(w.map, *index, mltcp_bpf_job{});
+	}
+
+	Job get_job(uint32_t id) override
+	{
+		Table t = read(open_map());
+		auto index = t.find(id);
+
+		if (!index)
+			throw Error(job_ref(id) + ": no such job");
+		return decode_bpf_job(t.slots[*index]);
+	}
+
+	std::vector<Job> jobs() override
+	{
+		Table t = read(open_map());
+		std::vector<Job> out;
+
+		for (const mltcp_bpf_job &e : t.slots) {
+			if (e.id)
+				out.push_back(decode_bpf_job(e));
+		}
+		// Matching order, as the module lists them.
+		std::sort(out.begin(), out.end(),
+			  [](const Job &a, const Job &b) { return a.id < b.id; });
+		return out;
+	}
+
+	std::vector<Flow> flows(std::optional<uint32_t> job) override
+	{
+		Table t = read(open_map());
+		std::vector<Flow> out;
+
+		if (job && !t.find(*job))
+			throw Error(job_ref(*job) + ": no such job");
+		std::istringstream in(read_iterator());
+		std::string line;
+		while (std::getline(in, line)) {
+			if (line.empty())
+				continue;
+			auto flow = decode_bpf_flow(line);
+			if (!flow)
+				throw Error("unexpected line from the BPF flow iterator (loaded by "
+					    "another version of mltcp-bpf?): " +
+					    line.substr(0, 80));
+			if (job && flow->job != job)
+				continue;
+			// As the module: exempt is the flow's job's current setting.
+			if (flow->job) {
+				auto index = t.find(*flow->job);
+				flow->exempt = index && t.slots[*index].exempt;
+			}
+			out.push_back(std::move(*flow));
+		}
+		return out;
+	}
+
+private:
+	struct Table {
+		std::vector<mltcp_bpf_job> slots;
+		std::optional<uint32_t> find(uint32_t id) const
+		{
+			for (size_t i = 0; i < slots.size(); i++) {
+				if (slots[i].id == id)
+					return static_cast<uint32_t>(i);
+			}
+			return std::nullopt;
+		}
+		std::optional<uint32_t> free_slot() const { return find(0); }
+	};
+
+	// The map, opened for a change, with the directory's flock held.
+	struct Writer {
+		explicit Writer(BpfBackend &b) : lock(b.lock_dir()), map(b.open_map()) {}
+		Fd lock;
+		Fd map;
+	};
+
+	std::string path(const char *name) const { return dir_ + "/" + name; }
+
+	[[noreturn]] void fail_open(const std::string &what, int err) const
+	{
+		if (err == EACCES || err == EPERM)
+			throw Error(kPermission);
+		if (err == ENOENT) {
+			if (access(dir_.c_str(), F_OK) == 0)
+				throw Error("the loaded BPF backend has no " + what +
+					    " (loaded by an older mltcp-bpf: unload and load it "
+					    "again)");
+			throw Error("the BPF backend is not loaded (no " + dir_ +
+				    "; mltcpctl bpf load)");
+		}
+		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err));
+	}
+
+	Fd lock_dir()
+	{
+		// Changing jobs is what CAP_NET_ADMIN guards in the module too.
+		if (!mltcp::bpf::has_capability(CAP_NET_ADMIN))
+			throw Error("permission denied: changing jobs needs CAP_NET_ADMIN");
+		Fd dir(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		if (!dir.valid())
+			fail_open(MLTCP_BPF_PIN_JOBS, errno);
+		if (flock(dir.get(), LOCK_EX) != 0)
+			throw Error("cannot lock " + dir_ + ": " + strerror(errno));
+		return dir;
+	}
+
+	Fd open_map()
+	{
+		Fd fd(bpf_obj_get(path(MLTCP_BPF_PIN_JOBS).c_str()));
+		bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (!fd.valid())
+			fail_open(MLTCP_BPF_PIN_JOBS, errno);
+		if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 ||
+		    info.type != BPF_MAP_TYPE_ARRAY ||
+		    info.value_size != sizeof(mltcp_bpf_job_slot) || info.key_size != 4)
+			throw Error(path(MLTCP_BPF_PIN_JOBS) +
+				    " is not this version's job table (reload the BPF backend)");
+		slots_ = info.max_entries;
+		return fd;
+	}
+
+	Table read(const Fd &map)
+	{
+		Table t;
+
+		t.slots.reserve(slots_);
+		for (uint32_t i = 0; i < slots_; i++) {
+			mltcp_bpf_job_slot slot{};
+
+			if (bpf_map_lookup_elem_flags(map.get(), &i, &slot, BPF_F_LOCK) != 0)
+				throw Error("cannot read the BPF job table: " +
+					    std::string(strerror(errno)));
+			t.slots.push_back(slot.job);
+		}
+		return t;
+	}
+
+	void write(const Fd &map, uint32_t index, const mltcp_bpf_job &entry)
+	{
+		mltcp_bpf_job_slot slot{};
+
+		slot.job = entry;
+		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
+			int err = errno;
+			if (err == EPERM || err == EACCES)
+				throw Error(kPermission);
+			throw Error("cannot write the BPF job table: " +
+				    std::string(strerror(err)));
+		}
+	}
+
+	std::string read_iterator()
+	{
+		std::string file = path(MLTCP_BPF_PIN_FLOWS), text;
+		Fd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+		char buf[16384];
+		ssize_t n;
+
+		if (!fd.valid())
+			fail_open(MLTCP_BPF_PIN_FLOWS, errno);
+		while ((n = ::read(fd.get(), buf, sizeof(buf))) > 0)
+			text.append(buf, static_cast<size_t>(n));
+		if (n < 0)
+			throw Error("cannot read " + file + ": " + strerror(errno));
+		return text;
+	}
+
+	std::string dir_;
+	uint32_t slots_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> open_bpf_backend()
+{
+	return std::make_unique<BpfBackend>(MLTCP_BPF_PIN_DIR);
+}
+
+} // namespace mltcpctl
