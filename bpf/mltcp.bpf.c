@@ -78,6 +78,7 @@ MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
 						       u64 bytes_acked, u32 now_us,
 						       bool in_recovery, bool data_outstanding);
+MLTCP_BPF_CORE void mltcp_restart_window(u32 *cwnd, u32 *ssthresh);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -432,6 +433,13 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 				    BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state) >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
+	if (verdict == MLTCP_TX_NEW_ITERATION && (ca->params.mode & MLTCP_MODE_RESTART)) {
+		u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+		mltcp_restart_window(&cwnd, &ssthresh);
+		tp->snd_cwnd = cwnd;
+		tp->snd_ssthresh = ssthresh;
+	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }
 
@@ -506,7 +514,15 @@ static __always_inline const char *mltcp_mode_name(u8 mode)
 		return "ai";
 	if (mode == MLTCP_MODE_MD)
 		return "md";
-	return "both";
+	if (mode == MLTCP_MODE_BOTH)
+		return "both";
+	if (mode == MLTCP_MODE_RESTART)
+		return "restart";
+	if (mode == (MLTCP_MODE_AI | MLTCP_MODE_RESTART))
+		return "ai-restart";
+	if (mode == (MLTCP_MODE_MD | MLTCP_MODE_RESTART))
+		return "md-restart";
+	return "both-restart";
 }
 
 SEC("iter/tcp")

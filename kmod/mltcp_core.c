@@ -66,6 +66,9 @@
 /* EWMA gain for agreeing sizes: 1 / 2^this. */
 #define MLTCP_LEARN_GAIN_SHIFT	2
 
+/* Window an iteration resumes from in RESTART mode (the kernel's initial window). */
+#define MLTCP_RESTART_CWND	10
+
 /* MD mode: G = 2 - F is kept within [1/16, 2]. */
 #define MLTCP_MD_G_MIN		(MLTCP_ONE / 16)
 #define MLTCP_MD_G_MAX		(2 * MLTCP_ONE)
@@ -106,7 +109,7 @@ bool mltcp_params_valid(const struct mltcp_params *p)
 	       p->intercept <= MLTCP_INTERCEPT_MAX &&
 	       p->idle_gap_us >= MLTCP_IDLE_GAP_MIN_US &&
 	       p->idle_gap_us <= MLTCP_IDLE_GAP_MAX_US &&
-	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_BOTH &&
+	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_ALL &&
 	       p->base <= MLTCP_BASE_CUBIC;
 }
 
@@ -269,6 +272,20 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	it->start_us = now_us;
 	it->count++;
 	return MLTCP_TX_NEW_ITERATION;
+}
+
+/*
+ * At an iteration start the window left from the previous iteration says
+ * nothing about the link now: resume from the initial window and slow-start
+ * back towards the old window (RFC 5681 4.1 restart, applied at every
+ * iteration rather than only after an idle RTO).
+ */
+void mltcp_restart_window(u32 *cwnd, u32 *ssthresh)
+{
+	u32 old = *cwnd;
+
+	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
+	*cwnd = min_u32(old, MLTCP_RESTART_CWND);
 }
 
 /* Progress r through the current iteration, in MLTCP_ONE units, clamped to 1. */

@@ -46,7 +46,13 @@ enum mltcp_mode {
 	MLTCP_MODE_AI = 1,	/* additive increase scaled by F (the paper) */
 	MLTCP_MODE_MD = 2,	/* multiplicative decrease softened by F */
 	MLTCP_MODE_BOTH = 3,
+	MLTCP_MODE_RESTART = 4,	/* the window restarts at each iteration start */
+	MLTCP_MODE_ALL = 7,
 };
+
+/* Names of the modes, indexed by mode - 1: module parameter, loader, mltcpctl. */
+#define MLTCP_MODE_NAMES \
+	"ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart"
 
 /* Per-flow copy of the tunables, latched when the flow chooses MLTCP. */
 struct mltcp_params {
@@ -134,6 +140,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
+void mltcp_restart_window(u32 *cwnd, u32 *ssthresh);
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

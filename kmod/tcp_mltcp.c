@@ -65,7 +65,7 @@ static const char * const mltcp_base_names[] = {
 };
 
 /* Indexed by enum mltcp_mode - 1. */
-static const char * const mltcp_mode_names[] = { "ai", "md", "both" };
+static const char * const mltcp_mode_names[] = { MLTCP_MODE_NAMES };
 
 static const char * const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_NEW_ITERATION] = "iterations",
@@ -345,7 +345,7 @@ static void mltcp_set_state(struct sock *sk, u8 new_state)
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp *ca = inet_csk_ca(sk);
 	u64 start_acked = ca->iter.start_acked;
 	enum mltcp_tx_verdict verdict;
@@ -361,6 +361,13 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	if (verdict == MLTCP_TX_NEW_ITERATION && ca->job)
 		mltcp_job_account_iteration(sock_net(sk), ca->job,
 					    tp->bytes_acked - start_acked);
+	if (verdict == MLTCP_TX_NEW_ITERATION && (ca->params.mode & MLTCP_MODE_RESTART)) {
+		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+		mltcp_restart_window(&cwnd, &ssthresh);
+		tcp_snd_cwnd_set(tp, cwnd);
+		tp->snd_ssthresh = ssthresh;
+	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }
 

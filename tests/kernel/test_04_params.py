@@ -14,7 +14,7 @@ BAD = [
     "slope=16.001", "slope=17", "slope=-1", "slope=abc", "slope=1.", "slope=0x2",
     "intercept=16.5", "intercept=1.1234567",
     "idle_gap_us=999", "idle_gap_us=60000001", "idle_gap_us=-5", "idle_gap_us=20ms",
-    "base=bbr", "base=", "mode=fast", "mode=AI ",
+    "base=bbr", "base=", "mode=fast", "mode=AI ", "mode=md+restart",
 ]
 
 
@@ -71,6 +71,9 @@ def test_good_values_through_sysfs():
         assert read_param("intercept") == "0.125"
         assert read_param("base") == "reno"
         assert read_param("mode") == "md"
+        for mode in ("ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart"):
+            write_param("mode", mode + "\n")
+            assert read_param("mode") == mode
     finally:
         for name, value in saved.items():
             write_param(name, value + "\n")

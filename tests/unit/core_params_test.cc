@@ -83,8 +83,12 @@ TEST(Params, DefaultsAreValidAndRangesAreEnforced)
 	p = Defaults();
 	p.mode = 0;
 	EXPECT_FALSE(mltcp_params_valid(&p));
-	p.mode = MLTCP_MODE_BOTH + 1;
+	p.mode = MLTCP_MODE_ALL + 1;
 	EXPECT_FALSE(mltcp_params_valid(&p));
+	for (uint8_t mode = MLTCP_MODE_AI; mode <= MLTCP_MODE_ALL; mode++) {
+		p.mode = mode;
+		EXPECT_TRUE(mltcp_params_valid(&p)) << int(mode);
+	}
 	p = Defaults();
 	p.base = MLTCP_BASE_CUBIC + 1;
 	EXPECT_FALSE(mltcp_params_valid(&p));

@@ -115,4 +115,25 @@ TEST(RenoDecrease, MdModeBacksOffLessNearTheEnd)
 	EXPECT_EQ(mltcp_reno_ssthresh(3, 0), 2u); // never below two segments
 }
 
+TEST(Restart, ResumesFromTheInitialWindowAndSlowStartsBack)
+{
+	uint32_t cwnd = 200, ssthresh = 80;
+
+	mltcp_restart_window(&cwnd, &ssthresh);
+	EXPECT_EQ(cwnd, 10u);
+	EXPECT_EQ(ssthresh, 150u); // 3/4 of the old window, as RFC 5681's restart keeps
+
+	cwnd = 200;
+	ssthresh = 500; // a flow still in slow start keeps its threshold
+	mltcp_restart_window(&cwnd, &ssthresh);
+	EXPECT_EQ(cwnd, 10u);
+	EXPECT_EQ(ssthresh, 500u);
+
+	cwnd = 4; // a window below the initial one is not raised
+	ssthresh = 2;
+	mltcp_restart_window(&cwnd, &ssthresh);
+	EXPECT_EQ(cwnd, 4u);
+	EXPECT_EQ(ssthresh, 3u);
+}
+
 } // namespace

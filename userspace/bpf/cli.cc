@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "uapi/mltcp.h"
 #include "units.h"
 
 namespace mltcp::bpf
@@ -28,7 +29,7 @@ constexpr std::array<CommandName, 6> kCommands{ {
 
 constexpr std::array<const char *, 2> kBaseNames{ "reno", "cubic" };
 // Indexed by enum mltcp_mode - 1.
-constexpr std::array<const char *, 3> kModeNames{ "ai", "md", "both" };
+constexpr std::array<const char *, 7> kModeNames{ MLTCP_MODE_NAMES };
 
 bool is_prefix(std::string_view word, std::string_view of)
 {

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <cstring>
 
 #include "flows.h"
@@ -13,6 +14,8 @@ namespace mltcpctl
 {
 namespace
 {
+
+constexpr std::array<const char *, 7> kModeNames{ MLTCP_MODE_NAMES };
 
 // The criteria and settings a request names (the module's mltcp_nl_given()).
 uint32_t given_fields(const Job &r)
@@ -219,13 +222,11 @@ std::optional<Flow> decode_bpf_flow(std::string_view line)
 		if (base != "reno" && base != "cubic")
 			return std::nullopt;
 		f.base = base == "reno" ? MLTCP_GENL_BASE_RENO : MLTCP_GENL_BASE_CUBIC;
-		if (mode == "ai")
-			f.mode = MLTCP_GENL_MODE_AI;
-		else if (mode == "md")
-			f.mode = MLTCP_GENL_MODE_MD;
-		else if (mode == "both")
-			f.mode = MLTCP_GENL_MODE_BOTH;
-		else
+		f.mode = 0;
+		for (unsigned i = 0; i < kModeNames.size(); i++)
+			if (mode == kModeNames[i])
+				f.mode = static_cast<uint8_t>(i + 1);
+		if (!f.mode)
 			return std::nullopt;
 		f.cwnd = j["cwnd"].get<uint32_t>();
 		f.ssthresh = j["ssthresh"].get<uint32_t>();

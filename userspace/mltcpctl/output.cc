@@ -30,6 +30,10 @@ const char *mode_name(uint8_t mode)
 	case MLTCP_GENL_MODE_AI: return "ai";
 	case MLTCP_GENL_MODE_MD: return "md";
 	case MLTCP_GENL_MODE_BOTH: return "both";
+	case MLTCP_GENL_MODE_RESTART: return "restart";
+	case MLTCP_GENL_MODE_AI_RESTART: return "ai-restart";
+	case MLTCP_GENL_MODE_MD_RESTART: return "md-restart";
+	case MLTCP_GENL_MODE_BOTH_RESTART: return "both-restart";
 	}
 	return "unknown";
 }

@@ -186,7 +186,11 @@ TEST(BpfParams, Names)
 	EXPECT_EQ(p.mode, MLTCP_MODE_MD);
 	EXPECT_EQ(apply("mode", "both", p), "");
 	EXPECT_EQ(p.mode, MLTCP_MODE_BOTH);
-	EXPECT_EQ(apply("mode", "3", p), "mode: expected ai|md|both, got \"3\"");
+	EXPECT_EQ(apply("mode", "md-restart", p), "");
+	EXPECT_EQ(p.mode, MLTCP_MODE_MD | MLTCP_MODE_RESTART);
+	EXPECT_EQ(
+		apply("mode", "3", p),
+		"mode: expected ai|md|both|restart|ai-restart|md-restart|both-restart, got \"3\"");
 }
 
 TEST(BpfParams, SeveralAtOnceAreAllOrNothing)
