@@ -368,7 +368,7 @@ def test_idle_gap_set_through_the_map_takes_effect(netns_pair, loaded):
     (["intercept", "-1"], "intercept: expected a decimal"),
     (["idle_gap_us", "999"], "idle_gap_us: expected microseconds in [1000, 60000000]"),
     (["base", "bbr"], "base: expected reno|cubic"),
-    (["mode", "fast"], "mode: expected ai|md|both"),
+    (["mode", "fast"], "mode: expected ai|md|both|restart"),
 ])
 def test_out_of_range_values_are_refused(loaded, args, message):
     before = status()["params"]
