@@ -198,6 +198,14 @@ STUDY_CANDIDATES = [
     # progress-dependent favouritism.
     mltcp_alg("const_f", "ai", "0", "1"),
 ]
+# The window restarts at every iteration start, with F in AI, MD, or nowhere
+# (the control: restart without favouritism).
+RESTART_CANDIDATES = [
+    mltcp_alg("restart", "restart"),
+    mltcp_alg("ai-restart", "ai-restart"),
+    mltcp_alg("md-restart", "md-restart"),
+    mltcp_alg("both-restart", "both-restart"),
+]
 
 
 def study(iterations=100, repeats=10):
@@ -217,6 +225,28 @@ def study(iterations=100, repeats=10):
     ]
 
 
+def study_restart(iterations=100, repeats=10):
+    """The restart candidates (and cubic, md again, for comparison in the
+    same runs) at the study's points."""
+    algs = [STUDY_CANDIDATES[0], STUDY_CANDIDATES[3]] + RESTART_CANDIDATES
+    two = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2)]
+    three = [job_for_fraction("job%d" % i, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2, 3)]
+    return [
+        host_point("restart2-buf256k", two, 262144, iterations, repeats, algs),
+        host_point("restart2-buf128k", two, 131072, iterations, repeats, algs),
+        host_point("restart3-buf256k", three, 262144, iterations, repeats, algs),
+    ]
+
+
+def study_guest(iterations=100, repeats=3):
+    """The study's candidates on the module in the guest: the demo pair
+    (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
+    the regime where cubic left the jobs overlapping in every run so far."""
+    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+    return [point("study-guest", jobs, iterations=iterations, repeats=repeats,
+                  algorithms=STUDY_CANDIDATES + RESTART_CANDIDATES)]
+
+
 def study_fairness(iterations=100, repeats=3):
     """One training job (fraction 0.4) beside a bulk cubic flow on the host."""
     jobs = [job_for_fraction("job1", 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)]
@@ -228,4 +258,5 @@ def study_fairness(iterations=100, repeats=3):
 
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
-        "study-fairness": study_fairness}
+        "study-fairness": study_fairness, "study-guest": study_guest,
+        "study-restart": study_restart}
