@@ -20,6 +20,10 @@ algorithm's parameters (module parameters, or the BPF backend's map), starts
 every worker of every job (mltcp-trainsim) with a common absolute start time, samples each job's bytes into the bottleneck every
 `sample_ms`, and records the bottleneck's drops and each host's RTO count.
 
+A job's "collective" is passed to mltcp-trainsim as --collective (default:
+trainsim's own, exchange for two workers). With "push" worker 0 (Lj) sends the
+job's bytes to worker 1 (Rj) and nothing comes back.
+
     driver.py CONFIG.json OUTDIR
 """
 import json
@@ -152,6 +156,28 @@ def qdisc_stats(intf):
     return stats
 
 
+def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
+    """Command line of one worker of a two-worker job.
+
+    A job's "collective" (default exchange) goes to --collective: "push" loads
+    only the L->R direction, so a host that cannot forward both directions of
+    every job at the bottleneck rate can still run the set.
+    """
+    argv = [cfg["trainsim"], "--job", job["name"], "--rank", str(rank),
+            "--world", "2", "--listen", str(port),
+            "--next", "%s:%d" % (peer_ip, port),
+            "--bytes", str(job["bytes"]), "--compute", "%gms" % job["compute_ms"],
+            "--jitter", "%gms" % job.get("jitter_ms", 0),
+            "--iterations", str(cfg["iterations"]), "--cc", alg["cc"],
+            "--start-at", "%.6f" % start_at,
+            "--offset", "%gms" % job.get("offset_ms", 0),
+            "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
+            "--log", log]
+    if "collective" in job:
+        argv += ["--collective", job["collective"]]
+    return argv
+
+
 def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
     os.makedirs(outdir, exist_ok=True)
     default_params = cfg.get("default_params", {})
@@ -169,16 +195,7 @@ def run_once(cfg, net, pairs, bottleneck, alg, outdir, tag):
         port = PORT_BASE + j
         for rank, host, peer in ((0, left, right), (1, right, left)):
             log = os.path.join(outdir, "%s-r%d.jsonl" % (job["name"], rank))
-            argv = [cfg["trainsim"], "--job", job["name"], "--rank", str(rank),
-                    "--world", "2", "--listen", str(port),
-                    "--next", "%s:%d" % (peer.IP(), port),
-                    "--bytes", str(job["bytes"]), "--compute", "%gms" % job["compute_ms"],
-                    "--jitter", "%gms" % job.get("jitter_ms", 0),
-                    "--iterations", str(cfg["iterations"]), "--cc", alg["cc"],
-                    "--start-at", "%.6f" % start_at,
-                    "--offset", "%gms" % job.get("offset_ms", 0),
-                    "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
-                    "--log", log]
+            argv = trainsim_argv(cfg, job, alg, rank, port, peer.IP(), start_at, tag, log)
             procs.append((job["name"], rank, host.popen(argv)))
     bulk_procs = []
     for b, (bulk, left, right, _) in enumerate(cfg["_bulks"]):

@@ -185,9 +185,9 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 		  } },
 		{ "--collective",
 		  [](Draft &d, std::string_view name, std::string_view value) {
-			  if (value != "exchange" && value != "ring")
+			  if (value != "exchange" && value != "ring" && value != "push")
 				  throw OptionError(std::string(name) + ": unknown collective " +
-						    quoted(value) + " (exchange or ring)");
+						    quoted(value) + " (exchange, ring or push)");
 			  d.collective = std::string(value);
 		  } },
 		{ "--cc",
@@ -254,12 +254,20 @@ void check_combination(Draft &d)
 				  std::to_string(c.world));
 	if (!d.collective)
 		c.collective = c.world == 2 ? Collective::exchange : Collective::ring;
+	else if (*d.collective == "exchange")
+		c.collective = Collective::exchange;
+	else if (*d.collective == "push")
+		c.collective = Collective::push;
 	else
-		c.collective =
-			*d.collective == "exchange" ? Collective::exchange : Collective::ring;
+		c.collective = Collective::ring;
 	if (c.collective == Collective::exchange && c.world != 2)
 		throw OptionError("--collective: exchange needs --world 2, got " +
 				  std::to_string(c.world) + " (use ring)");
+	// A push with more workers would need a parameter server that several
+	// ranks send to, which the ring of connections does not have.
+	if (c.collective == Collective::push && c.world != 2)
+		throw OptionError("--collective: push needs --world 2, got " +
+				  std::to_string(c.world));
 	if (c.collective == Collective::ring && c.bytes < c.world)
 		throw OptionError("--bytes: " + std::to_string(c.bytes) +
 				  " bytes cannot be split into " + std::to_string(c.world) +
@@ -270,7 +278,12 @@ void check_combination(Draft &d)
 
 std::string_view collective_name(Collective collective)
 {
-	return collective == Collective::exchange ? "exchange" : "ring";
+	switch (collective) {
+	case Collective::exchange: return "exchange";
+	case Collective::ring: return "ring";
+	case Collective::push: return "push";
+	}
+	return "?";
 }
 
 std::string format_endpoint(const Endpoint &endpoint)
@@ -397,7 +410,7 @@ std::string usage_text()
   mltcp-trainsim --job NAME --rank I --world N --listen [ADDR:]PORT --next HOST:PORT
                  --bytes SIZE --compute DURATION [--jitter DURATION]
                  (--iterations N | --duration DURATION)
-                 [--collective exchange|ring] [--cc NAME] [--start-at UNIX_SECONDS]
+                 [--collective exchange|ring|push] [--cc NAME] [--start-at UNIX_SECONDS]
                  [--offset DURATION] [--log FILE] [--seed N]
                  [--connect-timeout DURATION] [--chunk SIZE]
   mltcp-trainsim --help
@@ -419,7 +432,9 @@ the accepted connection.
   --duration DURATION    run until rank 0 ends an iteration this long after the start
   --collective C         exchange (world 2; the default there): send SIZE to next while
                          receiving SIZE from prev; ring (default for N > 2): ring
-                         all-reduce, 2(N-1) steps of about SIZE/N bytes each
+                         all-reduce, 2(N-1) steps of about SIZE/N bytes each; push
+                         (world 2 only): rank 0 sends SIZE to rank 1, which sends
+                         none back, as a worker pushing to a parameter server
   --cc NAME              congestion control of both sockets (TCP_CONGESTION)
   --start-at T           iteration 0 starts at T + offset (CLOCK_REALTIME, e.g.
                          1763790000.25); default: as soon as the ring is connected

@@ -15,7 +15,7 @@
 namespace mltcp::trainsim
 {
 
-enum class Collective { exchange, ring };
+enum class Collective { exchange, ring, push };
 
 std::string_view collective_name(Collective collective);
 

@@ -9,10 +9,13 @@ uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk)
 	return bytes / world + (chunk < bytes % world ? 1 : 0);
 }
 
-std::vector<Step> collective_schedule(Collective collective, unsigned world, uint64_t bytes)
+std::vector<Step> collective_schedule(Collective collective, unsigned world, unsigned rank,
+				      uint64_t bytes)
 {
 	if (collective == Collective::exchange)
 		return { Step{ bytes, bytes } };
+	if (collective == Collective::push)
+		return { rank == 0 ? Step{ bytes, 0 } : Step{ 0, bytes } };
 
 	std::vector<Step> steps;
 	steps.reserve(2 * (world - 1));

@@ -26,6 +26,8 @@ struct Step {
 uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk);
 
 // exchange: one step of {bytes, bytes}.
+// push (world 2): one step, {bytes, 0} on rank 0 and {0, bytes} on rank 1; the
+// only collective whose schedule depends on the rank.
 // ring: 2(world - 1) steps, reduce-scatter then all-gather; step k of either
 // phase moves chunk k (k < world - 1). Every rank uses the same schedule, so a
 // step's send to next and receive from prev have the same size, and each rank
@@ -33,7 +35,8 @@ uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk);
 // exactly 2(N-1)/N * bytes when world divides bytes. (In the textbook
 // algorithm each rank skips a different chunk, so ranks would differ by up to
 // two bytes; a rank-independent schedule keeps sent == received on every rank.)
-std::vector<Step> collective_schedule(Collective collective, unsigned world, uint64_t bytes);
+std::vector<Step> collective_schedule(Collective collective, unsigned world, unsigned rank,
+				      uint64_t bytes);
 
 struct Totals {
 	uint64_t sent;

@@ -204,7 +204,7 @@ private:
 
 Worker::Worker(const Config &config, LogFile &log)
     : config_(config), log_(log),
-      schedule_(collective_schedule(config.collective, config.world, config.bytes)),
+      schedule_(collective_schedule(config.collective, config.world, config.rank, config.bytes)),
       send_buffer_(config.chunk_bytes, 'g'), recv_buffer_(config.chunk_bytes),
       rng_(make_rng(config))
 {

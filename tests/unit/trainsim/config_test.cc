@@ -171,7 +171,18 @@ TEST(TrainsimConfig, CollectiveDefaultsByWorldSize)
 	EXPECT_EQ(parse_error(with(minimal(3), { "--collective", "exchange" })),
 		  "--collective: exchange needs --world 2, got 3 (use ring)");
 	EXPECT_EQ(parse_error(with(minimal(), { "--collective", "tree" })),
-		  "--collective: unknown collective \"tree\" (exchange or ring)");
+		  "--collective: unknown collective \"tree\" (exchange, ring or push)");
+}
+
+TEST(TrainsimConfig, PushNeedsTwoWorkers)
+{
+	Config c = parse_ok(with(minimal(2), { "--collective", "push" }));
+	EXPECT_EQ(c.collective, Collective::push);
+	EXPECT_EQ(mltcp::trainsim::collective_name(c.collective), "push");
+	EXPECT_EQ(parse_ok(with(replaced("--rank", "1"), { "--collective=push" })).collective,
+		  Collective::push);
+	EXPECT_EQ(parse_error(with(minimal(3), { "--collective", "push" })),
+		  "--collective: push needs --world 2, got 3");
 }
 
 TEST(TrainsimConfig, MissingRequired)

@@ -215,15 +215,15 @@ void expect_all_exit(std::vector<Worker> &workers, int expected)
 }
 
 // The invariants every iteration line of a rank must satisfy.
-void check_iterations(const Log &log, size_t count, uint64_t bytes_per_iteration,
-		      double min_compute_s)
+void check_iterations(const Log &log, size_t count, uint64_t sent_per_iteration,
+		      uint64_t received_per_iteration, double min_compute_s)
 {
 	ASSERT_EQ(log.iterations.size(), count);
 	for (size_t i = 0; i < count; i++) {
 		const json &it = log.iterations[i];
 		EXPECT_EQ(it["iteration"], i);
-		EXPECT_EQ(it["bytes_sent"], bytes_per_iteration) << i;
-		EXPECT_EQ(it["bytes_received"], bytes_per_iteration) << i;
+		EXPECT_EQ(it["bytes_sent"], sent_per_iteration) << i;
+		EXPECT_EQ(it["bytes_received"], received_per_iteration) << i;
 		double start = it["start"], comm_start = it["comm_start"], end = it["end"];
 		EXPECT_LE(start, comm_start) << i;
 		EXPECT_LE(comm_start, end) << i;
@@ -237,20 +237,32 @@ void check_iterations(const Log &log, size_t count, uint64_t bytes_per_iteration
 	}
 }
 
-void check_summary(const Log &log, size_t count, uint64_t bytes_per_iteration)
+void check_iterations(const Log &log, size_t count, uint64_t bytes_per_iteration,
+		      double min_compute_s)
+{
+	check_iterations(log, count, bytes_per_iteration, bytes_per_iteration, min_compute_s);
+}
+
+void check_summary(const Log &log, size_t count, uint64_t sent_per_iteration,
+		   uint64_t received_per_iteration)
 {
 	ASSERT_EQ(log.summaries.size(), 1u);
 	const json &s = log.summaries[0];
 	EXPECT_EQ(s["status"], "complete");
 	EXPECT_EQ(s["iterations"], count);
-	EXPECT_EQ(s["bytes_sent"], count * bytes_per_iteration);
-	EXPECT_EQ(s["bytes_received"], count * bytes_per_iteration);
+	EXPECT_EQ(s["bytes_sent"], count * sent_per_iteration);
+	EXPECT_EQ(s["bytes_received"], count * received_per_iteration);
 	double mean = 0;
 	for (const json &it : log.iterations)
 		mean += it["end"].get<double>() - it["start"].get<double>();
 	mean /= static_cast<double>(count);
 	EXPECT_NEAR(s["mean_iter_s"].get<double>(), mean, 2e-6);
 	EXPECT_LE(s["p50_iter_s"].get<double>(), s["p99_iter_s"].get<double>());
+}
+
+void check_summary(const Log &log, size_t count, uint64_t bytes_per_iteration)
+{
+	check_summary(log, count, bytes_per_iteration, bytes_per_iteration);
 }
 
 TEST(TrainsimLoopback, TwoWorkerExchange)
@@ -276,6 +288,43 @@ TEST(TrainsimLoopback, TwoWorkerExchange)
 	}
 }
 
+TEST(TrainsimLoopback, TwoWorkerPush)
+{
+	TempDir dir;
+	const uint64_t bytes = 1000001;
+	auto workers = start_job(dir, "push", 2,
+				 { "--bytes", std::to_string(bytes), "--compute", "20ms",
+				   "--iterations", "5", "--collective", "push" });
+	expect_all_exit(workers, 0);
+	const uint64_t sent[] = { bytes, 0 }, received[] = { 0, bytes };
+	for (unsigned rank = 0; rank < 2; rank++) {
+		SCOPED_TRACE("rank " + std::to_string(rank));
+		Log log = read_log(dir.file("push-" + std::to_string(rank) + ".jsonl"));
+		check_iterations(log, 5, sent[rank], received[rank], 0.020 - 0.001);
+		check_summary(log, 5, sent[rank], received[rank]);
+		EXPECT_EQ(log.summaries[0]["collective"], "push");
+		EXPECT_EQ(log.summaries[0]["world"], 2);
+	}
+}
+
+TEST(TrainsimLoopback, PushWithDurationEndsBothRanksAfterTheSameIteration)
+{
+	TempDir dir;
+	auto workers = start_job(dir, "pushdur", 2,
+				 { "--bytes", "300K", "--compute", "10ms", "--jitter", "5ms",
+				   "--duration", "250ms", "--collective", "push" });
+	expect_all_exit(workers, 0);
+	size_t count = read_log(dir.file("pushdur-0.jsonl")).iterations.size();
+	EXPECT_GE(count, 5u);
+	const uint64_t sent[] = { 300 * 1024, 0 }, received[] = { 0, 300 * 1024 };
+	for (unsigned rank = 0; rank < 2; rank++) {
+		SCOPED_TRACE("rank " + std::to_string(rank));
+		Log log = read_log(dir.file("pushdur-" + std::to_string(rank) + ".jsonl"));
+		check_iterations(log, count, sent[rank], received[rank], 0.005 - 0.001);
+		check_summary(log, count, sent[rank], received[rank]);
+	}
+}
+
 TEST(TrainsimLoopback, ThreeWorkerRing)
 {
 	TempDir dir;
@@ -285,8 +334,8 @@ TEST(TrainsimLoopback, ThreeWorkerRing)
 				 { "--bytes", std::to_string(bytes), "--compute", "10ms",
 				   "--jitter", "2ms", "--iterations", "4" });
 	expect_all_exit(workers, 0);
-	auto totals = mltcp::trainsim::schedule_totals(
-		mltcp::trainsim::collective_schedule(mltcp::trainsim::Collective::ring, 3, bytes));
+	auto totals = mltcp::trainsim::schedule_totals(mltcp::trainsim::collective_schedule(
+		mltcp::trainsim::Collective::ring, 3, 0, bytes));
 	ASSERT_EQ(totals.sent, 1333336u);
 	for (unsigned rank = 0; rank < 3; rank++) {
 		SCOPED_TRACE("rank " + std::to_string(rank));

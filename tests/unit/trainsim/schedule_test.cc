@@ -13,12 +13,27 @@ using mltcp::trainsim::schedule_totals;
 
 TEST(TrainsimSchedule, ExchangeIsOneStepOfTheWholeSize)
 {
-	auto steps = collective_schedule(Collective::exchange, 2, 1 << 20);
+	auto steps = collective_schedule(Collective::exchange, 2, 0, 1 << 20);
 	ASSERT_EQ(steps.size(), 1u);
 	EXPECT_EQ(steps[0].send_bytes, 1u << 20);
 	EXPECT_EQ(steps[0].recv_bytes, 1u << 20);
 	EXPECT_EQ(schedule_totals(steps).sent, 1u << 20);
 	EXPECT_EQ(schedule_totals(steps).received, 1u << 20);
+}
+
+TEST(TrainsimSchedule, PushSendsFromRankZeroOnly)
+{
+	auto steps = collective_schedule(Collective::push, 2, 0, 1000001);
+	ASSERT_EQ(steps.size(), 1u);
+	EXPECT_EQ(steps[0].send_bytes, 1000001u);
+	EXPECT_EQ(steps[0].recv_bytes, 0u);
+
+	steps = collective_schedule(Collective::push, 2, 1, 1000001);
+	ASSERT_EQ(steps.size(), 1u);
+	EXPECT_EQ(steps[0].send_bytes, 0u);
+	EXPECT_EQ(steps[0].recv_bytes, 1000001u);
+	EXPECT_EQ(schedule_totals(steps).sent, 0u);
+	EXPECT_EQ(schedule_totals(steps).received, 1000001u);
 }
 
 TEST(TrainsimSchedule, ChunksSpreadTheRemainderAndAddUp)
@@ -42,7 +57,7 @@ TEST(TrainsimSchedule, ChunksSpreadTheRemainderAndAddUp)
 TEST(TrainsimSchedule, RingThreeWorkers)
 {
 	// 1000001 = 333334 + 333334 + 333333.
-	auto steps = collective_schedule(Collective::ring, 3, 1000001);
+	auto steps = collective_schedule(Collective::ring, 3, 0, 1000001);
 	ASSERT_EQ(steps.size(), 4u); // 2 (N - 1)
 	const uint64_t expected[] = { 333334, 333334, 333334, 333334 };
 	for (size_t s = 0; s < steps.size(); s++) {
@@ -57,7 +72,7 @@ TEST(TrainsimSchedule, RingThreeWorkers)
 TEST(TrainsimSchedule, RingFourWorkers)
 {
 	// Divisible: every step moves exactly SIZE/N, 2(N-1)/N * SIZE in all.
-	auto steps = collective_schedule(Collective::ring, 4, 4 << 20);
+	auto steps = collective_schedule(Collective::ring, 4, 0, 4 << 20);
 	ASSERT_EQ(steps.size(), 6u);
 	for (const auto &step : steps) {
 		EXPECT_EQ(step.send_bytes, 1u << 20);
@@ -67,7 +82,7 @@ TEST(TrainsimSchedule, RingFourWorkers)
 	EXPECT_EQ(schedule_totals(steps).received, 6u << 20);
 
 	// 10 bytes: chunks 3 3 2 2; steps move chunks 0 1 2 twice.
-	steps = collective_schedule(Collective::ring, 4, 10);
+	steps = collective_schedule(Collective::ring, 4, 0, 10);
 	ASSERT_EQ(steps.size(), 6u);
 	const uint64_t expected[] = { 3, 3, 2, 3, 3, 2 };
 	for (size_t s = 0; s < steps.size(); s++)
@@ -78,7 +93,7 @@ TEST(TrainsimSchedule, RingFourWorkers)
 
 TEST(TrainsimSchedule, TwoWorkerRingMovesTheWholeSizeEachWay)
 {
-	auto steps = collective_schedule(Collective::ring, 2, 1001);
+	auto steps = collective_schedule(Collective::ring, 2, 0, 1001);
 	ASSERT_EQ(steps.size(), 2u);
 	EXPECT_EQ(steps[0].send_bytes, 501u);
 	EXPECT_EQ(steps[1].send_bytes, 501u);
