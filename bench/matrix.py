@@ -238,6 +238,27 @@ def study_restart(iterations=100, repeats=10):
     ]
 
 
+def host_gbit(iterations=100, repeats=3):
+    """The demo's job set (two jobs, fraction 0.4, synchronized) on the host at
+    1 Gbit/s. Jobs push one way (rank 0 to rank 1): the host forwards one
+    direction at 1 Gbit/s but not both at once. A lone job first, to show
+    what the host itself achieves."""
+    def push(jobs):
+        for job in jobs:
+            job["collective"] = "push"
+        return jobs
+    rate, buf = 1000, 1310720  # 10 ms of queue at 1 Gbit/s, the study's overlapping regime
+    algs = [STUDY_CANDIDATES[i] for i in (0, 1, 3)]
+    solo = push([job_for_fraction("job1", 0.4, HOST_PERIOD_MS, rate)])
+    two = push([job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, rate) for i in (1, 2)])
+    out = []
+    for name, jobs in (("gbit-solo", solo), ("gbit-pair", two)):
+        cfg = host_point(name, jobs, buf, iterations, repeats, algs)
+        cfg["rate_mbit"] = rate
+        out.append(cfg)
+    return out
+
+
 def study_guest(iterations=100, repeats=3):
     """The study's candidates on the module in the guest: the demo pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
@@ -259,4 +280,4 @@ def study_fairness(iterations=100, repeats=3):
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
-        "study-restart": study_restart}
+        "study-restart": study_restart, "host-gbit": host_gbit}
