@@ -79,6 +79,29 @@ def table(results):
     return "\n".join(lines)
 
 
+def write_results(out, commit, stamp, sets, results):
+    """results.json and results.md for the points measured so far: written
+    after every point, so an interrupted run keeps what it measured."""
+    backends = set(res["backend"] for res in results.values())
+    backend = " and ".join(sorted(
+        "BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
+        if b == "bpf" else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
+    doc = {"commit": commit, "date": stamp, "sets": sets, "backend": backend,
+           "results": {k: ({"error": v["error"]} if v["summary"] is None else
+                           {"error": v["error"], "host_loadavg": v["host_loadavg"],
+                            "backend": v["backend"],
+                            "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
+                            "ideal_valid": v["summary"]["ideal_valid"],
+                            "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
+                                           for a, x in v["summary"]["algorithms"].items()}})
+                       for k, v in results.items()}}
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("# Bench results\n\nMeasured %s at commit %s, backend: %s.\n\n%s\n" % (
+            stamp, commit, doc["backend"], table(results)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,26 +143,7 @@ def main():
                                     "backend": cfg.get("backend", "module"),
                                     "host_loadavg": [load_before,
                                                      open("/proc/loadavg").read().split()[:3]]}
-    backends = set()
-    for name, res in results.items():
-        backends.add(res["backend"])
-    backend = " and ".join(sorted(
-        "BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
-        if b == "bpf" else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
-    doc = {"commit": commit, "date": stamp, "sets": args.sets, "backend": backend,
-           "results": {k: ({"error": v["error"]} if v["summary"] is None else
-                           {"error": v["error"], "host_loadavg": v["host_loadavg"],
-                            "backend": v["backend"],
-                            "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
-                            "ideal_valid": v["summary"]["ideal_valid"],
-                            "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
-                                           for a, x in v["summary"]["algorithms"].items()}})
-                       for k, v in results.items()}}
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write("# Bench results\n\nMeasured %s at commit %s, backend: %s.\n\n%s\n" % (
-            stamp, commit, doc["backend"], table(results)))
+            write_results(out, commit, stamp, args.sets, results)
     print(table(results))
     print("bench: results in %s" % out)
     if any(v["error"] for v in results.values()):
