@@ -226,15 +226,20 @@ def study(iterations=100, repeats=10):
 
 
 def study_restart(iterations=100, repeats=10):
-    """The restart candidates (and cubic, md again, for comparison in the
-    same runs) at the study's points."""
-    algs = [STUDY_CANDIDATES[0], STUDY_CANDIDATES[3]] + RESTART_CANDIDATES
+    """The restart candidates beside cubic and md at the study's points: the
+    window restarting at every iteration start, with F acting in AI, in MD,
+    or nowhere (the control: restart without favouritism)."""
+    pick = lambda names: [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES  # noqa: E731
+                          if a["name"] in names]
     two = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2)]
     three = [job_for_fraction("job%d" % i, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2, 3)]
     return [
-        host_point("restart2-buf256k", two, 262144, iterations, repeats, algs),
-        host_point("restart2-buf128k", two, 131072, iterations, repeats, algs),
-        host_point("restart3-buf256k", three, 262144, iterations, repeats, algs),
+        host_point("restart2-buf256k", two, 262144, iterations, repeats,
+                   pick(("cubic", "md", "restart", "ai-restart", "md-restart"))),
+        host_point("restart2-buf128k", two, 131072, iterations, repeats,
+                   pick(("cubic", "ai", "restart", "md-restart"))),
+        host_point("restart3-buf256k", three, 262144, iterations, repeats,
+                   pick(("cubic", "ai", "md-restart"))),
     ]
 
 
@@ -248,7 +253,7 @@ def host_gbit(iterations=100, repeats=3):
             job["collective"] = "push"
         return jobs
     rate, buf = 1000, 1310720  # 10 ms of queue at 1 Gbit/s, the study's overlapping regime
-    algs = [STUDY_CANDIDATES[i] for i in (0, 1, 3)]
+    algs = [STUDY_CANDIDATES[0], STUDY_CANDIDATES[1], RESTART_CANDIDATES[2]]
     solo = push([job_for_fraction("job1", 0.4, HOST_PERIOD_MS, rate)])
     two = push([job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, rate) for i in (1, 2)])
     out = []
@@ -272,7 +277,8 @@ def study_fairness(iterations=100, repeats=3):
     """One training job (fraction 0.4) beside a bulk cubic flow on the host."""
     jobs = [job_for_fraction("job1", 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)]
     cfg = host_point("study-fairness", jobs, 262144, iterations, repeats,
-                     [a for a in STUDY_CANDIDATES if a["name"] in ("cubic", "ai", "md")])
+                     [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES
+                      if a["name"] in ("cubic", "ai", "md-restart", "restart")])
     cfg["bulk"] = [{"name": "bulk-cubic", "cc": "cubic"}]
     return [cfg]
 
