@@ -78,7 +78,8 @@ MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
 						       u64 bytes_acked, u32 now_us,
 						       bool in_recovery, bool data_outstanding);
-MLTCP_BPF_CORE void mltcp_restart_window(u32 *cwnd, u32 *ssthresh);
+MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it,
+					 const struct mltcp_params *p, u32 *cwnd, u32 *ssthresh);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -433,12 +434,13 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 				    BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state) >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
-	if (verdict == MLTCP_TX_NEW_ITERATION && (ca->params.mode & MLTCP_MODE_RESTART)) {
+	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
 
-		mltcp_restart_window(&cwnd, &ssthresh);
-		tp->snd_cwnd = cwnd;
-		tp->snd_ssthresh = ssthresh;
+		if (mltcp_restart_window(&ca->iter, &ca->params, &cwnd, &ssthresh)) {
+			tp->snd_cwnd = cwnd;
+			tp->snd_ssthresh = ssthresh;
+		}
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }

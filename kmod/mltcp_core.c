@@ -275,17 +275,24 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 }
 
 /*
- * At an iteration start the window left from the previous iteration says
- * nothing about the link now: resume from the initial window and slow-start
- * back towards the old window (RFC 5681 4.1 restart, applied at every
- * iteration rather than only after an idle RTO).
+ * RESTART mode, at an iteration start: the window left from the previous
+ * iteration says nothing about the link now, and sending it at once as a
+ * burst into a queue another job is filling costs both jobs losses. Resume
+ * from the initial window and slow-start back towards the old window (RFC
+ * 5681 4.1's restart, applied at every iteration rather than only after an
+ * idle RTO). Only flows known to be periodic (a learned or fixed size) are
+ * touched. Returns whether the window changed.
  */
-void mltcp_restart_window(u32 *cwnd, u32 *ssthresh)
+bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+			  u32 *cwnd, u32 *ssthresh)
 {
 	u32 old = *cwnd;
 
+	if (!(p->mode & MLTCP_MODE_RESTART) || !it->bytes)
+		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
 	*cwnd = min_u32(old, MLTCP_RESTART_CWND);
+	return true;
 }
 
 /* Progress r through the current iteration, in MLTCP_ONE units, clamped to 1. */

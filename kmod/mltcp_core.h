@@ -140,7 +140,8 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
-void mltcp_restart_window(u32 *cwnd, u32 *ssthresh);
+bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+			  u32 *cwnd, u32 *ssthresh);
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

@@ -361,12 +361,13 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	if (verdict == MLTCP_TX_NEW_ITERATION && ca->job)
 		mltcp_job_account_iteration(sock_net(sk), ca->job,
 					    tp->bytes_acked - start_acked);
-	if (verdict == MLTCP_TX_NEW_ITERATION && (ca->params.mode & MLTCP_MODE_RESTART)) {
+	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
 
-		mltcp_restart_window(&cwnd, &ssthresh);
-		tcp_snd_cwnd_set(tp, cwnd);
-		tp->snd_ssthresh = ssthresh;
+		if (mltcp_restart_window(&ca->iter, &ca->params, &cwnd, &ssthresh)) {
+			tcp_snd_cwnd_set(tp, cwnd);
+			tp->snd_ssthresh = ssthresh;
+		}
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }

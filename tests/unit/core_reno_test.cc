@@ -117,23 +117,54 @@ TEST(RenoDecrease, MdModeBacksOffLessNearTheEnd)
 
 TEST(Restart, ResumesFromTheInitialWindowAndSlowStartsBack)
 {
+	mltcp_params p{};
+	mltcp_iter it{};
 	uint32_t cwnd = 200, ssthresh = 80;
 
-	mltcp_restart_window(&cwnd, &ssthresh);
+	mltcp_params_default(&p);
+	p.mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART;
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, 1 << 20);
+
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 150u); // 3/4 of the old window, as RFC 5681's restart keeps
 
 	cwnd = 200;
 	ssthresh = 500; // a flow still in slow start keeps its threshold
-	mltcp_restart_window(&cwnd, &ssthresh);
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 500u);
 
 	cwnd = 4; // a window below the initial one is not raised
 	ssthresh = 2;
-	mltcp_restart_window(&cwnd, &ssthresh);
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 4u);
 	EXPECT_EQ(ssthresh, 3u);
+}
+
+TEST(Restart, OnlyInRestartModesAndOnlyForPeriodicFlows)
+{
+	mltcp_params p{};
+	mltcp_iter it{};
+	uint32_t cwnd = 200, ssthresh = 80;
+
+	mltcp_params_default(&p);
+	mltcp_iter_init(&it, 0, 0);
+	p.mode = MLTCP_MODE_RESTART;
+	// No iteration size known yet: a bulk or request-response flow.
+	EXPECT_FALSE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 200u);
+	EXPECT_EQ(ssthresh, 80u);
+
+	mltcp_iter_set_fixed(&it, 1 << 20);
+	for (uint8_t mode : { MLTCP_MODE_AI, MLTCP_MODE_MD, MLTCP_MODE_BOTH }) {
+		p.mode = mode;
+		EXPECT_FALSE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh)) << int(mode);
+		EXPECT_EQ(cwnd, 200u);
+	}
+	p.mode = MLTCP_MODE_RESTART;
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
 }
 
 } // namespace
