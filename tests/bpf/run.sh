@@ -17,8 +17,8 @@ cd "$top"
 bpf_out=$build/userspace/bpf
 
 if [[ ! -e /sys/kernel/btf/vmlinux ]]; then
-	echo "tests/bpf: skipped, this kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	exit 0
+	echo "tests/bpf: this kernel has no BTF (/sys/kernel/btf/vmlinux): cannot test the BPF twin" >&2
+	exit 1
 fi
 if [[ ! -x $bpf_out/mltcp-bpf ]]; then
 	echo "tests/bpf: $bpf_out/mltcp-bpf not built (see cmake's \"BPF backend\" message)" >&2
