@@ -683,9 +683,17 @@ void Worker::run()
 {
 	int64_t setup_deadline_ns =
 		monotonic_ns() + static_cast<int64_t>(config_.connect_timeout_us) * ns_per_us;
+	int64_t offset_ns = static_cast<int64_t>(config_.offset_us) * ns_per_us;
+
+	// Already late: every worker says so before connecting. After set-up,
+	// the first to notice would exit and the others would only see its
+	// connection close.
+	if (config_.start_at_ns && realtime_ns() > *config_.start_at_ns + offset_ns)
+		throw RuntimeError("it is already " +
+				   format_ms(realtime_ns() - *config_.start_at_ns - offset_ns) +
+				   " after --start-at + --offset; choose a later --start-at");
 	set_up(setup_deadline_ns);
 
-	int64_t offset_ns = static_cast<int64_t>(config_.offset_us) * ns_per_us;
 	int64_t first_start_ns;
 	if (config_.start_at_ns) {
 		first_start_ns = *config_.start_at_ns + offset_ns;
