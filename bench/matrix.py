@@ -31,7 +31,7 @@ BASE_ALGORITHMS = [
 # Each job's exchange loads both directions of the bottleneck and the emulated
 # guest forwards about 200 Mbit/s in all, so guest points run at 50 Mbit/s.
 RATE_MBIT = 50
-DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "ai", "base": "cubic"}
+DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "md-restart", "base": "cubic"}
 
 
 def job_for_fraction(name, fraction, period_ms, rate_mbit, offset_ms=0):

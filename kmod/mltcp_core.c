@@ -99,7 +99,7 @@ void mltcp_params_default(struct mltcp_params *p)
 	p->slope = MLTCP_DEFAULT_SLOPE;
 	p->intercept = MLTCP_DEFAULT_INTERCEPT;
 	p->idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US;
-	p->mode = MLTCP_MODE_AI;
+	p->mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART;
 	p->base = MLTCP_BASE_CUBIC;
 }
 

@@ -55,7 +55,7 @@ static struct mltcp_params mltcp_defaults __read_mostly = {
 	.slope = MLTCP_DEFAULT_SLOPE,
 	.intercept = MLTCP_DEFAULT_INTERCEPT,
 	.idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US,
-	.mode = MLTCP_MODE_AI,
+	.mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART,
 	.base = MLTCP_BASE_CUBIC,
 };
 
@@ -177,7 +177,7 @@ MODULE_PARM_DESC(idle_gap_us, "idle time that starts a new iteration, us in [100
 module_param_cb(base, &mltcp_base_ops, &mltcp_defaults.base, 0644);
 MODULE_PARM_DESC(base, "base algorithm of \"mltcp\": reno or cubic (default cubic)");
 module_param_cb(mode, &mltcp_mode_ops, &mltcp_defaults.mode, 0644);
-MODULE_PARM_DESC(mode, "where F acts: ai (additive increase), md (multiplicative decrease) or both (default ai)");
+MODULE_PARM_DESC(mode, "where F acts: ai (additive increase), md (multiplicative decrease) or both; with -restart the window also restarts at each iteration (default md-restart)");
 
 static u32 mltcp_now_us(const struct tcp_sock *tp)
 {

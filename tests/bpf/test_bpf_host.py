@@ -230,7 +230,7 @@ def test_load_registers_the_three_names():
     assert sorted(m["name"] for m in st["struct_ops"] if m["state"] == "inuse") == sorted(NAMES)
     assert st["params"] == {
         "slope": 1.6, "slope_fixed": 1638, "intercept": 0.2, "intercept_fixed": 205,
-        "idle_gap_us": 20000, "base": "cubic", "mode": "ai",
+        "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart",
     }
     for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows", "jobs"):
         assert (PIN_DIR / pin).exists()
@@ -295,7 +295,7 @@ def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
         close(proc)
     after = stats()
     print(flow)
-    assert flow["ca"] == "mltcp" and flow["base"] == "cubic" and flow["mode"] == "ai"
+    assert flow["ca"] == "mltcp" and flow["base"] == "cubic" and flow["mode"] == "md-restart"
     # The first burst follows the handshake, not an idle gap: count - 1 starts.
     assert flow["iterations"] == count - 1
     assert abs(flow["iter_bytes"] - nbytes) <= 0.05 * nbytes
@@ -328,7 +328,7 @@ def test_set_changes_the_defaults_of_new_flows(netns_pair, loaded):
     try:
         out = tool("set", "slope", "3.2", "intercept", "0.4", "base", "reno")
         assert out.stdout.strip() == (
-            "defaults slope 3.200 intercept 0.400 idle_gap_us 20000 base reno mode ai")
+            "defaults slope 3.200 intercept 0.400 idle_gap_us 20000 base reno mode md-restart")
         new, new_sport = start_onoff(1 << 20, 1, idle_ms=1)
         finish(new)
         try:

@@ -43,7 +43,7 @@ def test_parameters_show_their_defaults():
     assert read(params + "intercept") == "0.200"
     assert read(params + "idle_gap_us") == "20000"
     assert read(params + "base") == "cubic"
-    assert read(params + "mode") == "ai"
+    assert read(params + "mode") == "md-restart"
 
 
 def test_sysctl_default_applies_to_new_sockets():

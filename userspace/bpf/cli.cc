@@ -327,7 +327,7 @@ std::string usage()
 	       "  idle_gap_us N        1000-60000000 us, or with a unit: 20ms (default 20000)\n"
 	       "  base reno|cubic      base algorithm of \"mltcp\" (default cubic)\n"
 	       "  mode MODE            where F acts: ai, md, both; with -restart the window\n"
-	       "                       also restarts at each iteration (default ai)\n"
+	       "                       also restarts at each iteration (default md-restart)\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json           JSON output\n"

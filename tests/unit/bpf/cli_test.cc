@@ -217,7 +217,7 @@ TEST(BpfParams, Formatting)
 	EXPECT_EQ(format_fixed(1), "0.001");
 	EXPECT_EQ(format_fixed(MLTCP_SLOPE_MAX), "16.000");
 	EXPECT_EQ(mltcp::bpf::params_text(defaults()),
-		  "slope 1.600 intercept 0.200 idle_gap_us 20000 base cubic mode ai");
+		  "slope 1.600 intercept 0.200 idle_gap_us 20000 base cubic mode md-restart");
 
 	nlohmann::json j = mltcp::bpf::params_json(defaults());
 	EXPECT_EQ(j["slope"], 1.6);
@@ -225,7 +225,7 @@ TEST(BpfParams, Formatting)
 	EXPECT_EQ(j["intercept"], 0.2);
 	EXPECT_EQ(j["idle_gap_us"], 20000);
 	EXPECT_EQ(j["base"], "cubic");
-	EXPECT_EQ(j["mode"], "ai");
+	EXPECT_EQ(j["mode"], "md-restart");
 }
 
 TEST(BpfParams, TextRoundTripsThroughSet)
