@@ -264,6 +264,22 @@ def host_gbit(iterations=100, repeats=3):
     return out
 
 
+def study_push(iterations=100, repeats=10):
+    """Jobs that push one way (rank 0 to rank 1): at 1 Gbit/s (the host-gbit
+    pair, 10 repeats) and at the study's 200 Mbit/s, both with 10 ms of queue,
+    to tell the traffic pattern apart from the rate."""
+    algs = [STUDY_CANDIDATES[0], RESTART_CANDIDATES[2]]
+    out = []
+    for rate, buf in ((1000, 1310720), (HOST_RATE_MBIT, 262144)):
+        jobs = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, rate) for i in (1, 2)]
+        for job in jobs:
+            job["collective"] = "push"
+        cfg = host_point("push2-%dmbit" % rate, jobs, buf, iterations, repeats, algs)
+        cfg["rate_mbit"] = rate
+        out.append(cfg)
+    return out
+
+
 def study_guest(iterations=100, repeats=3):
     """The study's candidates on the module in the guest: the demo pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
@@ -286,4 +302,5 @@ def study_fairness(iterations=100, repeats=3):
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
-        "study-restart": study_restart, "host-gbit": host_gbit}
+        "study-restart": study_restart, "host-gbit": host_gbit,
+        "study-push": study_push}
