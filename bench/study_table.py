@@ -70,8 +70,12 @@ def plot(points, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(points), figsize=(4.2 * len(points), 3.8), squeeze=False)
-    for ax, (name, _, res) in zip(axes[0], points):
+    cols = min(4, len(points))
+    rows = (len(points) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.8 * rows), squeeze=False)
+    for ax in axes.flat[len(points):]:
+        ax.axis("off")
+    for ax, (name, _, res) in zip(axes.flat, points):
         ideal = res["ideal_iter_ms"]
         algs = list(res["algorithms"])
         for i, alg in enumerate(algs):
@@ -97,8 +101,12 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--plot")
+    ap.add_argument("--points", help="comma-separated point names to keep, in this order")
     args = ap.parse_args()
     points = load(args.dirs)
+    if args.points:
+        by_name = {p[0]: p for p in points}
+        points = [by_name[n] for n in args.points.split(",") if n in by_name]
     print(table(points))
     if args.plot:
         plot(points, args.plot)
