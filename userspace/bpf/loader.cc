@@ -65,30 +65,6 @@ constexpr const char *kVersion = "0.1.0";
 
 // ---- RAII ----
 
-class Fd
-{
-public:
-	explicit Fd(int fd = -1) : fd_(fd) {}
-	Fd(const Fd &) = delete;
-	Fd &operator=(const Fd &) = delete;
-	Fd(Fd &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-	Fd &operator=(Fd &&other) noexcept
-	{
-		std::swap(fd_, other.fd_);
-		return *this;
-	}
-	~Fd()
-	{
-		if (fd_ >= 0)
-			close(fd_);
-	}
-	int get() const { return fd_; }
-	bool valid() const { return fd_ >= 0; }
-
-private:
-	int fd_;
-};
-
 struct SkelDeleter {
 	void operator()(mltcp_bpf *skel) const { mltcp_bpf__destroy(skel); }
 };

@@ -30,24 +30,7 @@ namespace mltcpctl
 namespace
 {
 
-class Fd
-{
-public:
-	explicit Fd(int fd) : fd_(fd) {}
-	Fd(const Fd &) = delete;
-	Fd &operator=(const Fd &) = delete;
-	Fd(Fd &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-	~Fd()
-	{
-		if (fd_ >= 0)
-			close(fd_);
-	}
-	int get() const { return fd_; }
-	bool valid() const { return fd_ >= 0; }
-
-private:
-	int fd_;
-};
+using mltcp::bpf::Fd;
 
 const char kPermission[] = "permission denied: the BPF backend's maps need CAP_BPF (run as root)";
 
