@@ -1,30 +1,16 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Turn a driver run directory into summary.json, report.md and PNG plots.
+"""Turn a point directory into summary.json, report.md and PNG plots.
 
-    analyze.py RUN_DIR [--baseline cubic]
+    python3 -m bench analyze POINT_DIR [--baseline cubic]
 
-RUN_DIR holds config.json and raw/<algorithm>/rep<k>/ (written by driver.py).
-Runs on the host, after the guest is gone.
+POINT_DIR holds config.json and the driver's raw/ (bench/rundir.py). Runs on
+the host, after the guest is gone.
 """
-import argparse
 import datetime
-import glob
-import json
-import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench import metrics  # noqa: E402
-
-
-def load_records(rep_dir):
-    records = []
-    for path in sorted(glob.glob(os.path.join(rep_dir, "*.jsonl"))):
-        with open(path) as f:
-            records += [json.loads(line) for line in f if line.strip()]
-    return records
+from bench import metrics, paths, rundir
 
 
 def utilization(samples, rate_bps):
@@ -43,29 +29,25 @@ def utilization(samples, rate_bps):
     return overall, (sum(busy) / len(busy) if busy else None)
 
 
-def git_commit(top):
+def git_commit():
+    """The checkout's short commit, or None outside a git checkout: a stamp,
+    not worth failing a measurement for."""
     try:
-        return subprocess.run(["git", "-C", top, "rev-parse", "--short", "HEAD"],
+        return subprocess.run(["git", "-C", paths.TOP, "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
 
-def analyze(run_dir, baseline):
-    with open(os.path.join(run_dir, "config.json")) as f:
-        cfg = json.load(f)
+def analyze(point):
+    cfg = point.config()
     rate = cfg["rate_mbit"] * 1e6
-    jobs_cfg = {j["name"]: {"compute_s": j["compute_ms"] / 1e3, "bytes": j["bytes"]}
-                for j in cfg["jobs"]}
+    jobs_cfg = metrics.jobs_config(cfg["jobs"])
     per_alg = {}
     for alg in cfg["algorithms"]:
         reps = []
-        for rep_dir in sorted(glob.glob(os.path.join(run_dir, "raw", alg["name"], "rep*"))):
-            with open(os.path.join(rep_dir, "meta.json")) as f:
-                meta = json.load(f)
-            with open(os.path.join(rep_dir, "samples.json")) as f:
-                samples = json.load(f)
-            records = load_records(rep_dir)
+        for repeat in point.repeats(alg["name"]):
+            meta, samples, records = repeat.meta, repeat.samples, repeat.records
             run = metrics.analyze_run(records, jobs_cfg, rate)
             run["rtos"] = sum(meta["rtos"].values())
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
@@ -130,11 +112,11 @@ def aggregate(reps):
     }
 
 
-def summarize(cfg, per_alg, baseline, top):
+def summarize(cfg, per_alg, baseline):
     first = next(iter(per_alg.values()))[0]
     summary = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "commit": git_commit(top),
+        "commit": git_commit(),
         "ideal_iter_ms": ms(first["ideal_iter_s"]),
         "ideal_valid": first["ideal_valid"],
         "comm_fraction_sum": round(first["comm_fraction_sum"], 3),
@@ -167,8 +149,8 @@ def report(summary, baseline, plots):
              "Measured %s at commit %s." % (summary["date"], summary["commit"]), "",
              "## Setup", "",
              "- Bottleneck: %d Mbit/s tbf, base RTT %g ms (netem, half each way), "
-             "buffer %.2g BDP; Mininet dumbbell with Linux bridges, one worker of each "
-             "job on each side (two-worker exchange)." % (
+             "buffer %.2g BDP; a dumbbell of network namespaces and Linux bridges, one "
+             "worker of each job on each side (two-worker exchange)." % (
                  cfg["rate_mbit"], cfg["rtt_ms"], cfg["buffer_bdp"]),
              "- %d iterations per job, %d repeat(s) per algorithm; the same start "
              "offsets for every algorithm." % (cfg["iterations"], cfg.get("repeats", 1)),
@@ -221,7 +203,7 @@ def report(summary, baseline, plots):
     return "\n".join(lines)
 
 
-def plot(run_dir, cfg, per_alg):
+def plot(point, cfg, per_alg):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -242,7 +224,7 @@ def plot(run_dir, cfg, per_alg):
         ax.legend(fontsize=8, loc="upper right")
     axes[-1, 0].set_xlabel("iteration")
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "iteration_times.png"), dpi=110)
+    fig.savefig(point.file("iteration_times.png"), dpi=110)
     plt.close(fig)
     out.append(("iteration time per iteration, per job", "iteration_times.png"))
 
@@ -272,7 +254,7 @@ def plot(run_dir, cfg, per_alg):
             ax.set_xlabel("s since start")
             ax.legend(fontsize=8, loc="upper right", ncol=len(run["sample_jobs"]))
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "throughput.png"), dpi=110)
+    fig.savefig(point.file("throughput.png"), dpi=110)
     plt.close(fig)
     out.append(("stacked throughput over time (10 ms samples)", "throughput.png"))
 
@@ -289,7 +271,7 @@ def plot(run_dir, cfg, per_alg):
     ax.set_title("CDF of iteration times (all jobs, all repeats)", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "iteration_cdf.png"), dpi=110)
+    fig.savefig(point.file("iteration_cdf.png"), dpi=110)
     plt.close(fig)
     out.append(("CDF of iteration times", "iteration_cdf.png"))
 
@@ -304,7 +286,7 @@ def plot(run_dir, cfg, per_alg):
                  "(0 = in step, 0.5 = half a period apart)", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(run_dir, "phase_offset.png"), dpi=110)
+    fig.savefig(point.file("phase_offset.png"), dpi=110)
     plt.close(fig)
     out.append(("phase offset between jobs over iterations", "phase_offset.png"))
     return out
@@ -322,25 +304,26 @@ def print_table(summary, baseline):
             fmt(a["converged_iteration"]), fmt(a["rtos"])))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("run_dir")
-    ap.add_argument("--baseline", default="cubic")
-    args = ap.parse_args()
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    cfg, per_alg = analyze(args.run_dir, args.baseline)
-    summary = summarize(cfg, per_alg, args.baseline, top)
-    plots = plot(args.run_dir, cfg, per_alg)
-    with open(os.path.join(args.run_dir, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
-    with open(os.path.join(args.run_dir, "report.md"), "w") as f:
-        f.write(report(summary, args.baseline, plots))
-    print_table(summary, args.baseline)
+def add_arguments(parser):
+    parser.add_argument("point", metavar="POINT_DIR")
+    parser.add_argument("--baseline", default="cubic")
+
+
+def analyze_point(point, baseline="cubic"):
+    """Write the point's summary.json, report.md and plots; print its table.
+    Returns the summary and the workers' failures."""
+    cfg, per_alg = analyze(point)
+    summary = summarize(cfg, per_alg, baseline)
+    plots = plot(point, cfg, per_alg)
+    point.write_summary(summary)
+    point.write_report(report(summary, baseline, plots))
+    print_table(summary, baseline)
     failures = [f for a in summary["algorithms"].values() for f in a["failures"]]
     if failures:
         print("worker failures: " + "; ".join(failures), file=sys.stderr)
-        sys.exit(1)
+    return summary, failures
 
 
-if __name__ == "__main__":
-    main()
+def main(args):
+    _, failures = analyze_point(rundir.Point(args.point), args.baseline)
+    return 1 if failures else 0

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The bench matrix: named sets of experiment configurations for driver.py.
+"""The bench matrix: named sets of experiment configurations for the driver.
 
 Each point is one driver run (one topology) comparing the same algorithms
 with the same start offsets. Jobs are given either directly (compute time,
@@ -13,10 +13,9 @@ where `dilation` stretches time so that a communication phase spans enough
 round trips of the emulated link to be congestion-controlled at all.
 """
 import json
-import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PAYLOAD_EFFICIENCY = 1448 / 1514
+from bench import paths
+from bench.metrics import PAYLOAD_EFFICIENCY
 
 # Every run compares the baselines, MLTCP, and a control with constant F
 # equal to MLTCP's mean F (1.0 for the defaults): it isolates "F varies with
@@ -31,6 +30,7 @@ BASE_ALGORITHMS = [
 # Each job's exchange loads both directions of the bottleneck and the emulated
 # guest forwards about 200 Mbit/s in all, so guest points run at 50 Mbit/s.
 RATE_MBIT = 50
+GUEST_PERIOD_MS = 1000
 DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "md-restart", "base": "cubic"}
 
 
@@ -42,6 +42,17 @@ def job_for_fraction(name, fraction, period_ms, rate_mbit, offset_ms=0):
             "offset_ms": offset_ms}
 
 
+def identical_jobs(count, fraction, period_ms, rate_mbit, collective=None):
+    """job1..jobN, all alike, synchronized; collective: mltcp-trainsim's
+    --collective for every job (None: trainsim's default, exchange)."""
+    jobs = [job_for_fraction("job%d" % (i + 1), fraction, period_ms, rate_mbit)
+            for i in range(count)]
+    if collective:
+        for job in jobs:
+            job["collective"] = collective
+    return jobs
+
+
 def job_from_model(name, model, rate_mbit, real_gbit, dilation, offset_ms=0):
     profile = load_models()[model]
     scale = rate_mbit * 1e6 / (real_gbit * 1e9) * dilation
@@ -51,7 +62,7 @@ def job_from_model(name, model, rate_mbit, real_gbit, dilation, offset_ms=0):
 
 
 def load_models():
-    with open(os.path.join(HERE, "models.json")) as f:
+    with open(paths.MODELS) as f:
         data = json.load(f)
     models = data["models"] if isinstance(data, dict) and "models" in data else data
     if isinstance(models, list):
@@ -63,7 +74,6 @@ def point(name, jobs, rate_mbit=RATE_MBIT, rtt_ms=4, buffer_bdp=1.5, iterations=
           algorithms=None):
     return {"name": name, "rate_mbit": rate_mbit, "rtt_ms": rtt_ms, "buffer_bdp": buffer_bdp,
             "iterations": iterations, "repeats": repeats, "sample_ms": 10,
-            "trainsim": "build/userspace/trainsim/mltcp-trainsim",
             "default_params": DEFAULT_PARAMS, "jobs": jobs,
             "algorithms": algorithms or BASE_ALGORITHMS}
 
@@ -71,7 +81,7 @@ def point(name, jobs, rate_mbit=RATE_MBIT, rtt_ms=4, buffer_bdp=1.5, iterations=
 def pair(iterations=100, repeats=3):
     """The demo's job pair (fraction 0.4 each, 1 s ideal period, synchronized) at
     50 Mbit/s, every baseline and control."""
-    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+    jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     return [point("pair", jobs, iterations=iterations, repeats=repeats)]
 
 
@@ -80,7 +90,7 @@ def regimes(iterations=100, repeats=3):
     out = []
     for rtt in (1, 4, 16):
         for buf in (0.5, 2.0):
-            jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+            jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
             out.append(point("regime-rtt%g-buf%g" % (rtt, buf), jobs, rtt_ms=rtt, buffer_bdp=buf,
                              iterations=iterations, repeats=repeats))
     return out
@@ -90,8 +100,8 @@ def offsets(iterations=100, repeats=3):
     """Two identical jobs started 0, 5, 10, 25 and 50% of a period apart."""
     out = []
     for frac in (0.0, 0.05, 0.1, 0.25, 0.5):
-        jobs = [job_for_fraction("job1", 0.4, 1000, RATE_MBIT),
-                job_for_fraction("job2", 0.4, 1000, RATE_MBIT, offset_ms=1000 * frac)]
+        jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
+        jobs[1]["offset_ms"] = GUEST_PERIOD_MS * frac
         out.append(point("offset-%g" % frac, jobs, iterations=iterations, repeats=repeats))
     return out
 
@@ -101,7 +111,7 @@ def jobs_count(iterations=100, repeats=3):
     out = []
     for n in (2, 3, 4):
         for total in (0.8, 1.2):
-            jobs = [job_for_fraction("job%d" % (i + 1), total / n, 1000, RATE_MBIT) for i in range(n)]
+            jobs = identical_jobs(n, total / n, GUEST_PERIOD_MS, RATE_MBIT)
             out.append(point("jobs%d-sum%g" % (n, total), jobs, iterations=iterations,
                              repeats=repeats))
     return out
@@ -114,7 +124,7 @@ def sweep(iterations=100, repeats=3):
         for mode in ("ai", "md", "both"):
             algs.append({"name": "mltcp-s%s-i%s-%s" % (slope, intercept, mode), "cc": "mltcp",
                          "params": {"slope": slope, "intercept": intercept, "mode": mode}})
-    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+    jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     return [point("sweep", jobs, iterations=iterations, repeats=repeats, algorithms=algs)]
 
 
@@ -133,7 +143,7 @@ def models(iterations=100, repeats=3, real_gbit=50, dilation=10):
 def fairness(iterations=100, repeats=3):
     """One training job (fraction 0.4) and one bulk cubic flow: what the bulk
     flow gets when the job uses cubic, mltcp or the control."""
-    jobs = [job_for_fraction("job1", 0.4, 1000, RATE_MBIT)]
+    jobs = identical_jobs(1, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     cfg = point("fairness", jobs, iterations=iterations, repeats=repeats,
                 algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"},
                             {"name": "const_f", "cc": "mltcp",
@@ -145,7 +155,7 @@ def fairness(iterations=100, repeats=3):
 def smoke():
     """A tiny run for CI: the driver, trainsim, a bulk flow and the analysis
     work end to end."""
-    jobs = [job_for_fraction("job%d" % i, 0.4, 300, RATE_MBIT) for i in (1, 2)]
+    jobs = identical_jobs(2, 0.4, 300, RATE_MBIT)
     cfg = point("smoke", jobs, iterations=4, repeats=1,
                 algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}])
     cfg["bulk"] = [{"name": "bulk", "cc": "cubic"}]
@@ -175,8 +185,9 @@ HOST_RATE_MBIT = 200
 HOST_PERIOD_MS = 200
 
 
-def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=None):
-    cfg = point(name, jobs, rate_mbit=HOST_RATE_MBIT, rtt_ms=0, buffer_bdp=0,
+def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=None,
+               rate_mbit=HOST_RATE_MBIT):
+    cfg = point(name, jobs, rate_mbit=rate_mbit, rtt_ms=0, buffer_bdp=0,
                 iterations=iterations, repeats=repeats, algorithms=algorithms)
     cfg.update({"backend": "bpf", "buffer_bytes": buffer_bytes, "setup_s": 2.5})
     return cfg
@@ -208,20 +219,24 @@ RESTART_CANDIDATES = [
 ]
 
 
+def candidates(*names):
+    """The study's candidates of these names, in the study's order."""
+    return [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES if a["name"] in names]
+
+
 def study(iterations=100, repeats=10):
     """Issue 7's study on the host (BPF backend): two jobs (fraction 0.4) in
     the buffer regime where cubic leaves them overlapping (256 KiB, 10 ms of
     queue) and the one where it interleaves them itself (128 KiB); three jobs
     (0.3 each) in the overlapping regime; synchronized starts."""
-    pick = lambda names: [a for a in STUDY_CANDIDATES if a["name"] in names]  # noqa: E731
-    two = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2)]
-    three = [job_for_fraction("job%d" % i, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2, 3)]
+    two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     return [
         host_point("study2-buf256k", two, 262144, iterations, repeats, STUDY_CANDIDATES),
         host_point("study2-buf128k", two, 131072, iterations, repeats,
-                   pick(("cubic", "ai", "md"))),
+                   candidates("cubic", "ai", "md")),
         host_point("study3-buf256k", three, 262144, iterations, repeats,
-                   pick(("cubic", "ai", "md", "both"))),
+                   candidates("cubic", "ai", "md", "both")),
     ]
 
 
@@ -229,18 +244,20 @@ def study_restart(iterations=100, repeats=10):
     """The restart candidates beside cubic and md at the study's points: the
     window restarting at every iteration start, with F acting in AI, in MD,
     or nowhere (the control: restart without favouritism)."""
-    pick = lambda names: [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES  # noqa: E731
-                          if a["name"] in names]
-    two = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2)]
-    three = [job_for_fraction("job%d" % i, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT) for i in (1, 2, 3)]
+    two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     return [
         host_point("restart2-buf256k", two, 262144, iterations, repeats,
-                   pick(("cubic", "md", "restart", "ai-restart", "md-restart"))),
+                   candidates("cubic", "md", "restart", "ai-restart", "md-restart")),
         host_point("restart2-buf128k", two, 131072, iterations, repeats,
-                   pick(("cubic", "ai", "restart", "md-restart"))),
+                   candidates("cubic", "ai", "restart", "md-restart")),
         host_point("restart3-buf256k", three, 262144, iterations, repeats,
-                   pick(("cubic", "ai", "md-restart"))),
+                   candidates("cubic", "ai", "md-restart")),
     ]
+
+
+# 10 ms of queue at 1 Gbit/s, the study's overlapping regime.
+GBIT_RATE_MBIT, GBIT_BUFFER_BYTES = 1000, 1310720
 
 
 def host_gbit(iterations=100, repeats=3):
@@ -248,53 +265,36 @@ def host_gbit(iterations=100, repeats=3):
     1 Gbit/s. Jobs push one way (rank 0 to rank 1): the host forwards one
     direction at 1 Gbit/s but not both at once. A lone job first, to show
     what the host itself achieves."""
-    def push(jobs):
-        for job in jobs:
-            job["collective"] = "push"
-        return jobs
-    rate, buf = 1000, 1310720  # 10 ms of queue at 1 Gbit/s, the study's overlapping regime
-    algs = [STUDY_CANDIDATES[0], STUDY_CANDIDATES[1], RESTART_CANDIDATES[2]]
-    solo = push([job_for_fraction("job1", 0.4, HOST_PERIOD_MS, rate)])
-    two = push([job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, rate) for i in (1, 2)])
-    out = []
-    for name, jobs in (("gbit-solo", solo), ("gbit-pair", two)):
-        cfg = host_point(name, jobs, buf, iterations, repeats, algs)
-        cfg["rate_mbit"] = rate
-        out.append(cfg)
-    return out
+    algs = candidates("cubic", "ai", "md-restart")
+    return [host_point(name, identical_jobs(count, 0.4, HOST_PERIOD_MS, GBIT_RATE_MBIT, "push"),
+                       GBIT_BUFFER_BYTES, iterations, repeats, algs, rate_mbit=GBIT_RATE_MBIT)
+            for name, count in (("gbit-solo", 1), ("gbit-pair", 2))]
 
 
 def study_push(iterations=100, repeats=10):
     """Jobs that push one way (rank 0 to rank 1): at 1 Gbit/s (the host-gbit
     pair, 10 repeats) and at the study's 200 Mbit/s, both with 10 ms of queue,
     to tell the traffic pattern apart from the rate."""
-    algs = [STUDY_CANDIDATES[0], RESTART_CANDIDATES[2]]
-    out = []
-    for rate, buf in ((1000, 1310720), (HOST_RATE_MBIT, 262144)):
-        jobs = [job_for_fraction("job%d" % i, 0.4, HOST_PERIOD_MS, rate) for i in (1, 2)]
-        for job in jobs:
-            job["collective"] = "push"
-        cfg = host_point("push2-%dmbit" % rate, jobs, buf, iterations, repeats, algs)
-        cfg["rate_mbit"] = rate
-        out.append(cfg)
-    return out
+    algs = candidates("cubic", "md-restart")
+    return [host_point("push2-%dmbit" % rate, identical_jobs(2, 0.4, HOST_PERIOD_MS, rate, "push"),
+                       buf, iterations, repeats, algs, rate_mbit=rate)
+            for rate, buf in ((GBIT_RATE_MBIT, GBIT_BUFFER_BYTES), (HOST_RATE_MBIT, 262144))]
 
 
 def study_guest(iterations=100, repeats=3):
     """The study's candidates on the module in the guest: the demo pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
     the regime where cubic left the jobs overlapping in every run so far."""
-    jobs = [job_for_fraction("job%d" % i, 0.4, 1000, RATE_MBIT) for i in (1, 2)]
+    jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     return [point("study-guest", jobs, iterations=iterations, repeats=repeats,
                   algorithms=STUDY_CANDIDATES + RESTART_CANDIDATES)]
 
 
 def study_fairness(iterations=100, repeats=3):
     """One training job (fraction 0.4) beside a bulk cubic flow on the host."""
-    jobs = [job_for_fraction("job1", 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)]
+    jobs = identical_jobs(1, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     cfg = host_point("study-fairness", jobs, 262144, iterations, repeats,
-                     [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES
-                      if a["name"] in ("cubic", "ai", "md-restart", "restart")])
+                     candidates("cubic", "ai", "md-restart", "restart"))
     cfg["bulk"] = [{"name": "bulk-cubic", "cc": "cubic"}]
     return [cfg]
 

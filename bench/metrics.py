@@ -129,6 +129,11 @@ def ideal_iteration(compute_s, nbytes, rate_bps):
     return compute_s + comm, comm
 
 
+def jobs_config(jobs):
+    """analyze_run's jobs_config from a point configuration's "jobs"."""
+    return {j["name"]: {"compute_s": j["compute_ms"] / 1e3, "bytes": j["bytes"]} for j in jobs}
+
+
 def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
     """Metrics of one algorithm's run.
 

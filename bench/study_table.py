@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Tabulate and plot bench results against issue 7's targets.
 
-    study_table.py [--plot FILE.png] RESULTS_DIR...
+    python3 -m bench study-table [--plot FILE.png] [--points A,B] RESULTS_DIR...
 
 For every point of every results.json: each algorithm's mean iteration over
 the repeats (and the spread of the per-repeat means), p99, mean / ideal,
@@ -13,10 +12,9 @@ the targets that apply where cubic leaves the jobs overlapping: stable in at
 least 90% of the repeats, within 10% of the ideal, at least 1.2x faster than
 cubic.
 """
-import argparse
-import json
-import os
 import statistics
+
+from bench import rundir
 
 TARGET_STABLE = 0.9
 TARGET_IDEAL = 1.10
@@ -26,8 +24,7 @@ TARGET_SPEEDUP = 1.2
 def load(dirs):
     points = []
     for d in dirs:
-        with open(os.path.join(d, "results.json")) as f:
-            doc = json.load(f)
+        doc = rundir.Results(d).read()
         for name, res in doc["results"].items():
             if res.get("algorithms"):
                 points.append((name, doc, res))
@@ -96,13 +93,13 @@ def plot(points, path):
     fig.savefig(path, dpi=110)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dirs", nargs="+")
-    ap.add_argument("--plot")
-    ap.add_argument("--points", help="comma-separated point names to keep, in this order")
-    args = ap.parse_args()
+def add_arguments(parser):
+    parser.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
+    parser.add_argument("--plot", metavar="FILE.png")
+    parser.add_argument("--points", help="comma-separated point names to keep, in this order")
+
+
+def main(args):
     points = load(args.dirs)
     if args.points:
         by_name = {p[0]: p for p in points}
@@ -110,7 +107,4 @@ def main():
     print(table(points))
     if args.plot:
         plot(points, args.plot)
-
-
-if __name__ == "__main__":
-    main()
+    return 0

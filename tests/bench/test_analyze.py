@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""analyze.py end to end on a synthetic run directory with known answers."""
+"""`python3 -m bench analyze` end to end on a synthetic point directory with
+known answers."""
 import json
-import os
 import subprocess
+import sys
 
-ANALYZE = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "analyze.py")
+from bench import paths
 RATE_MBIT = 100
 PAYLOAD = RATE_MBIT * 1e6 * 1448 / 1514
 
@@ -45,8 +46,8 @@ def write_run(tmp_path):
 
 def test_analyze_writes_summary_report_and_plots(tmp_path):
     run = write_run(tmp_path)
-    proc = subprocess.run(["/usr/bin/python3", ANALYZE, str(run)], capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-m", "bench", "analyze", str(run)],
+                          cwd=paths.TOP, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((run / "summary.json").read_text())
     assert summary["ideal_iter_ms"] == 1000.0

@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""driver.py's command line for mltcp-trainsim (no Mininet needed)."""
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from bench import driver  # noqa: E402
+"""The driver's command line for mltcp-trainsim (no namespaces needed)."""
+from bench import driver
 
 CFG = {"trainsim": "/bin/trainsim", "iterations": 20}
 ALG = {"name": "mltcp", "cc": "mltcp"}

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The experiment's metrics on synthetic logs with known answers."""
-import os
-import sys
-
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from bench import metrics  # noqa: E402
+from bench import metrics
 
 RATE = 100e6
 PAYLOAD = RATE * 1448 / 1514

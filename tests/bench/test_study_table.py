@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""study_table.py judges each algorithm against issue 7's targets."""
+"""study-table judges each algorithm against issue 7's targets."""
 import json
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from bench import study_table  # noqa: E402
+from bench import study_table
 
 
 def alg(mean, stable, repeats=10, reps=None):

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from netlab import Dumbbell, sh
+import netlab
+from bench.topology import sh
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = os.environ.get("MLTCP_KO", os.path.join(TOP, "tcp_mltcp.ko"))
@@ -62,7 +63,7 @@ def module_is_loaded():
 @pytest.fixture
 def dumbbell(request):
     opts = getattr(request, "param", {})
-    net = Dumbbell(**opts)
+    net = netlab.dumbbell(**opts)
     yield net
     net.close()
 

@@ -1,104 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Network namespaces, a rate-limited bottleneck and the processes on them.
+"""The traffic of the integration suite, on bench/topology.py's dumbbell.
 
-The integration tests run as root inside the test guest. Everything here is
-plain iproute2: namespaces joined by veth pairs to a bridge in a "switch"
-namespace, a tbf bottleneck on the switch port toward the receiver, and netem
-delay on the receiver's egress (the ACK path), as in the measured rig recipe.
+The tests' dumbbell: k senders on the left, one receiver on the right, a tbf
+bottleneck toward the receiver and netem delay on the way back (the ACK
+path), as in the measured rig recipe. On-off flows are mltcp-trainsim's
+(one worker pushing to another); flowgen.py remains for what trainsim does
+not do: a receiver that stops reading (zero-window stalls).
 """
 import json
 import os
-import subprocess
+import threading
 import time
+
+from bench import paths
+from bench.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLOWGEN = os.path.join(HERE, "tools", "flowgen.py")
 PYTHON = "/usr/bin/python3"
+FLOWS = "/sys/kernel/debug/tcp_mltcp/flows"
+STATS = "/sys/kernel/debug/tcp_mltcp/stats"
 
 
-def sh(*cmd, check=True, **kw):
-    """Run a command; on failure raise with its stderr in the message."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if check and proc.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), proc.returncode,
-                                                    proc.stderr.strip()))
-    return proc
-
-
-class Netns:
-    def __init__(self, name):
-        self.name = name
-        self.procs = []
-        sh("ip", "netns", "add", name)
-        self.run("ip", "link", "set", "lo", "up")
-
-    def run(self, *cmd, check=True, **kw):
-        return sh("ip", "netns", "exec", self.name, *cmd, check=check, **kw)
-
-    def spawn(self, *cmd, **kw):
-        proc = subprocess.Popen(("ip", "netns", "exec", self.name) + cmd,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, **kw)
-        self.procs.append(proc)
-        return proc
-
-    def close(self):
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        sh("ip", "netns", "del", self.name, check=False)
-
-
-class Dumbbell:
-    """k senders and one receiver joined by a bridge; the bottleneck is the
-    switch port toward the receiver.
-
-    rate_mbit and delay_ms set the bottleneck; buffer_bdp sizes the tbf queue
-    in bandwidth-delay products of the base RTT (the netem delay).
-    """
-
-    def __init__(self, senders=1, rate_mbit=100, delay_ms=5, buffer_bdp=1.5):
-        tag = "mt%d" % (os.getpid() % 100000)
-        self.rate_mbit = rate_mbit
-        self.delay_ms = delay_ms
-        self.switch = Netns(tag + "sw")
-        self.senders = [Netns("%ss%d" % (tag, i + 1)) for i in range(senders)]
-        self.receiver = Netns(tag + "r")
-        self.switch.run("ip", "link", "add", "br0", "type", "bridge")
-        self.switch.run("ip", "link", "set", "br0", "up")
-        hosts = self.senders + [self.receiver]
-        for i, host in enumerate(hosts):
-            port = "p%d" % i
-            sh("ip", "link", "add", "eth0", "netns", host.name, "type", "veth",
-               "peer", "name", port, "netns", self.switch.name)
-            self.switch.run("ip", "link", "set", port, "master", "br0")
-            self.switch.run("ip", "link", "set", port, "up")
-            host.addr = "10.77.0.%d" % (i + 1)
-            host.run("ip", "addr", "add", host.addr + "/24", "dev", "eth0")
-            host.run("ip", "link", "set", "eth0", "up")
-        bottleneck = "p%d" % len(self.senders)
-        bdp = rate_mbit * 1e6 / 8 * delay_ms / 1e3
-        limit = max(int(buffer_bdp * bdp), 3 * 1514)
-        self.switch.run("tc", "qdisc", "add", "dev", bottleneck, "root", "tbf",
-                        "rate", "%dmbit" % rate_mbit, "burst", "64kb",
-                        "limit", str(limit))
-        self.receiver.run("tc", "qdisc", "add", "dev", "eth0", "root", "netem",
-                          "delay", "%dms" % delay_ms, "limit", "10000")
-        self.bottleneck = bottleneck
-
-    @property
-    def nodes(self):
-        return self.senders + [self.receiver, self.switch]
-
-    def bottleneck_stats(self):
-        out = self.switch.run("tc", "-j", "-s", "qdisc", "show", "dev",
-                              self.bottleneck).stdout
-        return json.loads(out)[0]
-
-    def close(self):
-        for node in self.nodes:
-            node.close()
+def dumbbell(senders=1, rate_mbit=100, delay_ms=5, buffer_bdp=1.5):
+    """rate_mbit and delay_ms set the bottleneck; buffer_bdp sizes the tbf
+    queue in bandwidth-delay products of the base RTT (the netem delay)."""
+    forward = Shaping(rate_mbit=rate_mbit, burst_bytes=64 * 1024,
+                      limit_bytes=queue_limit(rate_mbit, delay_ms, buffer_bdp))
+    return Dumbbell(["s%d" % (i + 1) for i in range(senders)], ["r"], forward=forward,
+                    reverse=Shaping(delay_ms=delay_ms), prefix="mt%d" % (os.getpid() % 100000))
 
 
 def start_server(host, port, *extra):
@@ -114,6 +44,74 @@ def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300):
                    "--cc", cc, "--bytes", str(nbytes), "--idle-ms", str(idle_ms),
                    "--iterations", str(iterations), timeout=timeout).stdout
     return json.loads(out)
+
+
+def debugfs_flows():
+    """The module's flows, one dict per line of its debugfs list."""
+    with open(FLOWS) as f:
+        return [dict(kv.split("=", 1) for kv in line.split()) for line in f]
+
+
+class FlowWatcher(threading.Thread):
+    """Keeps the last debugfs line of the flow src -> dst (both "addr:port",
+    src's port "*" for any), and `ss -tin` of it as seen once from host."""
+
+    def __init__(self, host, src, dst, period_s=0.005):
+        super().__init__(daemon=True)
+        self.host, self.src, self.dst, self.period = host, src, dst, period_s
+        self.last = None
+        self.ss = ""
+        self.stop = threading.Event()
+
+    def matches(self, flow):
+        addr, port = self.src.rsplit(":", 1)
+        return flow.get("dst") == self.dst and (
+            flow.get("src") == self.src or port == "*" and
+            flow.get("src", "").rsplit(":", 1)[0] == addr)
+
+    def run(self):
+        while not self.stop.is_set():
+            found = [f for f in debugfs_flows() if self.matches(f)]
+            if found:
+                self.last = found[0]
+                if not self.ss:
+                    self.ss = self.host.run("ss", "-tin", "dst", self.dst).stdout
+            time.sleep(self.period)
+
+
+def trainsim_onoff(sender, receiver, port, cc, nbytes, idle_ms, iterations, logdir,
+                   timeout=300):
+    """An on-off flow from sender to receiver: mltcp-trainsim with the push
+    collective (rank 0 on sender sends nbytes, waits until they are all
+    acknowledged, then "computes" idle_ms; rank 1 on receiver only reads).
+    Returns the flow as the module last listed it while it was open
+    ("module"), the socket's algorithm ("cc"), and ss's view of it ("ss")."""
+    ranks = ((0, sender, receiver), (1, receiver, sender))
+    watcher = FlowWatcher(sender, "%s:*" % sender.addr, "%s:%d" % (receiver.addr, port))
+    watcher.start()
+    workers = []
+    for rank, host, peer in ranks:
+        log = os.path.join(str(logdir), "onoff-r%d.jsonl" % rank)
+        workers.append((log, host.spawn(
+            paths.TRAINSIM, "--job", "onoff", "--rank", str(rank), "--world", "2",
+            "--collective", "push", "--listen", str(port), "--next", "%s:%d" % (peer.addr, port),
+            "--bytes", str(nbytes), "--compute", "%dms" % idle_ms,
+            "--iterations", str(iterations), "--cc", cc, "--log", log)))
+    try:
+        for log, proc in workers:
+            proc.wait(timeout=timeout)
+            if proc.returncode != 0:
+                raise RuntimeError("mltcp-trainsim exited %d: %s" % (proc.returncode,
+                                                                       proc.stderr.read()))
+    finally:
+        watcher.stop.set()
+        watcher.join()
+    with open(workers[0][0]) as f:
+        records = [json.loads(line) for line in f]
+    iters = [r for r in records if r["type"] == "iteration"]
+    assert len(iters) == iterations and all(r["bytes_sent"] == nbytes for r in iters), records
+    return {"cc": iters[-1]["cc"], "iterations": iterations, "bytes": nbytes,
+            "comm_s": [r["comm_s"] for r in iters], "module": watcher.last, "ss": watcher.ss}
 
 
 def iperf3(client, server, cc, seconds, port=5201, omit=1):
@@ -136,5 +134,5 @@ def iperf3(client, server, cc, seconds, port=5201, omit=1):
 
 
 def read_module_stats():
-    with open("/sys/kernel/debug/tcp_mltcp/stats") as f:
+    with open(STATS) as f:
         return {k: int(v) for k, v in (line.split() for line in f)}

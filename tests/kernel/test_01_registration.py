@@ -5,8 +5,8 @@ import time
 
 import pytest
 
+from bench.topology import Netns, sh
 from conftest import NAMES, py_in
-from netlab import Netns, sh
 
 GET_CC = """
 import socket

@@ -13,7 +13,7 @@ PAIRS = [("mltcp_reno", "reno"), ("mltcp_cubic", "cubic"), ("mltcp", "cubic")]
 
 @pytest.mark.parametrize("variant,base", PAIRS)
 def test_bulk_flow_matches_its_base(dumbbell, variant, base):
-    snd, rcv = dumbbell.senders[0], dumbbell.receiver
+    snd, rcv = dumbbell.left[0], dumbbell.right[0]
     ref = iperf3(snd, rcv, base, SECONDS)
     got = iperf3(snd, rcv, variant, SECONDS)
     print("%s %.1f Mbit/s (retr %d) vs %s %.1f Mbit/s (retr %d)"
@@ -21,5 +21,5 @@ def test_bulk_flow_matches_its_base(dumbbell, variant, base):
              base, ref["bps"] / 1e6, ref["retransmits"]))
     assert ref["cc"] == base and got["cc"] == variant
     # The bottleneck, not the emulator, limits the reference flow.
-    assert ref["bps"] > 0.75 * dumbbell.rate_mbit * 1e6
+    assert ref["bps"] > 0.75 * dumbbell.forward.rate_mbit * 1e6
     assert got["bps"] >= 0.95 * ref["bps"]

@@ -4,8 +4,8 @@ and load/unload cycles with traffic in between leave nothing behind."""
 import socket
 import threading
 
+from bench.topology import sh
 from conftest import NAMES, load_module, module_loaded, unload_module
-from netlab import sh
 
 
 def transfer(cc, nbytes=1 << 20):

@@ -1,30 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Smoke run of the interleaving experiment (the bench's "smoke" point): the
-Mininet driver, mltcp-trainsim and the analysis work end to end for cubic and
-mltcp, every worker logs every iteration with the right byte counts, and the
+driver, mltcp-trainsim and the analysis work end to end for cubic and mltcp,
+every worker logs every iteration with the right byte counts, and the
 sockets used the algorithm asked for."""
 import json
-import os
 import subprocess
 import sys
 
+from bench import matrix, rundir
 from conftest import TOP
-
-sys.path.insert(0, TOP)
-from bench import matrix  # noqa: E402
 
 
 def test_experiment_smoke(tmp_path):
     cfg = matrix.smoke()[0]
-    cfg_path = tmp_path / "config.json"
-    cfg_path.write_text(json.dumps(cfg))
     out = tmp_path / "run"
-    proc = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "bench", "driver.py"),
-                           str(cfg_path), str(out / "raw")], cwd=TOP, capture_output=True,
-                          text=True, timeout=600)
+    rundir.Point(str(out)).write_config(cfg)
+    proc = subprocess.run([sys.executable, "-m", "bench", "driver", str(out)], cwd=TOP,
+                          capture_output=True, text=True, timeout=600)
     print(proc.stdout, proc.stderr)
     assert proc.returncode == 0
-    (out / "config.json").write_text(cfg_path.read_text())
     for alg in cfg["algorithms"]:
         rep = out / "raw" / alg["name"] / "rep0"
         meta = json.loads((rep / "meta.json").read_text())
@@ -40,8 +34,8 @@ def test_experiment_smoke(tmp_path):
                 assert lines[-1]["type"] == "summary"
         samples = json.loads((rep / "samples.json").read_text())
         assert len(samples) > 50
-    proc = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "bench", "analyze.py"),
-                           str(out)], cwd=TOP, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "bench", "analyze", str(out)], cwd=TOP,
+                          capture_output=True, text=True, timeout=300)
     print(proc.stdout, proc.stderr)
     assert proc.returncode == 0
     summary = json.loads((out / "summary.json").read_text())

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from netlab import Netns, sh
+from bench.topology import Netns, sh
 from nl_ctl import Pair, clear_jobs, ctl, ctl_json, flows, in_netns, jobs, wait_for
 
 MIB = 1 << 20

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from netlab import Netns, sh
+from bench.topology import Netns
 from nl_ctl import Pair, clear_jobs, ctl, in_netns
 
 SYSCTL = "/proc/sys/net/mltcp/"

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Run bench points and analyze them: the module in the test guest, or the
+BPF twin on the host.
+
+    python3 -m bench run [--iterations N] [--repeats N] [--only TEXT]
+                         [--algorithms A,B] [--host] [--out DIR] SET...
+    python3 -m bench run --config FILE.json [--out POINT_DIR]
+
+SETs are bench/matrix.py's. Each point of a module configuration boots a
+guest (scripts/vm-run) that runs the driver; a BPF configuration (`--host`,
+or "backend": "bpf") runs the driver on the host after loading this tree's
+BPF twin (`mltcpctl bpf load`). The point is analyzed on the host. Results
+go to bench/results/<UTC date>-<sets>/: per point its config, summary.json,
+report.md and plots (raw logs are kept but not committed), and for the whole
+run results.json and results.md stamped with the commit and date they were
+measured at. `--config` runs one configuration into one point directory
+(default results/<file name>/), as scripts/demo does.
+"""
+import contextlib
+import datetime
+import fcntl
+import json
+import os
+import subprocess
+
+from bench import analyze, matrix, mltcpctl, paths, rundir
+
+
+@contextlib.contextmanager
+def host_lock():
+    with open(paths.HOST_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def guest_budget_s(cfg):
+    """vm-run's timeout for a point, boot included."""
+    return max(1200, 600 + cfg["iterations"] * cfg.get("repeats", 1) *
+               len(cfg["algorithms"]) * 4)
+
+
+def run_point(cfg, point):
+    """Run one configuration into a point directory and analyze it.
+    Returns (summary, None) or (summary or None, what went wrong)."""
+    point.write_config(cfg)
+    driver = [paths.SYSTEM_PYTHON, "-m", "bench", "driver", point.path]
+    if cfg.get("backend") == "bpf":
+        with host_lock():
+            # This tree's build, whatever was registered before (unload
+            # fails when nothing is: that is fine).
+            subprocess.run(mltcpctl.bpf_unload_argv(paths.MLTCPCTL),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(mltcpctl.bpf_load_argv(paths.MLTCPCTL), check=True,
+                           stdout=subprocess.DEVNULL)
+            run = subprocess.run(driver, cwd=paths.TOP, stdin=subprocess.DEVNULL)
+    else:
+        run = subprocess.run([paths.VM_RUN, "--results", point.path,
+                              "--timeout", str(guest_budget_s(cfg)), "--"] + driver,
+                             cwd=paths.TOP, stdin=subprocess.DEVNULL)
+    if run.returncode != 0:
+        return None, "guest run failed (%d)" % run.returncode
+    summary, failures = analyze.analyze_point(point)
+    return summary, "analysis reported worker failures" if failures else None
+
+
+def table(results):
+    lines = ["| point | algorithm | mean ms (repeats min-max) | p99 ms | steady ms | x ideal | "
+             "speedup vs cubic (mean/p99) | converged | stable | RTOs | bulk Mbit/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, res in results.items():
+        if res.get("error"):
+            lines.append("| %s | - | %s |||||||| " % (name, res["error"]))
+            continue
+        s = res["summary"]
+        for alg, a in s["algorithms"].items():
+            reps = a["per_repeat_mean_iter_ms"]
+            lines.append("| %s (ideal %s ms%s) | %s | %s (%s-%s) | %s | %s | %.3f | %s / %s | %s "
+                         "| %d/%d | %s | %s |" % (
+                             name, s["ideal_iter_ms"], "" if s["ideal_valid"] else ", unreachable",
+                             alg, a["mean_iter_ms"], min(reps), max(reps), a["p99_iter_ms"],
+                             a["steady_mean_iter_ms"], a["ratio_to_ideal"],
+                             a.get("speedup_mean_vs_cubic", "-"),
+                             a.get("speedup_p99_vs_cubic", "-"), a["converged_iteration"],
+                             a["stable_repeats"], a["repeats"], a["rtos"],
+                             ", ".join("%.1f" % v for v in a.get("bulk_mbit", {}).values()) or "-"))
+    return "\n".join(lines)
+
+
+def results_doc(commit, stamp, sets, results):
+    backends = set(res["backend"] for res in results.values())
+    backend = " and ".join(sorted(
+        "BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
+        if b == "bpf" else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
+    return {"commit": commit, "date": stamp, "sets": sets, "backend": backend,
+            "results": {k: ({"error": v["error"]} if v["summary"] is None else
+                            {"error": v["error"], "host_loadavg": v["host_loadavg"],
+                             "backend": v["backend"],
+                             "ideal_iter_ms": v["summary"]["ideal_iter_ms"],
+                             "ideal_valid": v["summary"]["ideal_valid"],
+                             "algorithms": {a: {k2: x[k2] for k2 in x if k2 != "jobs"}
+                                            for a, x in v["summary"]["algorithms"].items()}})
+                        for k, v in results.items()}}
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[:3]
+
+
+def configurations(args):
+    """The points to run, with the command line's overrides applied."""
+    if args.config:
+        with open(args.config) as f:
+            cfgs = [json.load(f)]
+    else:
+        cfgs = []
+        for set_name in args.sets:
+            kwargs = {}
+            if set_name != "smoke":
+                if args.iterations:
+                    kwargs["iterations"] = args.iterations
+                if args.repeats:
+                    kwargs["repeats"] = args.repeats
+            cfgs += [cfg for cfg in matrix.SETS[set_name](**kwargs)
+                     if not args.only or args.only in cfg["name"]]
+    if args.config:
+        for key in ("iterations", "repeats"):
+            if getattr(args, key):
+                cfgs[0][key] = getattr(args, key)
+    if args.host:
+        cfgs = [matrix.on_host(cfg) for cfg in cfgs]
+    if args.algorithms:
+        keep = args.algorithms.split(",")
+        for cfg in cfgs:
+            cfg["algorithms"] = [a for a in cfg["algorithms"] if a["name"] in keep]
+    return cfgs
+
+
+def add_arguments(parser):
+    parser.add_argument("sets", nargs="*", metavar="SET",
+                        help="bench/matrix.py sets (default: regimes offsets jobs sweep models)")
+    parser.add_argument("--config", metavar="FILE.json", help="run this one configuration")
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--repeats", type=int)
+    parser.add_argument("--only", help="run only points whose name contains this")
+    parser.add_argument("--algorithms", help="comma-separated subset of each point's algorithms")
+    parser.add_argument("--out")
+    parser.add_argument("--host", action="store_true",
+                        help="run on the host kernel with the BPF backend (no VM, no netem)")
+
+
+def main(args):
+    unknown = [s for s in args.sets if s not in matrix.SETS]
+    if unknown or (args.config and args.sets):
+        raise SystemExit("bench run: %s" % ("unknown set %s (known: %s)" % (
+            ", ".join(unknown), ", ".join(matrix.SETS)) if unknown else
+            "give sets or --config, not both"))
+    if args.config:
+        name = os.path.splitext(os.path.basename(args.config))[0]
+        point = rundir.Point(os.path.abspath(args.out or os.path.join(paths.TOP, "results",
+                                                                      name)))
+        _, error = run_point(configurations(args)[0], point)
+        if error:
+            print("bench: %s" % error)
+        return 1 if error else 0
+
+    args.sets = args.sets or ["regimes", "offsets", "jobs", "sweep", "models"]
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
+    out = rundir.Results(os.path.abspath(args.out or os.path.join(paths.RESULTS, "%s-%s%s" % (
+        stamp, "host-" if args.host else "", "+".join(args.sets)))))
+    commit = analyze.git_commit()
+    results = {}
+    for cfg in configurations(args):
+        print("bench: %s" % cfg["name"], flush=True)
+        load_before = loadavg()
+        summary, error = run_point(cfg, out.point(cfg["name"]))
+        # Other work on the host slows the emulator: keep the evidence.
+        results[cfg["name"]] = {"summary": summary, "error": error,
+                                "backend": cfg.get("backend", "module"),
+                                "host_loadavg": [load_before, loadavg()]}
+        # After every point, so that an interrupted run keeps what it measured.
+        doc = results_doc(commit, stamp, args.sets, results)
+        out.write(doc, "# Bench results\n\nMeasured %s at commit %s, backend: %s.\n\n%s\n" % (
+            stamp, commit, doc["backend"], table(results)))
+    print(table(results))
+    print("bench: results in %s" % out.path)
+    return 1 if any(v["error"] for v in results.values()) else 0

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The bench's directories on disk: the one reader and writer of them.
+
+A point directory holds one driver run (one topology, every algorithm, every
+repeat):
+
+    config.json                    the point's configuration
+    raw/<algorithm>/rep<k>/        one repeat of one algorithm:
+        meta.json                  start time, RTOs, bottleneck drops, failures, defaults in force
+        samples.json               [[unix time, [bytes each sampled flow sent into the switch]], ...]
+        <job>-r<rank>.jsonl        one worker's mltcp-trainsim log (docs/trainsim.md)
+    summary.json, report.md, *.png written by `python3 -m bench analyze`
+
+A results directory (`python3 -m bench run SET...`) holds a point directory
+per point, and results.json and results.md over all of them.
+
+config.json, summary.json and results.json carry "format":
+
+  0 (no "format" key): written before the bench was a package; the
+    directories committed under bench/results/ are of this format. meta.json
+    calls the defaults in force "module_params" (the module's sysfs
+    parameters as strings, or mltcp-bpf's status "params").
+  1 meta.json calls them "defaults": `mltcpctl -j defaults show global`.
+
+The readers return format 1 whatever they read; raw/ is never committed.
+"""
+import functools
+import glob
+import json
+import os
+
+FORMAT = 1
+CONFIG, SUMMARY, RESULTS = "config.json", "summary.json", "results.json"
+
+
+class FormatError(ValueError):
+    pass
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def write_json(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+def stamped(doc):
+    """doc with this format's stamp (a copy; the stamp comes first)."""
+    return dict({"format": FORMAT}, **{k: v for k, v in doc.items() if k != "format"})
+
+
+def checked(doc, path):
+    """doc, if this reader knows its format."""
+    version = doc.get("format", 0)
+    if not isinstance(version, int) or not 0 <= version <= FORMAT:
+        raise FormatError("%s: format %r, this bench reads 0 to %d" % (path, version, FORMAT))
+    return doc
+
+
+class Repeat:
+    """One repeat of one algorithm: raw/<algorithm>/rep<index>/."""
+
+    def __init__(self, path, index):
+        self.path = path
+        self.index = index
+
+    @functools.cached_property
+    def meta(self):
+        meta = read_json(os.path.join(self.path, "meta.json"))
+        if "module_params" in meta:  # format 0
+            meta["defaults"] = meta.pop("module_params")
+        return meta
+
+    @functools.cached_property
+    def samples(self):
+        return read_json(os.path.join(self.path, "samples.json"))
+
+    @functools.cached_property
+    def records(self):
+        """Every worker's log records, worker after worker."""
+        records = []
+        for log in sorted(glob.glob(os.path.join(self.path, "*.jsonl"))):
+            with open(log) as f:
+                records += [json.loads(line) for line in f if line.strip()]
+        return records
+
+
+class Point:
+    """A point directory."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def file(self, name):
+        return os.path.join(self.path, name)
+
+    def write_config(self, cfg):
+        """Start the directory with its configuration; returns it as stored."""
+        os.makedirs(self.path, exist_ok=True)
+        cfg = stamped(cfg)
+        write_json(self.file(CONFIG), cfg)
+        return cfg
+
+    def config(self):
+        return checked(read_json(self.file(CONFIG)), self.file(CONFIG))
+
+    def repeat_dir(self, algorithm, rep):
+        """raw/<algorithm>/rep<rep>/, created: the workers log into it."""
+        path = os.path.join(self.path, "raw", algorithm, "rep%d" % rep)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def worker_log(self, algorithm, rep, job, rank):
+        return os.path.join(self.repeat_dir(algorithm, rep), "%s-r%d.jsonl" % (job, rank))
+
+    def write_repeat(self, algorithm, rep, meta, samples):
+        path = self.repeat_dir(algorithm, rep)
+        write_json(os.path.join(path, "meta.json"), meta)
+        with open(os.path.join(path, "samples.json"), "w") as f:
+            json.dump(samples, f)
+
+    def repeats(self, algorithm):
+        """The algorithm's repeats on disk, in order."""
+        found = []
+        for path in glob.glob(os.path.join(self.path, "raw", algorithm, "rep*")):
+            suffix = os.path.basename(path)[3:]
+            if suffix.isdigit() and os.path.isdir(path):
+                found.append(Repeat(path, int(suffix)))
+        return sorted(found, key=lambda r: r.index)
+
+    def write_summary(self, summary):
+        write_json(self.file(SUMMARY), stamped(summary))
+
+    def summary(self):
+        return checked(read_json(self.file(SUMMARY)), self.file(SUMMARY))
+
+    def write_report(self, text):
+        with open(self.file("report.md"), "w") as f:
+            f.write(text)
+
+
+class Results:
+    """A results directory: points, results.json and results.md."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def point(self, name):
+        return Point(os.path.join(self.path, name))
+
+    def write(self, doc, table_md):
+        os.makedirs(self.path, exist_ok=True)
+        write_json(os.path.join(self.path, RESULTS), stamped(doc))
+        with open(os.path.join(self.path, "results.md"), "w") as f:
+            f.write(table_md)
+
+    def read(self):
+        path = os.path.join(self.path, RESULTS)
+        return checked(read_json(path), path)

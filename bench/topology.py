@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The network the experiment and the in-guest tests run on: a dumbbell of
+named network namespaces, built with iproute2.
+
+    left hosts --eth0-- [ bridge "left" ] ==bottleneck== [ bridge "right" ] --eth0-- right hosts
+                        \\______________ switch namespace ______________/
+
+Every host is a named namespace with one interface, eth0, whose peer is a
+port of a bridge; both bridges live in one switch namespace and are joined
+by a veth pair, the bottleneck. Each end of the bottleneck is shaped on
+egress, so each direction has its own queue: the end named `to-right` carries
+left-to-right traffic, `to-left` the other direction. A direction is shaped
+with netem (delay) as root and tbf (rate, queue limit) beneath it, or with
+either alone.
+
+Why named namespaces and not Mininet's API (which built the driver's
+topology before): the tools address a namespace by name (`ip netns exec`,
+`tc -n`, `mltcpctl -n`) and Mininet's hosts have none; Mininet puts its
+switches in the root namespace under fixed names (s1, s1-eth1), which
+collide between two runs on a shared host and outlive a crashed run; and it
+took 15-20 s to start under emulation. Here nothing is created outside the
+namespaces, every name carries a per-process prefix, and closing deletes
+everything. tests/kernel/test_06_mininet.py still checks that MLTCP works
+under Mininet itself.
+
+Runs as root, in the test guest or on the host (the host has no netem: a
+direction with no delay has no netem qdisc).
+"""
+import dataclasses
+import json
+import os
+import subprocess
+import time
+
+
+def sh(*cmd, check=True, **kw):
+    """Run a command; on failure raise with its stderr in the message."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and proc.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), proc.returncode,
+                                                    proc.stderr.strip()))
+    return proc
+
+
+class Netns:
+    """A named network namespace and the processes started in it."""
+
+    def __init__(self, name):
+        self.name = name
+        self.addr = None
+        self.procs = []
+        self._anchor = None
+        sh("ip", "netns", "add", name)
+        self.run("ip", "link", "set", "lo", "up")
+
+    def run(self, *cmd, check=True, **kw):
+        return sh("ip", "netns", "exec", self.name, *cmd, check=check, **kw)
+
+    def spawn(self, *cmd, **kw):
+        """Start a process in the namespace; close() kills it. Output is
+        piped as text unless the caller says otherwise."""
+        kw.setdefault("stdout", subprocess.PIPE)
+        kw.setdefault("stderr", subprocess.PIPE)
+        kw.setdefault("text", True)
+        proc = subprocess.Popen(("ip", "netns", "exec", self.name) + tuple(cmd), **kw)
+        self.procs.append(proc)
+        return proc
+
+    def proc_net(self, name):
+        """Path of the namespace's /proc/net/<name>, readable from outside it.
+
+        /proc/PID/net shows the network namespace of process PID, so a
+        process parked in the namespace lets the caller read its counters
+        with a plain open(), without starting a process per read."""
+        if self._anchor is None:
+            anchor = self.spawn("sleep", "infinity", stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+            # `ip netns exec` enters the namespace and execs in the same
+            # process: until it has, /proc/PID/net is the caller's.
+            ns = os.stat("/run/netns/" + self.name)
+            deadline = time.monotonic() + 10
+            while os.stat("/proc/%d/ns/net" % anchor.pid).st_ino != ns.st_ino:
+                if anchor.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("could not start a process in " + self.name)
+                time.sleep(0.001)
+            self._anchor = anchor
+        return "/proc/%d/net/%s" % (self._anchor.pid, name)
+
+    def netstat(self):
+        """The namespace's TcpExt/IpExt/... counters, e.g. "TcpExtTCPTimeouts"."""
+        with open(self.proc_net("netstat")) as f:
+            lines = f.read().splitlines()
+        counters = {}
+        for head, values in zip(lines[0::2], lines[1::2]):
+            prefix = head.split(":")[0]
+            counters.update({prefix + key: int(value)
+                             for key, value in zip(head.split()[1:], values.split()[1:])})
+        return counters
+
+    def close(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        sh("ip", "netns", "del", self.name, check=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Shaping:
+    """How one direction of the bottleneck is shaped.
+
+    rate_mbit: tbf rate (None: no rate limit); limit_bytes: tbf queue limit;
+    burst_bytes: tbf bucket; delay_ms: one-way netem delay (0: no netem)."""
+    rate_mbit: int = None
+    limit_bytes: int = None
+    burst_bytes: int = 32 * 1024
+    delay_ms: float = 0
+
+    def qdisc_commands(self, dev):
+        """tc command lines that shape egress of dev (run in the switch namespace)."""
+        # The delay line holds a BDP of packets, not the bottleneck queue:
+        # make it long enough never to drop.
+        netem = ["netem", "delay", "%.3fms" % self.delay_ms, "limit", "100000"]
+        tbf = ["tbf", "rate", "%dmbit" % self.rate_mbit, "burst", str(self.burst_bytes),
+               "limit", str(self.limit_bytes)] if self.rate_mbit else None
+        add = ["tc", "qdisc", "add", "dev", dev]
+        if self.delay_ms and tbf:
+            return [add + ["root", "handle", "1:"] + netem,
+                    add + ["parent", "1:", "handle", "2:"] + tbf]
+        if tbf:
+            return [add + ["root", "handle", "1:"] + tbf]
+        if self.delay_ms:
+            return [add + ["root", "handle", "1:"] + netem]
+        return []
+
+
+def queue_limit(rate_mbit, rtt_ms, buffer_bdp):
+    """A tbf queue of buffer_bdp bandwidth-delay products, at least 4 frames."""
+    bdp = rate_mbit * 1e6 / 8 * rtt_ms / 1e3
+    return max(int(buffer_bdp * bdp), 4 * 1514)
+
+
+# Bottleneck ends, named after the direction their egress carries.
+TO_RIGHT, TO_LEFT = "to-right", "to-left"
+
+
+class Dumbbell:
+    """Hosts `left` and `right` (names, unique, at most 12 characters) on
+    either side of a bottleneck shaped by `forward` (left to right) and
+    `reverse` (right to left).
+
+    Host i (left ones first) gets 10.0.0.<i+1>/24 on eth0, as `.addr`.
+    `host_sysctls` (name -> value) are set in every host namespace.
+    """
+
+    def __init__(self, left, right, forward=Shaping(), reverse=Shaping(), prefix=None,
+                 host_sysctls=None):
+        self.prefix = prefix or "mb%d" % (os.getpid() % 100000)
+        self.forward, self.reverse = forward, reverse
+        self.switch = None
+        self.hosts = {}
+        self._ports = {}  # host namespace name -> its switch port
+        try:
+            self._build(left, right, host_sysctls or {})
+        except BaseException:
+            self.close()
+            raise
+        self.left = [self.hosts[name] for name in left]
+        self.right = [self.hosts[name] for name in right]
+
+    def _build(self, left, right, host_sysctls):
+        self.switch = Netns(self.prefix + "-sw")
+        sw = self.switch
+        for bridge in ("left", "right"):
+            sw.run("ip", "link", "add", bridge, "type", "bridge")
+        sw.run("ip", "link", "add", TO_RIGHT, "type", "veth", "peer", "name", TO_LEFT)
+        for end, bridge in ((TO_RIGHT, "left"), (TO_LEFT, "right")):
+            sw.run("ip", "link", "set", end, "master", bridge)
+        for i, (name, bridge) in enumerate([(h, "left") for h in left] +
+                                           [(h, "right") for h in right]):
+            host = Netns("%s-%s" % (self.prefix, name))
+            self.hosts[name] = host
+            port = self._ports[host.name] = "p-" + name
+            # Created inside the two namespaces at once: no name ever exists
+            # in the caller's namespace, where it could collide.
+            sh("ip", "link", "add", "eth0", "netns", host.name, "type", "veth",
+               "peer", "name", port, "netns", sw.name)
+            sw.run("ip", "link", "set", port, "master", bridge)
+            sw.run("ip", "link", "set", port, "up")
+            host.addr = "10.0.0.%d" % (i + 1)
+            host.run("ip", "addr", "add", host.addr + "/24", "dev", "eth0")
+            host.run("ip", "link", "set", "eth0", "up")
+            if host_sysctls:
+                host.run("sysctl", "-q", "-w",
+                         *["%s=%s" % (key, value) for key, value in host_sysctls.items()])
+        for dev in ("left", "right", TO_RIGHT, TO_LEFT):
+            sw.run("ip", "link", "set", dev, "up")
+        for dev, shaping in ((TO_RIGHT, self.forward), (TO_LEFT, self.reverse)):
+            for cmd in shaping.qdisc_commands(dev):
+                sw.run(*cmd)
+
+    def port(self, host):
+        """The switch's interface toward a host (a Netns of this dumbbell)."""
+        return self._ports[host.name]
+
+    @property
+    def nodes(self):
+        return list(self.hosts.values()) + ([self.switch] if self.switch else [])
+
+    def qdisc_stats(self):
+        """Per bottleneck end, per qdisc kind: bytes, packets, drops, overlimits."""
+        stats = {}
+        for dev in (TO_RIGHT, TO_LEFT):
+            out = self.switch.run("tc", "-s", "-j", "qdisc", "show", "dev", dev).stdout
+            stats[dev] = {q["kind"]: {k: q.get(k) for k in ("bytes", "packets", "drops",
+                                                             "overlimits")}
+                          for q in json.loads(out)}
+        return stats
+
+    def set_loss(self, end, percent):
+        """Drop percent of the packets leaving a bottleneck end (its netem;
+        the direction must have a delay)."""
+        shaping = self.forward if end == TO_RIGHT else self.reverse
+        assert shaping.delay_ms, "no netem on %s" % end
+        self.switch.run("tc", "qdisc", "change", "dev", end, "root", "handle", "1:", "netem",
+                        "delay", "%.3fms" % shaping.delay_ms, "loss", "%g%%" % percent)
+
+    def port_counters(self, hosts):
+        """A reader of the bytes each host (a Netns of this dumbbell) sent
+        into the switch: calling it returns [received bytes of port(host) for
+        host in hosts], from one read of the switch's /proc/net/dev."""
+        return PortCounters(self.switch.proc_net("dev"), [self.port(h) for h in hosts])
+
+    def close(self):
+        for node in self.nodes:
+            node.close()
+        self.hosts = {}
+        self.switch = None
+
+
+class PortCounters:
+    """Received bytes of some interfaces, read from a /proc/net/dev file kept open."""
+
+    def __init__(self, path, interfaces):
+        self.interfaces = interfaces
+        self.file = open(path, "rb")
+
+    def __call__(self):
+        self.file.seek(0)
+        rx = {}
+        for line in self.file.read().splitlines()[2:]:
+            name, fields = line.split(b":", 1)
+            rx[name.strip().decode()] = int(fields.split()[0])
+        return [rx[name] for name in self.interfaces]
+
+    def close(self):
+        self.file.close()

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The mltcpctl command lines the bench runs (the defaults and the BPF
+backend), built from configurations, and run against a stand-in tool."""
+import glob
+import json
+import os
+import subprocess
+
+import pytest
+
+from bench import matrix, mltcpctl, paths
+
+TOOL = "/opt/mltcpctl"
+PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "md-restart", "base": "cubic"}
+
+
+def test_defaults_set_on_the_module():
+    assert mltcpctl.defaults_set_argv(TOOL, "module", PARAMS) == [
+        TOOL, "-b", "kmod", "defaults", "set", "global", "slope", "1.6", "intercept", "0.2",
+        "mode", "md-restart", "base", "cubic"]
+
+
+def test_defaults_set_on_bpf_is_the_same_but_for_the_backend():
+    module = mltcpctl.defaults_set_argv(TOOL, "module", PARAMS)
+    bpf = mltcpctl.defaults_set_argv(TOOL, "bpf", PARAMS)
+    assert bpf[:3] == [TOOL, "-b", "bpf"] and bpf[3:] == module[3:]
+
+
+def test_idle_gap_is_a_duration_and_numbers_are_decimals():
+    assert mltcpctl.setting_words({"idle_gap_us": 20000, "slope": 0, "intercept": 1.5}) == [
+        "idle-gap", "20000us", "slope", "0", "intercept", "1.5"]
+    assert mltcpctl.setting_words({"idle_gap_us": "5000"}) == ["idle-gap", "5000us"]
+
+
+def test_defaults_show():
+    assert mltcpctl.defaults_show_argv(TOOL, "module") == [
+        TOOL, "-b", "kmod", "-j", "defaults", "show", "global"]
+    assert mltcpctl.defaults_show_argv(TOOL, "bpf")[1:3] == ["-b", "bpf"]
+
+
+def test_bpf_load_and_unload():
+    assert mltcpctl.bpf_load_argv(TOOL) == [TOOL, "bpf", "load"]
+    assert mltcpctl.bpf_load_argv(TOOL, {"mode": "ai", "idle_gap_us": 1000}) == [
+        TOOL, "bpf", "load", "mode", "ai", "idle-gap", "1000us"]
+    assert mltcpctl.bpf_unload_argv(TOOL) == [TOOL, "bpf", "unload"]
+
+
+def test_unknown_parameters_and_backends_are_refused():
+    with pytest.raises(ValueError, match="idle_gap"):
+        mltcpctl.setting_words({"idle_gap": 1})
+    with pytest.raises(ValueError, match="kmod"):
+        mltcpctl.defaults_show_argv(TOOL, "kmod")
+
+
+def every_configuration():
+    for make in matrix.SETS.values():
+        yield from make()
+    for path in glob.glob(os.path.join(paths.TOP, "bench", "configs", "*.json")):
+        with open(path) as f:
+            yield json.load(f)
+
+
+def test_every_configuration_maps_onto_mltcpctl():
+    for cfg in every_configuration():
+        backend = cfg.get("backend", "module")
+        mltcpctl.defaults_set_argv(TOOL, backend, cfg.get("default_params", {}))
+        for alg in cfg["algorithms"]:
+            mltcpctl.defaults_set_argv(TOOL, backend, alg.get("params", {}))
+
+
+SHOWN = {"backend": "kmod", "scope": "global", "slope": 1.6, "intercept": 0.2,
+         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}
+
+
+def fake_tool(tmp_path, script):
+    tool = tmp_path / "mltcpctl"
+    tool.write_text("#!/bin/sh\necho \"$@\" >> %s\n%s\n" % (tmp_path / "calls", script))
+    tool.chmod(0o755)
+    return str(tool)
+
+
+def calls(tmp_path):
+    return (tmp_path / "calls").read_text().splitlines()
+
+
+def test_defaults_run_the_tool_and_read_its_json(tmp_path):
+    tool = fake_tool(tmp_path, "echo '%s'" % json.dumps(SHOWN))
+    defaults = mltcpctl.defaults_for("module", tool)
+    assert isinstance(defaults, mltcpctl.Defaults)
+    defaults.set({"slope": "0", "intercept": "1"})
+    assert defaults.show() == SHOWN
+    assert calls(tmp_path) == ["-b kmod -j defaults show global",
+                               "-b kmod defaults set global slope 0 intercept 1",
+                               "-b kmod -j defaults show global"]
+
+
+def test_a_refused_setting_stops_the_run(tmp_path):
+    tool = fake_tool(tmp_path, 'case "$*" in *set*) echo "mltcpctl: slope: out of range" >&2;'
+                               ' exit 1;; esac; echo "{}"')
+    with pytest.raises(subprocess.CalledProcessError):
+        mltcpctl.defaults_for("bpf", tool).set({"slope": "17"})
+
+
+def test_a_tool_without_defaults_falls_back_to_module_parameters_only(tmp_path):
+    tool = fake_tool(tmp_path, 'echo \'mltcpctl: unknown object "defaults" (try "mltcpctl '
+                               'help")\' >&2; exit 2')
+    assert isinstance(mltcpctl.defaults_for("module", tool), mltcpctl.ModuleParameters)
+    with pytest.raises(RuntimeError, match="unknown object"):
+        mltcpctl.defaults_for("bpf", tool)
+
+
+def test_a_missing_tool_is_named(tmp_path):
+    with pytest.raises(RuntimeError, match="not built"):
+        mltcpctl.defaults_for("module", str(tmp_path / "mltcpctl"))

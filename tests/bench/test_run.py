@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""`python3 -m bench run`: which configurations it runs, and its command line."""
+import json
+import subprocess
+import sys
+
+from bench import cli, matrix, paths, run
+
+
+def configurations(*argv):
+    return run.configurations(cli.parser().parse_args(["run"] + list(argv)))
+
+
+def test_sets_with_overrides_and_a_filter():
+    cfgs = configurations("offsets", "--only", "0.1", "--iterations", "7", "--repeats", "2",
+                          "--algorithms", "cubic,mltcp")
+    assert [c["name"] for c in cfgs] == ["offset-0.1"]
+    assert cfgs[0]["iterations"] == 7 and cfgs[0]["repeats"] == 2
+    assert [a["name"] for a in cfgs[0]["algorithms"]] == ["cubic", "mltcp"]
+    # The smoke point keeps its own size.
+    assert configurations("smoke", "--iterations", "50")[0]["iterations"] == 4
+
+
+def test_host_points_are_the_same_jobs_on_the_bpf_backend():
+    (cfg,) = configurations("pair", "--host")
+    assert cfg == matrix.on_host(matrix.pair()[0])
+    assert cfg["backend"] == "bpf" and cfg["name"] == "pair-host"
+
+
+def test_one_configuration_file(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(matrix.smoke()[0]))
+    (cfg,) = configurations("--config", str(path), "--repeats", "3")
+    assert cfg["repeats"] == 3 and cfg["name"] == "smoke"
+
+
+def test_the_guest_budget_covers_the_demo():
+    with open(paths.TOP + "/bench/configs/demo.json") as f:
+        assert run.guest_budget_s(json.load(f)) == 1200
+    assert run.guest_budget_s(matrix.study_guest()[0]) == 600 + 100 * 3 * 11 * 4
+
+
+def test_unknown_sets_are_refused_before_anything_runs():
+    proc = subprocess.run([sys.executable, "-m", "bench", "run", "nosuchset"], cwd=paths.TOP,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "unknown set nosuchset" in proc.stderr
+
+
+def test_every_command_has_help():
+    for command in cli.COMMANDS:
+        proc = subprocess.run([sys.executable, "-m", "bench", command, "--help"],
+                              cwd=paths.TOP, capture_output=True, text=True)
+        assert proc.returncode == 0 and "python3 -m bench" in proc.stdout, command

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""How the dumbbell's bottleneck is shaped, as tc command lines (building the
+namespaces needs root: tests/kernel does that in the guest)."""
+import json
+import os
+
+from bench import driver, paths, topology
+
+ADD = ["tc", "qdisc", "add", "dev", "to-right"]
+
+
+def test_delay_and_rate_put_tbf_beneath_netem():
+    shaping = topology.Shaping(rate_mbit=50, limit_bytes=37500, delay_ms=2)
+    assert shaping.qdisc_commands("to-right") == [
+        ADD + ["root", "handle", "1:", "netem", "delay", "2.000ms", "limit", "100000"],
+        ADD + ["parent", "1:", "handle", "2:", "tbf", "rate", "50mbit", "burst", "32768",
+               "limit", "37500"]]
+
+
+def test_rate_alone_is_tbf_at_the_root():
+    shaping = topology.Shaping(rate_mbit=1000, limit_bytes=1310720)
+    assert shaping.qdisc_commands("to-right") == [
+        ADD + ["root", "handle", "1:", "tbf", "rate", "1000mbit", "burst", "32768",
+               "limit", "1310720"]]
+
+
+def test_delay_alone_is_netem_at_the_root():
+    assert topology.Shaping(delay_ms=5).qdisc_commands("to-right") == [
+        ADD + ["root", "handle", "1:", "netem", "delay", "5.000ms", "limit", "100000"]]
+    assert topology.Shaping().qdisc_commands("to-right") == []
+
+
+def test_queue_limit_in_bandwidth_delay_products():
+    assert topology.queue_limit(50, 4, 1.5) == 37500
+    assert topology.queue_limit(100, 5, 1.5) == 93750
+    assert topology.queue_limit(1, 1, 0.5) == 4 * 1514
+
+
+def test_the_demo_bottleneck():
+    with open(os.path.join(paths.TOP, "bench", "configs", "demo.json")) as f:
+        cfg = json.load(f)
+    shaping, limit = driver.bottleneck_shaping(cfg)
+    assert limit == 37500
+    assert shaping == topology.Shaping(rate_mbit=50, limit_bytes=37500, burst_bytes=32768,
+                                       delay_ms=2)
+
+
+def test_a_host_bottleneck_has_no_netem():
+    cfg = {"rate_mbit": 200, "rtt_ms": 0, "buffer_bdp": 0, "buffer_bytes": 262144}
+    shaping, limit = driver.bottleneck_shaping(cfg)
+    assert limit == 262144 and not shaping.delay_ms
+    assert [cmd[5:8] for cmd in shaping.qdisc_commands("to-left")] == [["root", "handle", "1:"]]
+
+
+def test_port_counters_parse_proc_net_dev(tmp_path):
+    dev = tmp_path / "dev"
+    dev.write_text(
+        "Inter-|   Receive                            |  Transmit\n"
+        " face |bytes    packets errs drop fifo frame compressed multicast|bytes ...\n"
+        "    lo:       0       0    0    0    0     0          0         0        0\n"
+        "  p-L1: 1234567    900    0    0    0     0          0         0      777\n"
+        "p-B1L:42 1 0 0 0 0 0 0 5\n")
+    counters = topology.PortCounters(str(dev), ["p-B1L", "p-L1"])
+    assert counters() == [42, 1234567]
+    dev.write_text(dev.read_text().replace("1234567", "2234567"))
+    assert counters() == [42, 2234567]
+    counters.close()
