@@ -212,6 +212,12 @@ def plot(point, cfg, per_alg):
     rate = cfg["rate_mbit"]
     out = []
 
+    def save(fig, name, title):
+        fig.tight_layout()
+        fig.savefig(point.file(name), dpi=110)
+        plt.close(fig)
+        out.append((title, name))
+
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.6 * len(names)), sharex=True,
                              squeeze=False)
     for ax, name in zip(axes[:, 0], names):
@@ -223,10 +229,7 @@ def plot(point, cfg, per_alg):
         ax.set_ylabel("ms")
         ax.legend(fontsize=8, loc="upper right")
     axes[-1, 0].set_xlabel("iteration")
-    fig.tight_layout()
-    fig.savefig(point.file("iteration_times.png"), dpi=110)
-    plt.close(fig)
-    out.append(("iteration time per iteration, per job", "iteration_times.png"))
+    save(fig, "iteration_times.png", "iteration time per iteration, per job")
 
     window = cfg.get("plot_window_s", 8.0)
     fig, axes = plt.subplots(len(names), 2, figsize=(12, 2.6 * len(names)), squeeze=False)
@@ -253,10 +256,7 @@ def plot(point, cfg, per_alg):
             ax.set_ylabel("Mbit/s")
             ax.set_xlabel("s since start")
             ax.legend(fontsize=8, loc="upper right", ncol=len(run["sample_jobs"]))
-    fig.tight_layout()
-    fig.savefig(point.file("throughput.png"), dpi=110)
-    plt.close(fig)
-    out.append(("stacked throughput over time (10 ms samples)", "throughput.png"))
+    save(fig, "throughput.png", "stacked throughput over time (10 ms samples)")
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name in names:
@@ -270,10 +270,7 @@ def plot(point, cfg, per_alg):
     ax.set_ylabel("fraction of iterations")
     ax.set_title("CDF of iteration times (all jobs, all repeats)", fontsize=10)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(point.file("iteration_cdf.png"), dpi=110)
-    plt.close(fig)
-    out.append(("CDF of iteration times", "iteration_cdf.png"))
+    save(fig, "iteration_cdf.png", "CDF of iteration times")
 
     fig, ax = plt.subplots(figsize=(8, 3.5))
     for name in names:
@@ -285,10 +282,7 @@ def plot(point, cfg, per_alg):
     ax.set_title("communication-start offset from the first job "
                  "(0 = in step, 0.5 = half a period apart)", fontsize=10)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(point.file("phase_offset.png"), dpi=110)
-    plt.close(fig)
-    out.append(("phase offset between jobs over iterations", "phase_offset.png"))
+    save(fig, "phase_offset.png", "phase offset between jobs over iterations")
     return out
 
 

@@ -58,7 +58,10 @@ class Sampler(threading.Thread):
     def run(self):
         next_t = time.time()
         while not self.stop.is_set():
-            self.samples.append((time.time(), self.read()))
+            # Read, then stamp: the order the Mininet driver sampled in, kept
+            # so that "busy" utilization stays comparable with its results.
+            counters = self.read()
+            self.samples.append((time.time(), counters))
             next_t += self.period
             delay = next_t - time.time()
             if delay > 0:

@@ -42,6 +42,15 @@ def sh(*cmd, check=True, **kw):
     return proc
 
 
+def ip_batch(netns, commands):
+    """Run `ip` commands (argument lists, without "ip") in one process, in
+    netns (None: the caller's). One process instead of one per command
+    matters under emulation, where starting a process takes a good part of
+    a second."""
+    sh("ip", *(["-n", netns] if netns else []), "-batch", "-",
+       input="".join(" ".join(cmd) + "\n" for cmd in commands))
+
+
 class Netns:
     """A named network namespace and the processes started in it."""
 
@@ -51,7 +60,7 @@ class Netns:
         self.procs = []
         self._anchor = None
         sh("ip", "netns", "add", name)
-        self.run("ip", "link", "set", "lo", "up")
+        sh("ip", "-n", name, "link", "set", "lo", "up")
 
     def run(self, *cmd, check=True, **kw):
         return sh("ip", "netns", "exec", self.name, *cmd, check=check, **kw)
@@ -117,13 +126,13 @@ class Shaping:
     delay_ms: float = 0
 
     def qdisc_commands(self, dev):
-        """tc command lines that shape egress of dev (run in the switch namespace)."""
+        """tc commands (without "tc") that shape egress of dev."""
         # The delay line holds a BDP of packets, not the bottleneck queue:
         # make it long enough never to drop.
         netem = ["netem", "delay", "%.3fms" % self.delay_ms, "limit", "100000"]
         tbf = ["tbf", "rate", "%dmbit" % self.rate_mbit, "burst", str(self.burst_bytes),
                "limit", str(self.limit_bytes)] if self.rate_mbit else None
-        add = ["tc", "qdisc", "add", "dev", dev]
+        add = ["qdisc", "add", "dev", dev]
         if self.delay_ms and tbf:
             return [add + ["root", "handle", "1:"] + netem,
                     add + ["parent", "1:", "handle", "2:"] + tbf]
@@ -169,35 +178,35 @@ class Dumbbell:
         self.right = [self.hosts[name] for name in right]
 
     def _build(self, left, right, host_sysctls):
-        self.switch = Netns(self.prefix + "-sw")
-        sw = self.switch
-        for bridge in ("left", "right"):
-            sw.run("ip", "link", "add", bridge, "type", "bridge")
-        sw.run("ip", "link", "add", TO_RIGHT, "type", "veth", "peer", "name", TO_LEFT)
-        for end, bridge in ((TO_RIGHT, "left"), (TO_LEFT, "right")):
-            sw.run("ip", "link", "set", end, "master", bridge)
-        for i, (name, bridge) in enumerate([(h, "left") for h in left] +
-                                           [(h, "right") for h in right]):
-            host = Netns("%s-%s" % (self.prefix, name))
-            self.hosts[name] = host
-            port = self._ports[host.name] = "p-" + name
-            # Created inside the two namespaces at once: no name ever exists
-            # in the caller's namespace, where it could collide.
-            sh("ip", "link", "add", "eth0", "netns", host.name, "type", "veth",
-               "peer", "name", port, "netns", sw.name)
-            sw.run("ip", "link", "set", port, "master", bridge)
-            sw.run("ip", "link", "set", port, "up")
+        self.switch = sw = Netns(self.prefix + "-sw")
+        sides = [(name, "left") for name in left] + [(name, "right") for name in right]
+        for name, _ in sides:
+            host = self.hosts[name] = Netns("%s-%s" % (self.prefix, name))
+            self._ports[host.name] = "p-" + name
+        # Each host's link is created inside its two namespaces at once: no
+        # name ever exists in the caller's namespace, where it could collide.
+        ip_batch(None, [["link", "add", "eth0", "netns", host.name, "type", "veth", "peer",
+                         "name", self._ports[host.name], "netns", sw.name]
+                        for host in self.hosts.values()])
+        switch = [["link", "add", bridge, "type", "bridge"] for bridge in ("left", "right")]
+        switch.append(["link", "add", TO_RIGHT, "type", "veth", "peer", "name", TO_LEFT])
+        switch += [["link", "set", port, "master", bridge] for port, bridge in
+                   [(TO_RIGHT, "left"), (TO_LEFT, "right")] +
+                   [("p-" + name, bridge) for name, bridge in sides]]
+        switch += [["link", "set", dev, "up"] for dev in
+                   ["left", "right", TO_RIGHT, TO_LEFT] + ["p-" + name for name, _ in sides]]
+        ip_batch(sw.name, switch)
+        for i, (name, _) in enumerate(sides):
+            host = self.hosts[name]
             host.addr = "10.0.0.%d" % (i + 1)
-            host.run("ip", "addr", "add", host.addr + "/24", "dev", "eth0")
-            host.run("ip", "link", "set", "eth0", "up")
+            ip_batch(host.name, [["addr", "add", host.addr + "/24", "dev", "eth0"],
+                                 ["link", "set", "eth0", "up"]])
             if host_sysctls:
                 host.run("sysctl", "-q", "-w",
                          *["%s=%s" % (key, value) for key, value in host_sysctls.items()])
-        for dev in ("left", "right", TO_RIGHT, TO_LEFT):
-            sw.run("ip", "link", "set", dev, "up")
         for dev, shaping in ((TO_RIGHT, self.forward), (TO_LEFT, self.reverse)):
             for cmd in shaping.qdisc_commands(dev):
-                sw.run(*cmd)
+                sh("tc", "-n", sw.name, *cmd)
 
     def port(self, host):
         """The switch's interface toward a host (a Netns of this dumbbell)."""
@@ -211,7 +220,7 @@ class Dumbbell:
         """Per bottleneck end, per qdisc kind: bytes, packets, drops, overlimits."""
         stats = {}
         for dev in (TO_RIGHT, TO_LEFT):
-            out = self.switch.run("tc", "-s", "-j", "qdisc", "show", "dev", dev).stdout
+            out = sh("tc", "-n", self.switch.name, "-s", "-j", "qdisc", "show", "dev", dev).stdout
             stats[dev] = {q["kind"]: {k: q.get(k) for k in ("bytes", "packets", "drops",
                                                              "overlimits")}
                           for q in json.loads(out)}
@@ -222,8 +231,8 @@ class Dumbbell:
         the direction must have a delay)."""
         shaping = self.forward if end == TO_RIGHT else self.reverse
         assert shaping.delay_ms, "no netem on %s" % end
-        self.switch.run("tc", "qdisc", "change", "dev", end, "root", "handle", "1:", "netem",
-                        "delay", "%.3fms" % shaping.delay_ms, "loss", "%g%%" % percent)
+        sh("tc", "-n", self.switch.name, "qdisc", "change", "dev", end, "root", "handle", "1:",
+           "netem", "delay", "%.3fms" % shaping.delay_ms, "loss", "%g%%" % percent)
 
     def port_counters(self, hosts):
         """A reader of the bytes each host (a Netns of this dumbbell) sent

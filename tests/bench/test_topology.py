@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""How the dumbbell's bottleneck is shaped, as tc command lines (building the
+"""How the dumbbell's bottleneck is shaped, as tc commands (building the
 namespaces needs root: tests/kernel does that in the guest)."""
 import json
 import os
 
 from bench import driver, paths, topology
 
-ADD = ["tc", "qdisc", "add", "dev", "to-right"]
+ADD = ["qdisc", "add", "dev", "to-right"]
 
 
 def test_delay_and_rate_put_tbf_beneath_netem():
@@ -49,7 +49,7 @@ def test_a_host_bottleneck_has_no_netem():
     cfg = {"rate_mbit": 200, "rtt_ms": 0, "buffer_bdp": 0, "buffer_bytes": 262144}
     shaping, limit = driver.bottleneck_shaping(cfg)
     assert limit == 262144 and not shaping.delay_ms
-    assert [cmd[5:8] for cmd in shaping.qdisc_commands("to-left")] == [["root", "handle", "1:"]]
+    assert [cmd[4:7] for cmd in shaping.qdisc_commands("to-left")] == [["root", "handle", "1:"]]
 
 
 def test_port_counters_parse_proc_net_dev(tmp_path):

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Traffic for the integration suite: an on-off sender and a draining receiver.
+"""Traffic for the zero-window test: an on-off sender and a receiver that can
+stop reading (the suite's other on-off flows are mltcp-trainsim's, whose
+receiver always drains).
 
   flowgen.py server --port P [--stall-after BYTES --stall-ms MS] [--rcvbuf BYTES]
   flowgen.py onoff --dst IP --port P --cc NAME --bytes N --idle-ms M --iterations K
