@@ -179,24 +179,24 @@ class Dumbbell:
 
     def _build(self, left, right, host_sysctls):
         self.switch = sw = Netns(self.prefix + "-sw")
-        sides = [(name, "left") for name in left] + [(name, "right") for name in right]
-        for name, _ in sides:
+        bridge_of = dict([(name, "left") for name in left] + [(name, "right") for name in right])
+        port_of = {name: "p-" + name for name in bridge_of}
+        for name in bridge_of:
             host = self.hosts[name] = Netns("%s-%s" % (self.prefix, name))
-            self._ports[host.name] = "p-" + name
+            self._ports[host.name] = port_of[name]
         # Each host's link is created inside its two namespaces at once: no
         # name ever exists in the caller's namespace, where it could collide.
-        ip_batch(None, [["link", "add", "eth0", "netns", host.name, "type", "veth", "peer",
-                         "name", self._ports[host.name], "netns", sw.name]
-                        for host in self.hosts.values()])
+        ip_batch(None, [["link", "add", "eth0", "netns", self.hosts[name].name, "type", "veth",
+                         "peer", "name", port_of[name], "netns", sw.name] for name in bridge_of])
         switch = [["link", "add", bridge, "type", "bridge"] for bridge in ("left", "right")]
         switch.append(["link", "add", TO_RIGHT, "type", "veth", "peer", "name", TO_LEFT])
         switch += [["link", "set", port, "master", bridge] for port, bridge in
                    [(TO_RIGHT, "left"), (TO_LEFT, "right")] +
-                   [("p-" + name, bridge) for name, bridge in sides]]
-        switch += [["link", "set", dev, "up"] for dev in
-                   ["left", "right", TO_RIGHT, TO_LEFT] + ["p-" + name for name, _ in sides]]
+                   [(port_of[name], bridge) for name, bridge in bridge_of.items()]]
+        switch += [["link", "set", dev, "up"]
+                   for dev in ["left", "right", TO_RIGHT, TO_LEFT] + list(port_of.values())]
         ip_batch(sw.name, switch)
-        for i, (name, _) in enumerate(sides):
+        for i, name in enumerate(bridge_of):
             host = self.hosts[name]
             host.addr = "10.0.0.%d" % (i + 1)
             ip_batch(host.name, [["addr", "add", host.addr + "/24", "dev", "eth0"],
