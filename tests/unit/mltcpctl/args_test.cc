@@ -246,7 +246,7 @@ TEST(Args, UsageNamesEveryCommand)
 	std::string u = usage("");
 	for (const char *w : { "job add ID", "job set ID", "job del ID", "job show [ID]",
 			       "flow show [job ID]", "monitor [job ID]", "-n[etns] NAME",
-			       "-b[ackend] BACKEND", "bpf { load" })
+			       "-b[ackend] BACKEND", "bpf { load", "defaults show" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
 	EXPECT_EQ(usage("flow").find("job add"), std::string::npos);
 }
