@@ -30,8 +30,8 @@ const char kNoModule[] = "the tcp_mltcp module is not loaded (no generic netlink
 			 "\"" MLTCP_GENL_NAME "\")";
 const char kNoBpf[] = "the BPF backend is not loaded (no " MLTCP_BPF_PIN_DIR "; mltcpctl bpf load)";
 const char kBpfNoAccess[] = "permission denied: the BPF backend (" MLTCP_BPF_PIN_DIR
-			    ") is root's: its jobs and flows need CAP_BPF, changing jobs also "
-			    "CAP_NET_ADMIN";
+			    ") is root's: its jobs, flows and defaults need CAP_BPF, changing "
+			    "them also CAP_NET_ADMIN";
 
 // The module's defaults: the namespace's net.mltcp.* sysctls (what the
 // calling process's network namespace shows under /proc/sys/net) and the
