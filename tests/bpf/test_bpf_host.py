@@ -198,6 +198,16 @@ def close(proc):
     proc.wait(timeout=30)
 
 
+def onoff_flow(nbytes, count, idle_ms):
+    """Runs an on-off flow to its end; returns how flow show lists it then."""
+    proc, sport = start_onoff(nbytes, count, idle_ms)
+    try:
+        finish(proc)
+        return flow_by_sport(sport)
+    finally:
+        close(proc)
+
+
 def iperf(cc, seconds=3):
     """Bulk flow with CC; returns (Mbit/s received, whether ss -ti showed CC mid-flow)."""
     proc = ns_popen(NS_SEND, "iperf3", "-c", RECV_IP, "-p", IPERF_PORT, "-t", seconds, "-C", cc,
@@ -291,12 +301,7 @@ def test_bulk_flow_uses_it_at_1gbit(netns_pair, loaded, cc, base):
 def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
     nbytes, count = 4 << 20, 8
     before = stats()
-    proc, sport = start_onoff(nbytes, count, idle_ms=100)
-    try:
-        finish(proc)
-        flow = flow_by_sport(sport)
-    finally:
-        close(proc)
+    flow = onoff_flow(nbytes, count, idle_ms=100)
     after = stats()
     print(flow)
     assert flow["ca"] == "mltcp" and flow["base"] == "cubic" and flow["mode"] == "md-restart"
@@ -309,12 +314,7 @@ def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
 
 def test_pauses_shorter_than_the_gap_are_not_iterations(netns_pair, loaded):
     before = stats()
-    proc, sport = start_onoff(1 << 20, 5, idle_ms=5)
-    try:
-        finish(proc)
-        flow = flow_by_sport(sport)
-    finally:
-        close(proc)
+    flow = onoff_flow(1 << 20, 5, idle_ms=5)
     after = stats()
     assert flow["iterations"] == 0 and flow["iter_bytes"] == 0 and flow["f"] == 1.0
     # At least the 4 pauses; the sender may also stall inside a burst on this
@@ -354,12 +354,7 @@ def test_idle_gap_set_through_the_map_takes_effect(netns_pair, loaded):
     try:
         assert status()["params"]["idle_gap_us"] == 60000000
         before = stats()
-        proc, sport = start_onoff(1 << 20, 4, idle_ms=100)
-        try:
-            finish(proc)
-            flow = flow_by_sport(sport)
-        finally:
-            close(proc)
+        flow = onoff_flow(1 << 20, 4, idle_ms=100)
         after = stats()
     finally:
         tool("defaults", "set", "global", "idle-gap", "20ms")
@@ -459,12 +454,7 @@ def test_defaults_refusals_change_nothing(netns_pair, loaded, args, code, messag
 def test_mode_set_through_the_map_reaches_new_flows(netns_pair, loaded):
     tool("defaults", "set", "global", "mode", "md")
     try:
-        proc, sport = start_onoff(256 << 10, 1, idle_ms=1)
-        try:
-            finish(proc)
-            flow = flow_by_sport(sport)
-        finally:
-            close(proc)
+        flow = onoff_flow(256 << 10, 1, idle_ms=1)
     finally:
         tool("defaults", "set", "global", "mode", "md-restart")
     assert flow["mode"] == "md"

@@ -245,21 +245,15 @@ public:
 	void pin_map(bpf_map *map, const char *name)
 	{
 		std::string path = dir_ + "/" + name;
-		int err = bpf_map__pin(map, path.c_str());
 
-		if (err)
-			throw libbpf_error("cannot pin " + path, err);
-		pins_.push_back(path);
+		pinned(path, bpf_map__pin(map, path.c_str()));
 	}
 
 	void pin_link(bpf_link *link, const char *name)
 	{
 		std::string path = dir_ + "/" + name;
-		int err = bpf_link__pin(link, path.c_str());
 
-		if (err)
-			throw libbpf_error("cannot pin " + path, err);
-		pins_.push_back(path);
+		pinned(path, bpf_link__pin(link, path.c_str()));
 	}
 
 	void register_ops(bpf_map *map, const char *name)
@@ -287,6 +281,13 @@ public:
 	}
 
 private:
+	void pinned(const std::string &path, int err)
+	{
+		if (err)
+			throw libbpf_error("cannot pin " + path, err);
+		pins_.push_back(path);
+	}
+
 	std::string dir_;
 	bool made_dir_ = false;
 	bool committed_ = false;

@@ -11,26 +11,14 @@
 
 #include "args.h"
 #include "output.h"
+#include "parse.h"
 
 using namespace mltcpctl;
+using mltcpctl::test::bad;
+using mltcpctl::test::ok;
 
 namespace
 {
-
-Command ok(std::vector<std::string> args)
-{
-	ParseResult r = parse_args(args);
-	EXPECT_TRUE(r.command.has_value()) << r.error;
-	return r.command.value_or(Command{});
-}
-
-std::string bad(std::vector<std::string> args)
-{
-	ParseResult r = parse_args(args);
-	EXPECT_FALSE(r.command.has_value());
-	EXPECT_EQ(r.error.find('\n'), std::string::npos) << "errors are one line";
-	return r.error;
-}
 
 mltcp_params defaults()
 {
