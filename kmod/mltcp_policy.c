@@ -20,8 +20,9 @@ static bool mltcp_prefix_valid(u8 family, u8 prefixlen)
 }
 
 /*
- * A word of a network-order address whose first `bits` bits are kept: built
- * byte by byte so that it is right on either byte order.
+ * A word of a network-order address whose first `bits` bits are kept: the
+ * host-order mask stored byte by byte, most significant first, so that it
+ * is right on either byte order (a byte swap or nothing, once compiled).
  */
 static u32 mltcp_prefix_mask(int bits)
 {
@@ -29,13 +30,15 @@ static u32 mltcp_prefix_mask(int bits)
 		u8 bytes[4];
 		u32 word;
 	} mask;
-	int i;
+	u32 host;
 
-	for (i = 0; i < 4; i++) {
-		int left = bits - 8 * i;
-
-		mask.bytes[i] = left >= 8 ? 0xff : left <= 0 ? 0 : (u8)(0xff << (8 - left));
-	}
+	if (bits <= 0)
+		return 0;
+	host = bits >= 32 ? 0xffffffffU : 0xffffffffU << (32 - bits);
+	mask.bytes[0] = (u8)(host >> 24);
+	mask.bytes[1] = (u8)(host >> 16);
+	mask.bytes[2] = (u8)(host >> 8);
+	mask.bytes[3] = (u8)host;
 	return mask.word;
 }
 

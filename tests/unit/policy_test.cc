@@ -246,6 +246,35 @@ TEST(JobApply, RefusesBadRequestsAndChangesNothing)
 	}
 }
 
+TEST(JobApply, PeerIsMaskedToEveryPrefixLength)
+{
+	// The stored peer, byte by byte in network order: exactly the first len
+	// bits of an all-ones address, whatever the host's byte order.
+	for (int len = 0; len <= 128; len++) {
+		for (bool v4 : { true, false }) {
+			if (v4 && len > 32)
+				continue;
+			mltcp_job_spec spec{};
+			mltcp_job_request r = Request(1);
+			SetPeer(r,
+				v4 ? "255.255.255.255" : "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+				static_cast<uint8_t>(len));
+			if (v4)
+				memset(&r.values.peer[1], 0xff, 12); // not part of an IPv4 peer
+			ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+			const auto *bytes = reinterpret_cast<const uint8_t *>(spec.peer);
+			for (int i = 0; i < 16; i++) {
+				int left = len - 8 * i;
+				uint8_t want = left >= 8   ? 0xff
+					       : left <= 0 ? 0
+							   : static_cast<uint8_t>(0xff << (8 - left));
+				ASSERT_EQ(bytes[i], want)
+					<< (v4 ? "v4 /" : "v6 /") << len << " byte " << i;
+			}
+		}
+	}
+}
+
 TEST(JobMatches, NoCriteriaMatchesEveryFlow)
 {
 	mltcp_job_spec spec{};
