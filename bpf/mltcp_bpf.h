@@ -64,8 +64,8 @@ struct mltcp_bpf_job_slot {
 #define MLTCP_BPF_RECORD_MAGIC 0x6d6c7401U /* "mlt", layout 1 */
 
 struct mltcp_bpf_record {
-	u32 magic;	/* MLTCP_BPF_RECORD_MAGIC */
-	u32 size;	/* sizeof(struct mltcp_bpf_record) */
+	u32 magic; /* MLTCP_BPF_RECORD_MAGIC */
+	u32 size;  /* sizeof(struct mltcp_bpf_record) */
 	struct mltcp_flow_record flow;
 };
 

@@ -226,8 +226,7 @@ uint64_t parse_iter_bytes(std::string_view text)
 }
 
 // A name of the policy's, for match(): bases and modes.
-template <typename T>
-std::vector<Keyword<T>> names(const char *(*name)(u32), u32 first, u32 last)
+template <typename T> std::vector<Keyword<T>> names(const char *(*name)(u32), u32 first, u32 last)
 {
 	std::vector<Keyword<T>> table;
 
@@ -490,7 +489,7 @@ void parse_monitor(Args &a, Command &cmd)
 
 // The defaults' settings, in enum mltcp_param order, named as "job" names them.
 const std::vector<Keyword<mltcp_param>> kDefaultKeys = {
-	{ "slope", MLTCP_PARAM_SLOPE },	  { "intercept", MLTCP_PARAM_INTERCEPT },
+	{ "slope", MLTCP_PARAM_SLOPE },	      { "intercept", MLTCP_PARAM_INTERCEPT },
 	{ "idle-gap", MLTCP_PARAM_IDLE_GAP }, { "base", MLTCP_PARAM_BASE },
 	{ "mode", MLTCP_PARAM_MODE },
 };
@@ -673,14 +672,13 @@ Command parse(const std::vector<std::string> &args)
 	case Object::Help:
 		cmd.action = Action::Help;
 		if (!a.done())
-			cmd.help_topic = match<std::string>(
-				a.next(),
-				{ { "job", "job" },
-				  { "flow", "flow" },
-				  { "monitor", "monitor" },
-				  { "defaults", "defaults" },
-				  { "bpf", "bpf" } },
-				"help topic");
+			cmd.help_topic = match<std::string>(a.next(),
+							    { { "job", "job" },
+							      { "flow", "flow" },
+							      { "monitor", "monitor" },
+							      { "defaults", "defaults" },
+							      { "bpf", "bpf" } },
+							    "help topic");
 		no_more(a, "help TOPIC");
 		break;
 	}
@@ -760,8 +758,9 @@ std::string usage(std::string_view topic)
 		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
 		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n"
 		"  -d: libbpf's and the verifier's messages (bpf load).\n";
-	std::string out = "Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | help } "
-			  "...\n";
+	std::string out =
+		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | help } "
+		"...\n";
 
 	if (topic == "job")
 		return out + job + options;

@@ -86,7 +86,8 @@ void write_defaults(const DefaultsChange &change, bool global)
 
 		if (!fds[i].valid())
 			continue;
-		if (write(fds[i].get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+		if (write(fds[i].get(), text.data(), text.size()) !=
+		    static_cast<ssize_t>(text.size()))
 			throw Error(std::string(mltcp_param_name(which)) + " " + change.text[i] +
 				    ": refused by the kernel (" +
 				    (errno == EPERM || errno == EACCES ? "permission denied"

@@ -35,8 +35,7 @@ Job decode_job_spec(const mltcp_job_spec &spec);
 // size (an object loaded by another version), is cut short or malformed.
 // job 0 is no job. exempt is not in the record; the caller sets it from the
 // job table, as the module does.
-std::optional<std::vector<Flow>> decode_flow_records(std::string_view bytes,
-						     std::string *error);
+std::optional<std::vector<Flow>> decode_flow_records(std::string_view bytes, std::string *error);
 
 } // namespace mltcpctl
 

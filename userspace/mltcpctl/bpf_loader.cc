@@ -547,9 +547,8 @@ Fd open_config()
 				    "as root)");
 		throw Error("cannot open " + path + ": " + errno_text(err));
 	}
-	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 ||
-	    info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
-	    info.value_size != sizeof(mltcp_params))
+	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 || info.type != BPF_MAP_TYPE_ARRAY ||
+	    info.key_size != 4 || info.value_size != sizeof(mltcp_params))
 		throw Error(path + " is not this version's config map (reload the BPF backend)");
 	return fd;
 }

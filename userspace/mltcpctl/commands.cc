@@ -140,7 +140,9 @@ nlohmann::json ops_maps_json(const std::vector<bpf::OpsMap> &maps)
 	nlohmann::json list = nlohmann::json::array();
 
 	for (const bpf::OpsMap &m : maps)
-		list.push_back({ { "name", m.name }, { "id", m.id }, { "state", bpf::state_name(m.state) } });
+		list.push_back({ { "name", m.name },
+				 { "id", m.id },
+				 { "state", bpf::state_name(m.state) } });
 	return list;
 }
 
@@ -192,8 +194,8 @@ void bpf_unload(const Command &cmd, std::ostream &out)
 	p.field("unloaded", u.unloaded, "unloaded" + names);
 	p.newline();
 	p.field("in_use", ops_maps_json(u.in_use),
-		in_use.empty() ? "" :
-				 "still in use by open sockets (or a network namespace's "
+		in_use.empty() ? ""
+			       : "still in use by open sockets (or a network namespace's "
 				 "default) until they go:" +
 					 in_use);
 	p.end_object();
@@ -260,6 +262,16 @@ int run_bpf(const Command &cmd, std::ostream &out)
 #endif
 }
 
+// "mltcpctl, netlink family version 1, BPF backend (libbpf 1.1)"
+void print_version(std::ostream &out)
+{
+	out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION;
+#ifdef MLTCPCTL_BPF
+	out << ", BPF backend (" << bpf::libbpf_version() << ")";
+#endif
+	out << "\n";
+}
+
 void show_defaults(Backend &backend, const Command &cmd, std::ostream &out)
 {
 	Printer p(out, cmd.options.json, cmd.options.pretty);
@@ -300,13 +312,7 @@ int run(const Command &cmd, std::ostream &out)
 {
 	switch (cmd.action) {
 	case Action::Help: out << usage(cmd.help_topic); return 0;
-	case Action::Version:
-		out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION;
-#ifdef MLTCPCTL_BPF
-		out << ", BPF backend (" << bpf::libbpf_version() << ")";
-#endif
-		out << "\n";
-		return 0;
+	case Action::Version: print_version(out); return 0;
 	case Action::BpfLoad:
 	case Action::BpfUnload:
 	case Action::BpfStatus: return run_bpf(cmd, out);

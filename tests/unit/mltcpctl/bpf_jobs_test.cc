@@ -102,7 +102,7 @@ TEST(BpfJobs, Ipv6PrefixIsMasked)
 TEST(BpfJobs, DecodeRoundTrips)
 {
 	Job j = decode_job_spec(added({ "3", "dport", "5201", "peer", "fd00::/64", "slope", "2",
-				       "intercept", "0.5", "iter-bytes", "1G", "base", "cubic" }));
+					"intercept", "0.5", "iter-bytes", "1G", "base", "cubic" }));
 	EXPECT_EQ(j.id, 3u);
 	EXPECT_EQ(j.dport, (PortRange{ 5201, 5201 }));
 	EXPECT_FALSE(j.sport);
@@ -126,7 +126,7 @@ TEST(BpfJobs, SetChangesAndResetsLikeTheModule)
 	mltcp_job_spec e =
 		added({ "1", "dport", "5201", "slope", "2", "intercept", "0.5", "exempt" });
 	EXPECT_EQ(apply_job(e, parsed({ "job", "set", "1", "slope", "3", "dport", "any",
-					    "intercept", "default", "sport", "1-2" })),
+					"intercept", "default", "sport", "1-2" })),
 		  "");
 	Job j = decode_job_spec(e);
 	EXPECT_FALSE(j.dport);

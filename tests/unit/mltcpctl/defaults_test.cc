@@ -87,8 +87,10 @@ TEST(Defaults, Prefixes)
 	EXPECT_EQ(ok({ "bpf", "s" }).action, Action::BpfStatus); // status and show agree
 	EXPECT_EQ(ok({ "d", "se", "g", "sl", "2" }).action, Action::DefaultsSet);
 	EXPECT_TRUE(ok({ "d", "sh", "g" }).global);
-	EXPECT_EQ(ok({ "defaults", "set", "global", "m", "md" }).settings.values.mode, MLTCP_MODE_MD);
-	EXPECT_NE(bad({ "defaults", "s" }).find("\"s\" is ambiguous: show, set"), std::string::npos);
+	EXPECT_EQ(ok({ "defaults", "set", "global", "m", "md" }).settings.values.mode,
+		  MLTCP_MODE_MD);
+	EXPECT_NE(bad({ "defaults", "s" }).find("\"s\" is ambiguous: show, set"),
+		  std::string::npos);
 	EXPECT_NE(bad({ "bpf", "loads" }).find("unknown bpf command \"loads\""), std::string::npos);
 	EXPECT_NE(bad({ "bpf", "x" }).find("unknown bpf command"), std::string::npos);
 }
@@ -113,7 +115,8 @@ TEST(Defaults, BadInput)
 		{ { "-n", "red", "bpf", "status" },
 		  "-n: the BPF backend is loaded for the whole host, not per network namespace" },
 		{ { "-n", "red", "bpf", "load" }, "drop -n" },
-		{ { "-b", "kmod", "bpf", "load" }, "bpf: manages the BPF backend, not \"-b kmod\"" },
+		{ { "-b", "kmod", "bpf", "load" },
+		  "bpf: manages the BPF backend, not \"-b kmod\"" },
 		{ { "defaults", "set" }, "defaults set needs a setting" },
 		{ { "defaults", "set", "global" }, "defaults set needs a setting" },
 		{ { "defaults", "set", "slope" }, "slope needs a value" },
@@ -126,7 +129,8 @@ TEST(Defaults, BadInput)
 		  "mode: global only (defaults set global mode MODE)" },
 		{ { "defaults", "set", "mode", "ai" }, "mode: global only" },
 		{ { "defaults", "show", "slope" }, "unexpected \"slope\" after defaults show" },
-		{ { "defaults", "show", "global", "x" }, "unexpected \"x\" after defaults show global" },
+		{ { "defaults", "show", "global", "x" },
+		  "unexpected \"x\" after defaults show global" },
 		{ { "defaults", "set", "slope", "2", "global" }, "unknown setting \"global\"" },
 	};
 	for (const auto &c : cases) {
@@ -197,8 +201,8 @@ TEST(Defaults, Names)
 TEST(Defaults, SeveralAtOnceAreAllOrNothing)
 {
 	bad({ "defaults", "set", "global", "slope", "3", "mode", "none" });
-	Command c = ok({ "defaults", "set", "global", "slope", "3", "intercept", "0.5", "mode",
-			 "md" });
+	Command c =
+		ok({ "defaults", "set", "global", "slope", "3", "intercept", "0.5", "mode", "md" });
 	mltcp_params p = defaults();
 	c.settings.apply(p);
 	EXPECT_EQ(p.slope, 3 * MLTCP_ONE);
@@ -218,10 +222,12 @@ TEST(Defaults, Printing)
 {
 	Defaults d{ "kmod", false, defaults() };
 
-	EXPECT_EQ(print(false, d), "slope 1.6 intercept 0.2 idle-gap 20ms base cubic mode md-restart\n");
+	EXPECT_EQ(print(false, d),
+		  "slope 1.6 intercept 0.2 idle-gap 20ms base cubic mode md-restart\n");
 	nlohmann::json j = nlohmann::json::parse(print(true, d));
-	EXPECT_EQ(j, nlohmann::json::parse(
-			     R"({"backend": "kmod", "scope": "netns", "slope": 1.6, "intercept": 0.2,
+	EXPECT_EQ(j,
+		  nlohmann::json::parse(
+			  R"({"backend": "kmod", "scope": "netns", "slope": 1.6, "intercept": 0.2,
 			         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"})"));
 	d = { "bpf", true, defaults() };
 	j = nlohmann::json::parse(print(true, d));
@@ -265,9 +271,9 @@ TEST(Defaults, TextRoundTripsThroughSet)
 TEST(Defaults, Usage)
 {
 	std::string u = usage("");
-	for (const char *w : { "defaults show [global]", "defaults set [global] DEFAULT...",
-			       "bpf { load [DEFAULT]... | unload | status }", "-d[ebug]",
-			       "md-restart" })
+	for (const char *w :
+	     { "defaults show [global]", "defaults set [global] DEFAULT...",
+	       "bpf { load [DEFAULT]... | unload | status }", "-d[ebug]", "md-restart" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
 	EXPECT_EQ(usage("defaults").find("job add"), std::string::npos);
 	EXPECT_NE(usage("bpf").find("DEFAULT :="), std::string::npos);
