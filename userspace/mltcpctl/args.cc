@@ -527,7 +527,7 @@ void parse_defaults_settings(Args &a, DefaultsChange &c)
 	}
 }
 
-bool is_keyword(Args &a, const char *keyword)
+bool is_keyword(const Args &a, const char *keyword)
 {
 	std::string_view word = a.done() ? std::string_view() : a.peek();
 
