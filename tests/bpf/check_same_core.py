@@ -227,7 +227,9 @@ def main():
     if args.module:
         module_sources = [rel for rel in SOURCES if args.module.exists() and
                           str(src / rel) in compile_units(args.dwarfdump, args.module)]
-        newest = max((src / f).stat().st_mtime for f in CORE_FILES)
+        policy_in = "kmod/mltcp_policy.c" in module_sources
+        newest = max((src / f).stat().st_mtime for f in CORE_FILES
+                     if policy_in or not f.startswith("kmod/mltcp_policy"))
         built = args.module.exists() and args.module.stat().st_mtime >= newest
         if not built and args.skip_unbuilt_module:
             print(f"skipped: {args.module} missing or older than the core or the policy "
