@@ -288,56 +288,45 @@ void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_fl
 
 /* Text forms of the tunables */
 
+static const char *const mltcp_param_names[MLTCP_NR_PARAMS] = {
+	[MLTCP_PARAM_SLOPE] = "slope",
+	[MLTCP_PARAM_INTERCEPT] = "intercept",
+	[MLTCP_PARAM_IDLE_GAP] = "idle_gap_us",
+	[MLTCP_PARAM_BASE] = "base",
+	[MLTCP_PARAM_MODE] = "mode",
+};
+
+static const char *const mltcp_base_names[] = {
+	[MLTCP_BASE_RENO] = "reno",
+	[MLTCP_BASE_CUBIC] = "cubic",
+};
+
+/* Indexed by the mode bits: AI, MD and RESTART combine. */
+static const char *const mltcp_mode_names[MLTCP_MODE_ALL + 1] = {
+	[MLTCP_MODE_AI] = "ai",
+	[MLTCP_MODE_MD] = "md",
+	[MLTCP_MODE_BOTH] = "both",
+	[MLTCP_MODE_RESTART] = "restart",
+	[MLTCP_MODE_AI | MLTCP_MODE_RESTART] = "ai-restart",
+	[MLTCP_MODE_MD | MLTCP_MODE_RESTART] = "md-restart",
+	[MLTCP_MODE_ALL] = "both-restart",
+};
+
+#define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
+
 const char *mltcp_param_name(enum mltcp_param which)
 {
-	switch (which) {
-	case MLTCP_PARAM_SLOPE:
-		return "slope";
-	case MLTCP_PARAM_INTERCEPT:
-		return "intercept";
-	case MLTCP_PARAM_IDLE_GAP:
-		return "idle_gap_us";
-	case MLTCP_PARAM_BASE:
-		return "base";
-	case MLTCP_PARAM_MODE:
-		return "mode";
-	default:
-		return NULL;
-	}
+	return (u32)which < MLTCP_NR_PARAMS ? mltcp_param_names[which] : NULL;
 }
 
 const char *mltcp_base_name(u32 base)
 {
-	switch (base) {
-	case MLTCP_BASE_RENO:
-		return "reno";
-	case MLTCP_BASE_CUBIC:
-		return "cubic";
-	default:
-		return NULL;
-	}
+	return base < MLTCP_NAMES(mltcp_base_names) ? mltcp_base_names[base] : NULL;
 }
 
 const char *mltcp_mode_name(u32 mode)
 {
-	switch (mode) {
-	case MLTCP_MODE_AI:
-		return "ai";
-	case MLTCP_MODE_MD:
-		return "md";
-	case MLTCP_MODE_BOTH:
-		return "both";
-	case MLTCP_MODE_RESTART:
-		return "restart";
-	case MLTCP_MODE_AI | MLTCP_MODE_RESTART:
-		return "ai-restart";
-	case MLTCP_MODE_MD | MLTCP_MODE_RESTART:
-		return "md-restart";
-	case MLTCP_MODE_ALL:
-		return "both-restart";
-	default:
-		return NULL;
-	}
+	return mode < MLTCP_NAMES(mltcp_mode_names) ? mltcp_mode_names[mode] : NULL;
 }
 
 /* text equals word, optionally followed by one newline. */

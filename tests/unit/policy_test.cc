@@ -72,26 +72,37 @@ std::string Format(mltcp_param which, uint32_t value)
 	return n < 0 ? "<invalid>" : std::string(buf, static_cast<size_t>(n));
 }
 
+// Every criterion and one setting; mark and peer given unmasked.
+mltcp_job_request CriteriaRequest()
+{
+	mltcp_job_request r = Request(7);
+
+	r.given = MLTCP_JOB_F_DPORT | MLTCP_JOB_F_SPORT | MLTCP_JOB_F_MARK | MLTCP_JOB_F_SLOPE;
+	r.values.dport_min = 100;
+	r.values.dport_max = 200;
+	r.values.sport_min = 5000;
+	r.values.sport_max = 5000;
+	r.values.mark = 0x1f;
+	r.values.mark_mask = 0xf0;
+	r.values.slope = 2048;
+	SetPeer(r, "10.8.3.4", 16);
+	return r;
+}
+
 TEST(JobApply, AddsGivenFieldsAndMasks)
 {
 	mltcp_job_spec spec{};
-	mltcp_job_request r = Request(7);
+	mltcp_job_request r = CriteriaRequest();
 
-	r.given = MLTCP_JOB_F_DPORT | MLTCP_JOB_F_MARK | MLTCP_JOB_F_SLOPE;
-	r.values.dport_min = 29500;
-	r.values.dport_max = 29510;
-	r.values.mark = 0x1234;
-	r.values.mark_mask = 0xff00;
-	r.values.slope = 2048;
-	SetPeer(r, "10.1.2.3", 16);
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 	EXPECT_EQ(spec.id, 7u);
-	EXPECT_EQ(spec.fields, MLTCP_JOB_F_DPORT | MLTCP_JOB_F_MARK | MLTCP_JOB_F_SLOPE |
-				       MLTCP_JOB_F_PEER);
-	EXPECT_EQ(spec.mark, 0x1200u);
+	EXPECT_EQ(spec.fields, MLTCP_JOB_F_DPORT | MLTCP_JOB_F_SPORT | MLTCP_JOB_F_MARK |
+				       MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_PEER);
+	EXPECT_EQ(spec.mark, 0x10u);
+	EXPECT_EQ(spec.mark_mask, 0xf0u);
 	EXPECT_EQ(spec.slope, 2048u);
 	uint32_t want;
-	inet_pton(AF_INET, "10.1.0.0", &want);
+	inet_pton(AF_INET, "10.8.0.0", &want);
 	EXPECT_EQ(spec.peer[0], want);
 	EXPECT_EQ(spec.peer[1] | spec.peer[2] | spec.peer[3], 0u);
 }
@@ -286,15 +297,7 @@ TEST(JobMatches, NoCriteriaMatchesEveryFlow)
 TEST(JobMatches, EveryCriterionMustHold)
 {
 	mltcp_job_spec spec{};
-	mltcp_job_request r = Request(1);
-	r.given = MLTCP_JOB_F_DPORT | MLTCP_JOB_F_SPORT | MLTCP_JOB_F_MARK;
-	r.values.dport_min = 100;
-	r.values.dport_max = 200;
-	r.values.sport_min = 5000;
-	r.values.sport_max = 5000;
-	r.values.mark = 0x10;
-	r.values.mark_mask = 0xf0;
-	SetPeer(r, "10.8.0.0", 16);
+	mltcp_job_request r = CriteriaRequest();
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 
 	EXPECT_TRUE(Matches(spec, KeyTo("10.8.3.4", 150, 5000, 0x1f)));
