@@ -544,7 +544,7 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 	case MLTCP_JOB_E_CLEAR_UNKNOWN:
 		return "invalid reset fields";
 	case MLTCP_JOB_E_CLEAR_AND_SET:
-		return "a field is both reset and set";
+		return "a field is both cleared and set";
 	case MLTCP_JOB_E_DPORT:
 		return "invalid dport: maximum below its minimum";
 	case MLTCP_JOB_E_SPORT:
@@ -552,7 +552,7 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 	case MLTCP_JOB_E_PEER_FAMILY:
 		return "invalid peer: neither IPv4 nor IPv6";
 	case MLTCP_JOB_E_PEER_PREFIXLEN:
-		return "invalid peer: prefix longer than the address";
+		return "invalid peer: prefix length above 32 (IPv4) or 128 (IPv6)";
 	case MLTCP_JOB_E_SLOPE:
 		return "invalid slope (allowed 0 to 16)";
 	case MLTCP_JOB_E_INTERCEPT:

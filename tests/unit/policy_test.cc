@@ -286,6 +286,20 @@ TEST(JobApply, PeerIsMaskedToEveryPrefixLength)
 	}
 }
 
+// The module reports these messages as netlink extended acks, and the
+// in-guest suite (tests/kernel/test_13_malformed.py) looks for these words.
+TEST(JobApply, MessagesTheKernelSuiteLooksFor)
+{
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_CLEAR_AND_SET)).find("cleared and set"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_DPORT)).find("below"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_SPORT)).find("below"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_PEER_PREFIXLEN)).find("above 32"),
+		  std::string::npos);
+}
+
 TEST(JobMatches, NoCriteriaMatchesEveryFlow)
 {
 	mltcp_job_spec spec{};
@@ -522,6 +536,15 @@ TEST(ParamText, FormatsAsSysfsAlwaysHas)
 
 	// Every fixed-point value prints as the module always printed it.
 	for (uint32_t v = 0; v <= MLTCP_SLOPE_MAX; v++) {
+		char want[32], got[MLTCP_PARAM_TEXT];
+		uint32_t milli = mltcp_fixed_to_milli(v);
+		snprintf(want, sizeof(want), "%u.%03u", milli / 1000, milli % 1000);
+		ASSERT_GT(mltcp_format_fixed(v, got, sizeof(got)), 0);
+		ASSERT_STREQ(got, want) << v;
+	}
+
+	// r and F in debugfs go beyond the tunables' range.
+	for (uint32_t v : { 16385u, 32768u, 65535u, 1u << 20, 0xffffffffu }) {
 		char want[32], got[MLTCP_PARAM_TEXT];
 		uint32_t milli = mltcp_fixed_to_milli(v);
 		snprintf(want, sizeof(want), "%u.%03u", milli / 1000, milli % 1000);
