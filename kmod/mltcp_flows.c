@@ -223,7 +223,7 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 		if (!r->spec)
 			fl->job = 0;
 		mltcp_net_defaults(sock_net(sk), &defaults);
-		/* The spec was checked by mltcp_job_apply(): it latches whole. */
+		/* Checked by mltcp_job_apply(): the job's settings latch whole. */
 		mltcp_flow_latch(fl, &defaults, r->spec, mltcp_fixed_base(sk));
 	}
 	release_sock(sk);

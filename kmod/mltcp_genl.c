@@ -7,14 +7,14 @@
  * - Usable in every namespace (netnsok); each has its own job table.
  * - Writes need CAP_NET_ADMIN in the user namespace owning the network
  *   namespace (GENL_UNS_ADMIN_PERM), so a container's root manages its own.
- * - Every command has a policy with ranges and strict validation
+ * - Every command has a netlink policy with ranges and strict validation
  *   (resv_start_op is 0: unknown attributes, trailing bytes and reserved
- *   header bits are refused for all commands). Combinations the policy cannot
- *   express are checked here, with an extack message naming the attribute.
- *   What a request means is the policy's: the handlers turn its attributes
- *   into a struct mltcp_job_request and let mltcp_job_apply() validate it
- *   whole before anything changes; they check only what is netlink's own
- *   (which attributes must come together).
+ *   header bits are refused for all commands).
+ * - What a request means is mltcp_policy.c's: a handler turns the attributes
+ *   into a struct mltcp_job_request, checking only what is netlink's own
+ *   (which attributes must come together), and mltcp_job_apply() validates
+ *   the request whole before anything changes. Either way the extack
+ *   message names the attribute.
  * - Operations run in parallel (parallel_ops); writers of one namespace's
  *   table serialise on its job lock, readers in the datapath use RCU.
  */
@@ -93,7 +93,7 @@ static int mltcp_nl_ports(struct mltcp_job_request *req, struct nlattr **tb, int
 	return 0;
 }
 
-/* The address as given; the policy masks it to the prefix. */
+/* The address as given; mltcp_job_apply() masks it to the prefix. */
 static int mltcp_nl_peer(struct mltcp_job_request *req, struct nlattr **tb,
 			 struct netlink_ext_ack *extack)
 {
@@ -131,7 +131,7 @@ static int mltcp_nl_peer(struct mltcp_job_request *req, struct nlattr **tb,
 /*
  * The request of a JOB_ADD or JOB_SET (without its clear mask). The netlink
  * policy has checked each attribute's type and range; what the values mean
- * together is the policy's to check.
+ * together is for mltcp_job_apply() to check.
  */
 static int mltcp_nl_request(struct mltcp_job_request *req, struct nlattr **tb,
 			    struct netlink_ext_ack *extack)
@@ -189,7 +189,7 @@ static int mltcp_nl_request(struct mltcp_job_request *req, struct nlattr **tb,
 	return 0;
 }
 
-/* The attribute that carries the field a policy error is about. */
+/* The attribute that carries the field mltcp_job_apply() refused. */
 static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *clear_attr,
 					  enum mltcp_job_error err)
 {
@@ -217,10 +217,11 @@ static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *cle
 }
 
 /*
- * Reports a request the policy refused. NL_SET_ERR_MSG_ATTR() takes only a
- * string literal (6.1 copies it into a static array); the policy's messages
- * are static strings already, so they are set as the macro would set them.
- * A value out of range is -ERANGE, as the netlink policy reports its own.
+ * Reports a request mltcp_job_apply() refused. NL_SET_ERR_MSG_ATTR() takes
+ * only a string literal (6.1 copies it into a static array); the messages of
+ * mltcp_job_strerror() are static strings already, so they are set as the
+ * macro would set them. A value out of range is -ERANGE, as the netlink
+ * policy reports its own.
  */
 static int mltcp_nl_refuse(struct genl_info *info, struct nlattr *clear_attr,
 			   enum mltcp_job_error err)

@@ -13,6 +13,12 @@
 #include "mltcp_jobs.h"
 #include "uapi/mltcp.h"
 
+/* A job's criteria and settings; immutable once published. */
+struct mltcp_job_cfg {
+	struct mltcp_job_spec spec;
+	struct rcu_head rcu;
+};
+
 struct mltcp_jobs_net {
 	struct mutex lock;		/* serialises writers of the table */
 	struct list_head jobs;		/* ascending id: the first match wins */

@@ -30,11 +30,7 @@
 
 #include "mltcp_policy.h"
 
-/* Immutable once published. */
-struct mltcp_job_cfg {
-	struct mltcp_job_spec spec;
-	struct rcu_head rcu;
-};
+struct mltcp_job_cfg;
 
 struct mltcp_job {
 	struct list_head node;		/* the namespace's jobs, ascending id, RCU */

@@ -98,7 +98,10 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	rcu_read_lock();
 	ca->job = mltcp_job_attach(sock_net(sk), &key, &spec);
 	mltcp_net_defaults(sock_net(sk), &defaults);
-	/* Jobs are checked by mltcp_job_apply() before they are published. */
+	/*
+	 * mltcp_flow_latch() refuses only settings out of range, and a job is
+	 * checked by mltcp_job_apply() before it is published.
+	 */
 	mltcp_flow_latch(ca, &defaults, spec, fixed_base);
 	rcu_read_unlock();
 	atomic_long_inc(&mltcp_flows_started);

@@ -71,6 +71,18 @@ def test_bad_value_is_refused_and_changes_nothing(ns, name, value):
         assert read(name) == before
 
 
+def test_idle_gap_takes_a_leading_plus(ns):
+    """net.mltcp.idle_gap_us is a decimal integer (kstrtou32, base 10):
+    a leading "+" is accepted, hex is not."""
+    with in_netns(ns.name):
+        write(SYSCTL + "idle_gap_us", "+5000\n")
+        assert read("idle_gap_us") == "5000"
+        with pytest.raises(OSError) as err:
+            write(SYSCTL + "idle_gap_us", "0x4e20\n")
+        assert err.value.errno == errno.EINVAL
+        assert read("idle_gap_us") == "5000"
+
+
 def test_sysctl_tool_reports_the_refusal(ns):
     proc = ns.run("sysctl", "-w", "net.mltcp.slope=20", check=False)
     assert proc.returncode != 0 and "Invalid argument" in proc.stderr
