@@ -74,7 +74,7 @@ struct mltcp_job *mltcp_job_find(const struct net *net, u32 id);
 struct mltcp_job *mltcp_job_next(const struct net *net, struct mltcp_job *prev);
 const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
 					    const struct mltcp_job *job);
-/* A new job of spec->id, which must not exist: 0, -ENOSPC or -ENOMEM. */
+/* A new job of spec->id, which must not exist: 0, -ENOSPC (table full) or -ENOMEM. */
 int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec);
 /* Publishes new settings for the job: 0 or -ENOMEM (the job is unchanged). */
 int mltcp_job_update(const struct net *net, struct mltcp_job *job,
