@@ -79,37 +79,14 @@ class Defaults:
         return json.loads(out)
 
 
-class ModuleParameters:
-    """Stand-in for Defaults("module") while mltcpctl has no `defaults`
-    command (issue 11: it is being added to the tool): reads and writes the
-    module parameters, which is what `mltcpctl -b kmod defaults set global`
-    does. Delete it, and defaults_for's fallback, once the tool has it."""
-
-    PATH = "/sys/module/tcp_mltcp/parameters/"
-    NUMBERS = {"slope": float, "intercept": float, "idle_gap_us": int}
-
-    def set(self, params):
-        setting_words(params)  # refuses what mltcpctl would not be given
-        for key, value in params.items():
-            with open(self.PATH + key, "w") as f:
-                f.write("%s\n" % value)
-
-    def show(self):
-        shown = {"backend": "kmod", "scope": "global"}
-        for key in SETTINGS:
-            with open(self.PATH + key) as f:
-                shown[key] = self.NUMBERS.get(key, str)(f.read().strip())
-        return shown
-
-
 def defaults_for(backend, tool=paths.MLTCPCTL):
-    """The backend's Defaults; checks that mltcpctl can show them."""
+    """The backend's Defaults, once mltcpctl has shown them: a backend that
+    is not there (module not loaded, BPF twin not loaded) stops the run
+    before anything starts."""
     if not os.access(tool, os.X_OK):
         raise RuntimeError("%s is not built" % tool)
     probe = subprocess.run(defaults_show_argv(tool, backend), capture_output=True, text=True)
-    if probe.returncode == 0:
-        return Defaults(backend, tool)
-    if backend == "module" and 'unknown object "defaults"' in probe.stderr:
-        return ModuleParameters()
-    raise RuntimeError("%s failed (%d): %s" % (" ".join(defaults_show_argv(tool, backend)),
-                                               probe.returncode, probe.stderr.strip()))
+    if probe.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(defaults_show_argv(tool, backend)),
+                                                   probe.returncode, probe.stderr.strip()))
+    return Defaults(backend, tool)

@@ -9,10 +9,12 @@
  *   mltcp_cubic  MLTCP over our RFC 9438 CUBIC
  *   mltcp        MLTCP over the base named by the "base" default
  *
- * All of MLTCP's and CUBIC's arithmetic is the core, kmod/mltcp_core.c, the
- * very file the module and the unit tests compile, included below. This file
- * is only glue, as tcp_mltcp.c is for the module: it reads the socket, feeds
- * plain numbers to the core and applies what comes back.
+ * All of MLTCP's and CUBIC's arithmetic is the core, kmod/mltcp_core.c, and
+ * everything around it that decides how a flow behaves (jobs, matching,
+ * latching, flow records) is the policy, kmod/mltcp_policy.c: the very files
+ * the module and the unit tests compile, included below. This file is only
+ * glue, as tcp_mltcp.c is for the module: it reads the socket, feeds plain
+ * numbers to the core and the policy and applies what comes back.
  *
  * Differences from the module, all imposed by BPF:
  *  - Defaults live in the mltcp_config array map instead of module
@@ -23,10 +25,11 @@
  *    init like the module's (ascending id, first match wins). A change of a
  *    job reaches flows that select MLTCP afterwards only: nothing can take
  *    a live socket's lock from userspace to re-latch it. No per-job counters.
+ *    The flow's job reference is the operator's id.
  *  - Statistics are a per-CPU array map instead of debugfs "stats".
  *  - The flow list is an iter/tcp program instead of debugfs "flows"; pinned
- *    by the loader, reading its file lists the MLTCP flows of the reader's
- *    network namespace in the module's format.
+ *    by mltcpctl, reading its file gives the policy's binary flow records
+ *    (bpf/mltcp_bpf.h) of the MLTCP flows of the reader's network namespace.
  *  - Slow start, additive increase and undo are the kernel's functions called
  *    as kfuncs; tcp_is_cwnd_limited() and tcp_write_queue_empty() are inline
  *    in the kernel and re-stated here from the 6.1 definitions.
@@ -42,15 +45,17 @@
 #include <bpf/bpf_tracing.h>
 
 /*
- * The core, compiled here from kmod/mltcp_core.c. Its functions have external
- * linkage, because the module links them across objects. In BPF that does
- * not work as is: a non-static function becomes a "global subprogram" that
- * the verifier checks on its own with every pointer argument possibly NULL,
- * and no BPF function may take more than five arguments (two of the core's
- * take six), not even an out-of-line copy nobody calls. So the glue declares
- * each of them first, static and always inline; C gives the core's own later
- * declarations and definitions the linkage of that first declaration (C11
- * 6.2.2p4-5), so the source stays the module's, byte for byte.
+ * The core and the policy, compiled here from kmod/mltcp_core.c and
+ * kmod/mltcp_policy.c. Their functions have external linkage, because the
+ * module links them across objects. In BPF that does not work as is: a
+ * non-static function becomes a "global subprogram" that the verifier checks
+ * on its own with every pointer argument possibly NULL, and no BPF function
+ * may take more than five arguments (two of the core's take six), not even an
+ * out-of-line copy nobody calls. So the glue declares each of them first,
+ * static and always inline; C gives the later declarations and definitions
+ * in the two files the linkage of that first declaration (C11 6.2.2p4-5), so
+ * the sources stay the module's, byte for byte. The policy's text functions
+ * (names, parsing, formatting) are not compiled for BPF (MLTCP_POLICY_TEXT).
  *
  * The one exception is mltcp_cbrt(), the bit-by-bit cube root run when a
  * CUBIC epoch starts: it stays global and out of line, so the verifier checks
@@ -100,13 +105,31 @@ MLTCP_BPF_CORE u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked, 
 MLTCP_BPF_CORE u32 mltcp_cubic_window(const struct mltcp_cubic *c, u32 t_us);
 __attribute__((noinline)) u32 mltcp_cbrt(u64 x);
 
+struct mltcp_job_spec;
+struct mltcp_job_request;
+struct mltcp_flow_key;
+struct mltcp_flow;
+struct mltcp_flow_record;
+enum mltcp_job_error;
+
+MLTCP_BPF_CORE enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
+						    const struct mltcp_job_request *req);
+MLTCP_BPF_CORE u32 mltcp_job_error_field(enum mltcp_job_error err);
+MLTCP_BPF_CORE bool mltcp_job_matches(const struct mltcp_job_spec *job,
+				      const struct mltcp_flow_key *key);
+MLTCP_BPF_CORE void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
+MLTCP_BPF_CORE bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+				     const struct mltcp_job_spec *job, int fixed_base);
+MLTCP_BPF_CORE void mltcp_flow_fill_record(struct mltcp_flow_record *rec,
+					   const struct mltcp_flow *fl, u64 bytes_acked);
+
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wunused-function"
 #include "mltcp_core.c"
+#include "mltcp_policy.c"
 #pragma clang diagnostic pop
 
 #include "mltcp_bpf.h"
-#include "uapi/mltcp.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -117,19 +140,7 @@ extern u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 #define TCP_CONG_NON_RESTRICTED 0x1
 
-/*
- * Per-socket state in icsk_ca_priv: the module's struct mltcp, same layout.
- * job is the operator's id of the job the flow matched at init (0: none);
- * the module keeps a never-reused key there instead, because it also
- * accounts per-job counters, which this backend does not.
- */
-struct mltcp_flow {
-	struct mltcp_iter iter;
-	struct mltcp_cubic cubic;
-	struct mltcp_params params;
-	u32 job;
-};
-
+/* Per-socket state in icsk_ca_priv: the policy's struct mltcp_flow, as in the module. */
 _Static_assert(sizeof(struct mltcp_flow) <=
 		       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "MLTCP state must fit icsk_ca_priv");
@@ -188,68 +199,13 @@ static __always_inline bool mltcp_cwnd_limited(const struct tcp_sock *tp)
 	return false;
 }
 
-/* ---- Jobs: the module's mltcp_job_match() and mltcp_latch() over the mltcp_jobs map ---- */
+/* ---- Jobs: matched and latched by the policy, over the mltcp_jobs map ---- */
 
-#define MLTCP_AF_INET 2
-#define MLTCP_AF_INET6 10
-
-/* What a job can match a flow on, read once from the socket. */
+/* The flow's key, and the best match so far: the matching job with the lowest id. */
 struct mltcp_match {
-	u32 daddr[4]; /* network order; IPv4 (also v4-mapped IPv6) in daddr[0] */
-	u32 mark;
-	u16 dport, sport;
-	bool v4;
-	/* The best match so far: the matching job with the lowest id. */
-	struct mltcp_bpf_job best;
+	struct mltcp_flow_key key;
+	struct mltcp_job_spec best;
 };
-
-/* Network-order mask of the first `bits` bits of a 32-bit word (bits clamped to 0..32). */
-static __always_inline u32 mltcp_word_mask(int bits)
-{
-	if (bits <= 0)
-		return 0;
-	if (bits >= 32)
-		return 0xffffffff;
-	return bpf_htonl(0xffffffffU << (32 - bits));
-}
-
-static __always_inline bool mltcp_peer_matches(const struct mltcp_bpf_job *job,
-					       const struct mltcp_match *m)
-{
-	int len = job->peer_prefixlen;
-	int w;
-
-	if (m->v4) {
-		/* An IPv4 prefix never matches an IPv6 peer, nor the reverse. */
-		if (job->peer_family != MLTCP_AF_INET)
-			return false;
-		return (m->daddr[0] & mltcp_word_mask(len)) == job->peer[0];
-	}
-	if (job->peer_family != MLTCP_AF_INET6)
-		return false;
-	for (w = 0; w < 4; w++) {
-		if ((m->daddr[w] & mltcp_word_mask(len - 32 * w)) != job->peer[w])
-			return false;
-	}
-	return true;
-}
-
-/* mltcp_cfg_matches() of kmod/mltcp_netns.c: every criterion present must hold. */
-static __always_inline bool mltcp_job_matches(const struct mltcp_bpf_job *job,
-					      const struct mltcp_match *m)
-{
-	if ((job->fields & MLTCP_JOB_F_DPORT) &&
-	    (m->dport < job->dport_min || m->dport > job->dport_max))
-		return false;
-	if ((job->fields & MLTCP_JOB_F_SPORT) &&
-	    (m->sport < job->sport_min || m->sport > job->sport_max))
-		return false;
-	if ((job->fields & MLTCP_JOB_F_MARK) && (m->mark & job->mark_mask) != job->mark)
-		return false;
-	if ((job->fields & MLTCP_JOB_F_PEER) && !mltcp_peer_matches(job, m))
-		return false;
-	return true;
-}
 
 /*
  * One slot, visited by bpf_for_each_map_elem(): the verifier checks this
@@ -261,45 +217,46 @@ static __always_inline bool mltcp_job_matches(const struct mltcp_bpf_job *job,
 static long mltcp_job_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_slot *slot,
 			    struct mltcp_match *m)
 {
-	struct mltcp_bpf_job job;
+	struct mltcp_job_spec job;
 
 	bpf_spin_lock(&slot->lock);
-	job = slot->job;
+	job = slot->spec;
 	bpf_spin_unlock(&slot->lock);
-	if (job.id && (!m->best.id || job.id < m->best.id) && mltcp_job_matches(&job, m))
+	if (job.id && (!m->best.id || job.id < m->best.id) && mltcp_job_matches(&job, &m->key))
 		m->best = job;
 	return 0;
 }
 
-static __always_inline void mltcp_match_read(struct sock *sk, struct mltcp_match *m)
+/* What a job can match the flow on, as the module reads it. */
+static __always_inline void mltcp_key_read(struct sock *sk, struct mltcp_flow_key *k)
 {
 	struct sock_common *skc = &sk->__sk_common;
 
-	m->dport = bpf_ntohs(skc->skc_dport);
-	m->sport = skc->skc_num;
-	m->mark = sk->sk_mark;
-	m->v4 = true;
-	m->daddr[0] = skc->skc_daddr;
+	k->dport = bpf_ntohs(skc->skc_dport);
+	k->sport = skc->skc_num;
+	k->mark = sk->sk_mark;
+	k->v4 = 1;
+	k->daddr[0] = skc->skc_daddr;
 	if (skc->skc_family == MLTCP_AF_INET6) {
 		u32 *a = skc->skc_v6_daddr.in6_u.u6_addr32;
 
 		/* ::ffff:a.b.c.d is an IPv4 peer, as ipv6_addr_v4mapped() says. */
-		m->v4 = a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0x0000ffff);
-		if (m->v4) {
-			m->daddr[0] = a[3];
+		k->v4 = a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0x0000ffff);
+		if (k->v4) {
+			k->daddr[0] = a[3];
 		} else {
-			m->daddr[0] = a[0];
-			m->daddr[1] = a[1];
-			m->daddr[2] = a[2];
-			m->daddr[3] = a[3];
+			k->daddr[0] = a[0];
+			k->daddr[1] = a[1];
+			k->daddr[2] = a[2];
+			k->daddr[3] = a[3];
 		}
 	}
 }
 
 /*
- * base < 0: take the base from the defaults ("mltcp"). As the module's
- * mltcp_init_base() and mltcp_latch(): the defaults, overridden by the
- * settings of the first matching job; an exempt job gets F = 1 exactly.
+ * base: MLTCP_BASE_SELECTABLE ("mltcp") or the base of mltcp_reno and
+ * mltcp_cubic. As the module's init: the defaults (the config map),
+ * overridden by the first matching job; the policy latches them.
  */
 static __always_inline void mltcp_init_base(struct sock *sk, int base)
 {
@@ -308,8 +265,6 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 	struct mltcp_match m = {};
 	struct mltcp_params params;
 	struct mltcp_params *cfg;
-	const struct mltcp_bpf_job *job = &m.best;
-	u64 fixed_bytes = 0;
 	u32 zero = 0;
 
 	cfg = bpf_map_lookup_elem(&mltcp_config, &zero);
@@ -318,47 +273,19 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 	if (!cfg || !mltcp_params_valid(&params))
 		mltcp_params_default(&params);
 
-	mltcp_match_read(sk, &m);
+	mltcp_key_read(sk, &m.key);
 	bpf_for_each_map_elem(&mltcp_jobs, mltcp_job_visit, &m, 0);
-	ca->job = job->id;
-	if (job->id) {
-		struct mltcp_params latched = params;
-
-		if (job->fields & MLTCP_JOB_F_SLOPE)
-			latched.slope = job->slope;
-		if (job->fields & MLTCP_JOB_F_INTERCEPT)
-			latched.intercept = job->intercept;
-		if (job->fields & MLTCP_JOB_F_IDLE_GAP)
-			latched.idle_gap_us = job->idle_gap_us;
-		if (job->fields & MLTCP_JOB_F_BASE)
-			latched.base = job->base;
-		if (job->exempt) {
-			latched.slope = 0;
-			latched.intercept = MLTCP_ONE;
-		}
-		/* The loader validates jobs; a slot written by anything else is ignored. */
-		if (mltcp_params_valid(&latched)) {
-			params = latched;
-			if (job->fields & MLTCP_JOB_F_ITER_BYTES)
-				fixed_bytes = job->iter_bytes;
-		} else {
-			ca->job = 0;
-		}
-	}
-	if (base >= 0)
-		params.base = (u8)base;
-	ca->params = params;
-	mltcp_iter_init(&ca->iter, tp->bytes_acked, mltcp_now_us(tp));
-	mltcp_cubic_init(&ca->cubic);
-	if (fixed_bytes)
-		mltcp_iter_set_fixed(&ca->iter, fixed_bytes);
+	mltcp_flow_init(ca, tp->bytes_acked, mltcp_now_us(tp));
+	/* A slot written by something other than mltcpctl may be out of range: no job. */
+	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base))
+		ca->job = m.best.id;
 	mltcp_stat_inc(MLTCP_BPF_STAT_FLOWS_STARTED);
 }
 
 SEC("struct_ops")
 void BPF_PROG(mltcp_init, struct sock *sk)
 {
-	mltcp_init_base(sk, -1);
+	mltcp_init_base(sk, MLTCP_BASE_SELECTABLE);
 }
 
 SEC("struct_ops")
@@ -502,81 +429,51 @@ static __always_inline bool mltcp_owns(const char *name)
 	       mltcp_name_is(name, "mltcp_cubic", 12);
 }
 
-/* Prints " key=%u.%03u" for a MLTCP_ONE-unit value, as the module's mltcp_show_milli(). */
-#define MLTCP_SHOW_MILLI(seq, key, fixed)                                                          \
-	do {                                                                                       \
-		u32 milli_ = mltcp_fixed_to_milli(fixed);                                          \
-                                                                                                   \
-		BPF_SEQ_PRINTF(seq, " " key "=%u.%03u", milli_ / 1000, milli_ % 1000);             \
-	} while (0)
-
-static __always_inline const char *mltcp_mode_name(u8 mode)
-{
-	if (mode == MLTCP_MODE_AI)
-		return "ai";
-	if (mode == MLTCP_MODE_MD)
-		return "md";
-	if (mode == MLTCP_MODE_BOTH)
-		return "both";
-	if (mode == MLTCP_MODE_RESTART)
-		return "restart";
-	if (mode == (MLTCP_MODE_AI | MLTCP_MODE_RESTART))
-		return "ai-restart";
-	if (mode == (MLTCP_MODE_MD | MLTCP_MODE_RESTART))
-		return "md-restart";
-	return "both-restart";
-}
-
+/*
+ * One record per MLTCP socket whose algorithm has been initialised (a
+ * listener or a SYN_SENT socket has params.mode 0 and is skipped, as the
+ * module's listings skip it).
+ */
 SEC("iter/tcp")
 int mltcp_flows(struct bpf_iter__tcp *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct sock_common *skc = ctx->sk_common;
 	const struct tcp_congestion_ops *ops;
+	struct mltcp_bpf_record rec;
 	struct mltcp_flow ca;
 	struct tcp_sock *tp;
-	char name[16];
-	u16 family, sport, dport;
-	u64 acked;
-	u32 netns;
 
 	if (!skc)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(skc);
 	if (!tp)
 		return 0;
+	__builtin_memset(&rec, 0, sizeof(rec));
 	ops = BPF_CORE_READ(tp, inet_conn.icsk_ca_ops);
-	if (!ops || bpf_probe_read_kernel(name, sizeof(name), ops->name) || !mltcp_owns(name))
+	if (!ops || bpf_probe_read_kernel(rec.flow.ca, sizeof(rec.flow.ca), ops->name) ||
+	    !mltcp_owns(rec.flow.ca))
 		return 0;
-	if (bpf_probe_read_kernel(&ca, sizeof(ca), tp->inet_conn.icsk_ca_priv))
+	if (bpf_probe_read_kernel(&ca, sizeof(ca), tp->inet_conn.icsk_ca_priv) || !ca.params.mode)
 		return 0;
-	acked = BPF_CORE_READ(tp, bytes_acked);
-	family = BPF_CORE_READ(skc, skc_family);
-	sport = BPF_CORE_READ(skc, skc_num);
-	dport = bpf_ntohs(BPF_CORE_READ(skc, skc_dport));
-	netns = BPF_CORE_READ(skc, skc_net.net, ns.inum);
 
-	BPF_SEQ_PRINTF(seq, "netns=%u cookie=%llu job=%u", netns, bpf_get_socket_cookie(tp),
-		       ca.job);
-	if (family == 10 /* AF_INET6 */)
-		BPF_SEQ_PRINTF(seq, " src=[%pI6]:%u dst=[%pI6]:%u", &skc->skc_v6_rcv_saddr, sport,
-			       &skc->skc_v6_daddr, dport);
-	else
-		BPF_SEQ_PRINTF(seq, " src=%pI4:%u dst=%pI4:%u", &skc->skc_rcv_saddr, sport,
-			       &skc->skc_daddr, dport);
-	BPF_SEQ_PRINTF(seq, " ca=%s base=%s mode=%s cwnd=%u ssthresh=%u", name,
-		       ca.params.base == MLTCP_BASE_RENO ? "reno" : "cubic",
-		       mltcp_mode_name(ca.params.mode), BPF_CORE_READ(tp, snd_cwnd),
-		       BPF_CORE_READ(tp, snd_ssthresh));
-	BPF_SEQ_PRINTF(seq,
-		       " iterations=%u iter_bytes=%llu fixed=%u bytes_this_iter=%llu"
-		       " last_iter_us=%u",
-		       ca.iter.count, ca.iter.bytes, !!(ca.iter.flags & MLTCP_ITER_FIXED),
-		       acked - ca.iter.start_acked, ca.iter.last_duration_us);
-	MLTCP_SHOW_MILLI(seq, "r", mltcp_ratio(&ca.iter, acked));
-	MLTCP_SHOW_MILLI(seq, "f", mltcp_f(&ca.iter, &ca.params, acked));
-	MLTCP_SHOW_MILLI(seq, "slope", ca.params.slope);
-	MLTCP_SHOW_MILLI(seq, "intercept", ca.params.intercept);
-	BPF_SEQ_PRINTF(seq, " idle_gap_us=%u\n", ca.params.idle_gap_us);
+	rec.magic = MLTCP_BPF_RECORD_MAGIC;
+	rec.size = sizeof(rec);
+	mltcp_flow_fill_record(&rec.flow, &ca, BPF_CORE_READ(tp, bytes_acked));
+	rec.flow.cookie = bpf_get_socket_cookie(tp);
+	rec.flow.netns = BPF_CORE_READ(skc, skc_net.net, ns.inum);
+	rec.flow.cwnd = BPF_CORE_READ(tp, snd_cwnd);
+	rec.flow.ssthresh = BPF_CORE_READ(tp, snd_ssthresh);
+	rec.flow.sport = BPF_CORE_READ(skc, skc_num);
+	rec.flow.dport = bpf_ntohs(BPF_CORE_READ(skc, skc_dport));
+	rec.flow.family = BPF_CORE_READ(skc, skc_family);
+	if (rec.flow.family == MLTCP_AF_INET6) {
+		BPF_CORE_READ_INTO(&rec.flow.saddr, skc, skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&rec.flow.daddr, skc, skc_v6_daddr);
+	} else {
+		BPF_CORE_READ_INTO((u32 *)rec.flow.saddr, skc, skc_rcv_saddr);
+		BPF_CORE_READ_INTO((u32 *)rec.flow.daddr, skc, skc_daddr);
+	}
+	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;
 }

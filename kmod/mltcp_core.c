@@ -59,7 +59,6 @@
 
 /* r = delivered * recip >> (MLTCP_RECIP_SHIFT - MLTCP_SHIFT). */
 #define MLTCP_RECIP_SHIFT	50
-#define MLTCP_ITER_BYTES_MAX	(1ULL << 40)
 
 /* A completed iteration agrees with the learned size within size >> this. */
 #define MLTCP_LEARN_TOL_SHIFT	3

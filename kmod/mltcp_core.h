@@ -25,6 +25,7 @@ extern "C" {
 #define MLTCP_INTERCEPT_MAX	(16U * MLTCP_ONE)
 #define MLTCP_IDLE_GAP_MIN_US	1000U		/* 1 ms */
 #define MLTCP_IDLE_GAP_MAX_US	60000000U	/* 60 s */
+#define MLTCP_ITER_BYTES_MAX	(1ULL << 40)	/* 1 TiB, fixed or learned */
 
 /*
  * Defaults: mean F over r in [0, 1] is slope / 2 + intercept = 1.0, so a

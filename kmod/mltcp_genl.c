@@ -7,21 +7,24 @@
  * - Usable in every namespace (netnsok); each has its own job table.
  * - Writes need CAP_NET_ADMIN in the user namespace owning the network
  *   namespace (GENL_UNS_ADMIN_PERM), so a container's root manages its own.
- * - Every command has a policy with ranges and strict validation
+ * - Every command has a netlink policy with ranges and strict validation
  *   (resv_start_op is 0: unknown attributes, trailing bytes and reserved
- *   header bits are refused for all commands). Combinations the policy cannot
- *   express are checked here, with an extack message naming the attribute.
- *   A request is validated whole before anything changes.
+ *   header bits are refused for all commands).
+ * - What a request means is mltcp_policy.c's: a handler turns the attributes
+ *   into a struct mltcp_job_request, checking only what is netlink's own
+ *   (which attributes must come together), and mltcp_job_apply() validates
+ *   the request whole before anything changes. Either way the extack
+ *   message names the attribute.
  * - Operations run in parallel (parallel_ops); writers of one namespace's
- *   table serialise on its mutex, readers in the datapath use RCU.
+ *   table serialise on its job lock, readers in the datapath use RCU.
  */
 #include <linux/in6.h>
-#include <linux/inetdevice.h>
 #include <net/genetlink.h>
-#include <net/ipv6.h>
 #include <net/sock.h>
 
-#include "mltcp_netns.h"
+#include "mltcp_flows.h"
+#include "mltcp_genl.h"
+#include "mltcp_jobs.h"
 #include "uapi/mltcp.h"
 
 static struct genl_family mltcp_genl_family;
@@ -71,36 +74,11 @@ static const struct nla_policy mltcp_flow_get_policy[MLTCP_FLOW_A_JOB + 1] = {
 	[MLTCP_FLOW_A_JOB] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-/* Which criteria and settings a request names. */
-static u32 mltcp_nl_given(struct nlattr **tb)
-{
-	u32 given = 0;
+/* Turning attributes into a request: only what netlink itself requires. */
 
-	if (tb[MLTCP_JOB_A_DPORT_MIN] || tb[MLTCP_JOB_A_DPORT_MAX])
-		given |= MLTCP_JOB_F_DPORT;
-	if (tb[MLTCP_JOB_A_SPORT_MIN] || tb[MLTCP_JOB_A_SPORT_MAX])
-		given |= MLTCP_JOB_F_SPORT;
-	if (tb[MLTCP_JOB_A_PEER_V4] || tb[MLTCP_JOB_A_PEER_V6] || tb[MLTCP_JOB_A_PEER_PREFIXLEN])
-		given |= MLTCP_JOB_F_PEER;
-	if (tb[MLTCP_JOB_A_MARK] || tb[MLTCP_JOB_A_MARK_MASK])
-		given |= MLTCP_JOB_F_MARK;
-	if (tb[MLTCP_JOB_A_SLOPE])
-		given |= MLTCP_JOB_F_SLOPE;
-	if (tb[MLTCP_JOB_A_INTERCEPT])
-		given |= MLTCP_JOB_F_INTERCEPT;
-	if (tb[MLTCP_JOB_A_IDLE_GAP_US])
-		given |= MLTCP_JOB_F_IDLE_GAP;
-	if (tb[MLTCP_JOB_A_ITER_BYTES])
-		given |= MLTCP_JOB_F_ITER_BYTES;
-	if (tb[MLTCP_JOB_A_BASE])
-		given |= MLTCP_JOB_F_BASE;
-	if (tb[MLTCP_JOB_A_EXEMPT])
-		given |= MLTCP_JOB_F_EXEMPT;
-	return given;
-}
-
-static int mltcp_nl_ports(struct nlattr **tb, int min_attr, int max_attr,
-			  u16 *min, u16 *max, struct netlink_ext_ack *extack)
+static int mltcp_nl_ports(struct mltcp_job_request *req, struct nlattr **tb, int min_attr,
+			  int max_attr, u32 field, u16 *min, u16 *max,
+			  struct netlink_ext_ack *extack)
 {
 	if (!tb[min_attr] && !tb[max_attr])
 		return 0;
@@ -111,21 +89,21 @@ static int mltcp_nl_ports(struct nlattr **tb, int min_attr, int max_attr,
 	}
 	*min = nla_get_u16(tb[min_attr]);
 	*max = nla_get_u16(tb[max_attr]);
-	if (*min > *max) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[max_attr], "port range maximum below its minimum");
-		return -EINVAL;
-	}
+	req->given |= field;
 	return 0;
 }
 
-static int mltcp_nl_peer(struct mltcp_job_cfg *cfg, struct nlattr **tb,
+/* The address as given; mltcp_job_apply() masks it to the prefix. */
+static int mltcp_nl_peer(struct mltcp_job_request *req, struct nlattr **tb,
 			 struct netlink_ext_ack *extack)
 {
 	struct nlattr *len_attr = tb[MLTCP_JOB_A_PEER_PREFIXLEN];
 	struct nlattr *v4 = tb[MLTCP_JOB_A_PEER_V4];
 	struct nlattr *v6 = tb[MLTCP_JOB_A_PEER_V6];
-	u8 len;
+	struct mltcp_job_spec *v = &req->values;
 
+	if (!v4 && !v6 && !len_attr)
+		return 0;
 	if (v4 && v6) {
 		NL_SET_ERR_MSG_ATTR(extack, v6, "one peer prefix: IPv4 or IPv6, not both");
 		return -EINVAL;
@@ -134,196 +112,249 @@ static int mltcp_nl_peer(struct mltcp_job_cfg *cfg, struct nlattr **tb,
 		NL_SET_ERR_MSG_ATTR(extack, len_attr, "peer prefix length without a peer address");
 		return -EINVAL;
 	}
-	memset(&cfg->peer, 0, sizeof(cfg->peer));
+	BUILD_BUG_ON(sizeof(v->peer) != sizeof(struct in6_addr));
 	if (v4) {
-		len = len_attr ? nla_get_u8(len_attr) : 32;
-		if (len > 32) {
-			NL_SET_ERR_MSG_ATTR(extack, len_attr, "IPv4 prefix length above 32");
-			return -ERANGE;
-		}
-		cfg->peer_family = AF_INET;
-		cfg->peer.s6_addr32[0] = nla_get_in_addr(v4) & inet_make_mask(len);
+		v->peer_family = MLTCP_AF_INET;
+		v->peer_prefixlen = 32;
+		nla_memcpy(v->peer, v4, sizeof(__be32));
 	} else {
-		struct in6_addr addr = nla_get_in6_addr(v6);
-
-		len = len_attr ? nla_get_u8(len_attr) : 128;
-		cfg->peer_family = AF_INET6;
-		ipv6_addr_prefix(&cfg->peer, &addr, len);
+		v->peer_family = MLTCP_AF_INET6;
+		v->peer_prefixlen = 128;
+		nla_memcpy(v->peer, v6, sizeof(struct in6_addr));
 	}
-	cfg->peer_prefixlen = len;
+	if (len_attr)
+		v->peer_prefixlen = nla_get_u8(len_attr);
+	req->given |= MLTCP_JOB_F_PEER;
 	return 0;
 }
 
 /*
- * Apply a request to cfg: a fresh configuration for JOB_ADD, a copy of the
- * current one for JOB_SET. The policy has checked each attribute's type and
- * range; this checks how they combine. On error cfg is left half-done and
- * the caller discards it.
+ * The request of a JOB_ADD or JOB_SET (without its clear mask). The netlink
+ * policy has checked each attribute's type and range; what the values mean
+ * together is for mltcp_job_apply() to check.
  */
-static int mltcp_nl_apply(struct mltcp_job_cfg *cfg, struct nlattr **tb, u32 clear,
-			  struct nlattr *clear_attr, struct netlink_ext_ack *extack)
+static int mltcp_nl_request(struct mltcp_job_request *req, struct nlattr **tb,
+			    struct netlink_ext_ack *extack)
 {
-	u32 given = mltcp_nl_given(tb);
+	struct mltcp_job_spec *v = &req->values;
 	int err;
 
-	if (clear & given) {
-		NL_SET_ERR_MSG_ATTR(extack, clear_attr, "a field is both cleared and set");
-		return -EINVAL;
-	}
+	memset(req, 0, sizeof(*req));
+	v->id = nla_get_u32(tb[MLTCP_JOB_A_ID]);
 	if (tb[MLTCP_JOB_A_MARK_MASK] && !tb[MLTCP_JOB_A_MARK]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MLTCP_JOB_A_MARK_MASK], "mark mask without a mark");
 		return -EINVAL;
 	}
-	err = mltcp_nl_ports(tb, MLTCP_JOB_A_DPORT_MIN, MLTCP_JOB_A_DPORT_MAX,
-			     &cfg->dport_min, &cfg->dport_max, extack);
+	err = mltcp_nl_ports(req, tb, MLTCP_JOB_A_DPORT_MIN, MLTCP_JOB_A_DPORT_MAX,
+			     MLTCP_JOB_F_DPORT, &v->dport_min, &v->dport_max, extack);
 	if (err)
 		return err;
-	err = mltcp_nl_ports(tb, MLTCP_JOB_A_SPORT_MIN, MLTCP_JOB_A_SPORT_MAX,
-			     &cfg->sport_min, &cfg->sport_max, extack);
+	err = mltcp_nl_ports(req, tb, MLTCP_JOB_A_SPORT_MIN, MLTCP_JOB_A_SPORT_MAX,
+			     MLTCP_JOB_F_SPORT, &v->sport_min, &v->sport_max, extack);
 	if (err)
 		return err;
-	if (given & MLTCP_JOB_F_PEER) {
-		err = mltcp_nl_peer(cfg, tb, extack);
-		if (err)
-			return err;
-	}
+	err = mltcp_nl_peer(req, tb, extack);
+	if (err)
+		return err;
 	if (tb[MLTCP_JOB_A_MARK]) {
-		cfg->mark_mask = tb[MLTCP_JOB_A_MARK_MASK] ?
-				 nla_get_u32(tb[MLTCP_JOB_A_MARK_MASK]) : ~0U;
-		cfg->mark = nla_get_u32(tb[MLTCP_JOB_A_MARK]) & cfg->mark_mask;
+		v->mark = nla_get_u32(tb[MLTCP_JOB_A_MARK]);
+		v->mark_mask = tb[MLTCP_JOB_A_MARK_MASK] ?
+			       nla_get_u32(tb[MLTCP_JOB_A_MARK_MASK]) : ~0U;
+		req->given |= MLTCP_JOB_F_MARK;
 	}
-	if (tb[MLTCP_JOB_A_SLOPE])
-		cfg->slope = nla_get_u32(tb[MLTCP_JOB_A_SLOPE]);
-	if (tb[MLTCP_JOB_A_INTERCEPT])
-		cfg->intercept = nla_get_u32(tb[MLTCP_JOB_A_INTERCEPT]);
-	if (tb[MLTCP_JOB_A_IDLE_GAP_US])
-		cfg->idle_gap_us = nla_get_u32(tb[MLTCP_JOB_A_IDLE_GAP_US]);
-	if (tb[MLTCP_JOB_A_ITER_BYTES])
-		cfg->iter_bytes = nla_get_u64(tb[MLTCP_JOB_A_ITER_BYTES]);
-	if (tb[MLTCP_JOB_A_BASE])
-		cfg->base = nla_get_u8(tb[MLTCP_JOB_A_BASE]);
-	if (tb[MLTCP_JOB_A_EXEMPT])
-		cfg->exempt = nla_get_u8(tb[MLTCP_JOB_A_EXEMPT]);
-	if (clear & MLTCP_JOB_F_EXEMPT)
-		cfg->exempt = 0;
-
-	cfg->fields = (cfg->fields & ~clear) | given;
-	/* "exempt 0" is the same as no setting. */
-	if (!cfg->exempt)
-		cfg->fields &= ~MLTCP_JOB_F_EXEMPT;
+	if (tb[MLTCP_JOB_A_SLOPE]) {
+		v->slope = nla_get_u32(tb[MLTCP_JOB_A_SLOPE]);
+		req->given |= MLTCP_JOB_F_SLOPE;
+	}
+	if (tb[MLTCP_JOB_A_INTERCEPT]) {
+		v->intercept = nla_get_u32(tb[MLTCP_JOB_A_INTERCEPT]);
+		req->given |= MLTCP_JOB_F_INTERCEPT;
+	}
+	if (tb[MLTCP_JOB_A_IDLE_GAP_US]) {
+		v->idle_gap_us = nla_get_u32(tb[MLTCP_JOB_A_IDLE_GAP_US]);
+		req->given |= MLTCP_JOB_F_IDLE_GAP;
+	}
+	if (tb[MLTCP_JOB_A_ITER_BYTES]) {
+		v->iter_bytes = nla_get_u64(tb[MLTCP_JOB_A_ITER_BYTES]);
+		req->given |= MLTCP_JOB_F_ITER_BYTES;
+	}
+	if (tb[MLTCP_JOB_A_BASE]) {
+		v->base = nla_get_u8(tb[MLTCP_JOB_A_BASE]);
+		req->given |= MLTCP_JOB_F_BASE;
+	}
+	if (tb[MLTCP_JOB_A_EXEMPT]) {
+		v->exempt = nla_get_u8(tb[MLTCP_JOB_A_EXEMPT]);
+		req->given |= MLTCP_JOB_F_EXEMPT;
+	}
 	return 0;
+}
+
+/* The attribute that carries the field mltcp_job_apply() refused. */
+static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *clear_attr,
+					  enum mltcp_job_error err)
+{
+	switch (mltcp_job_error_field(err)) {
+	case MLTCP_JOB_F_DPORT:
+		return tb[MLTCP_JOB_A_DPORT_MAX];
+	case MLTCP_JOB_F_SPORT:
+		return tb[MLTCP_JOB_A_SPORT_MAX];
+	case MLTCP_JOB_F_PEER:
+		return tb[MLTCP_JOB_A_PEER_PREFIXLEN];
+	case MLTCP_JOB_F_SLOPE:
+		return tb[MLTCP_JOB_A_SLOPE];
+	case MLTCP_JOB_F_INTERCEPT:
+		return tb[MLTCP_JOB_A_INTERCEPT];
+	case MLTCP_JOB_F_IDLE_GAP:
+		return tb[MLTCP_JOB_A_IDLE_GAP_US];
+	case MLTCP_JOB_F_ITER_BYTES:
+		return tb[MLTCP_JOB_A_ITER_BYTES];
+	case MLTCP_JOB_F_BASE:
+		return tb[MLTCP_JOB_A_BASE];
+	default:
+		/* The id is the netlink policy's; what is left is the clear mask. */
+		return err == MLTCP_JOB_E_ID ? tb[MLTCP_JOB_A_ID] : clear_attr;
+	}
+}
+
+/*
+ * Reports a request mltcp_job_apply() refused. NL_SET_ERR_MSG_ATTR() takes
+ * only a string literal (6.1 copies it into a static array); the messages of
+ * mltcp_job_strerror() are static strings already, so they are set as the
+ * macro would set them. A value out of range is -ERANGE, as the netlink
+ * policy reports its own.
+ */
+static int mltcp_nl_refuse(struct genl_info *info, struct nlattr *clear_attr,
+			   enum mltcp_job_error err)
+{
+	const char *msg = mltcp_job_strerror(err);
+
+	do_trace_netlink_extack(msg);
+	if (info->extack)
+		info->extack->_msg = msg;
+	NL_SET_BAD_ATTR(info->extack, mltcp_nl_error_attr(info->attrs, clear_attr, err));
+	switch (err) {
+	case MLTCP_JOB_E_ID:
+	case MLTCP_JOB_E_PEER_PREFIXLEN:
+	case MLTCP_JOB_E_SLOPE:
+	case MLTCP_JOB_E_INTERCEPT:
+	case MLTCP_JOB_E_IDLE_GAP:
+	case MLTCP_JOB_E_ITER_BYTES:
+	case MLTCP_JOB_E_BASE:
+		return -ERANGE;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int mltcp_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 {
-	struct mltcp_net *pn = mltcp_pernet(genl_info_net(info));
-	struct mltcp_job_cfg *cfg;
-	struct mltcp_job *job;
-	u32 id;
+	struct net *net = genl_info_net(info);
+	struct mltcp_job_spec spec = { };
+	struct mltcp_job_request req;
+	enum mltcp_job_error perr;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
 		return -EINVAL;
-	id = nla_get_u32(info->attrs[MLTCP_JOB_A_ID]);
-
-	cfg = mltcp_job_cfg_alloc();
-	if (!cfg)
-		return -ENOMEM;
-	err = mltcp_nl_apply(cfg, info->attrs, 0, NULL, info->extack);
-	if (err) {
-		mltcp_job_cfg_free(cfg);
+	err = mltcp_nl_request(&req, info->attrs, info->extack);
+	if (err)
 		return err;
-	}
-	job = mltcp_job_alloc(id, cfg);
-	if (!job)
-		return -ENOMEM;
+	perr = mltcp_job_apply(&spec, &req);
+	if (perr)
+		return mltcp_nl_refuse(info, NULL, perr);
 
-	mutex_lock(&pn->lock);
-	if (mltcp_job_find(pn, id)) {
+	mltcp_jobs_lock(net);
+	if (mltcp_job_find(net, spec.id)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MLTCP_JOB_A_ID], "job exists");
 		err = -EEXIST;
 	} else {
-		err = mltcp_job_insert(pn, job);
+		err = mltcp_job_insert(net, &spec);
 		if (err == -ENOSPC)
 			NL_SET_ERR_MSG(info->extack, "job table full");
 	}
-	mutex_unlock(&pn->lock);
-	if (err)
-		mltcp_job_free(job);
+	mltcp_jobs_unlock(net);
 	return err;
 }
 
-static struct mltcp_job *mltcp_nl_find(struct mltcp_net *pn, struct genl_info *info)
+static struct mltcp_job *mltcp_nl_find(struct net *net, struct genl_info *info)
 {
-	struct mltcp_job *job = mltcp_job_find(pn, nla_get_u32(info->attrs[MLTCP_JOB_A_ID]));
+	struct mltcp_job *job = mltcp_job_find(net, nla_get_u32(info->attrs[MLTCP_JOB_A_ID]));
 
 	if (!job)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MLTCP_JOB_A_ID], "no such job");
 	return job;
 }
 
+/* A change reaches the job's live flows before the next change of the table. */
 static int mltcp_nl_job_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net *net = genl_info_net(info);
-	struct mltcp_net *pn = mltcp_pernet(net);
 	struct nlattr *clear_attr = info->attrs[MLTCP_JOB_A_CLEAR];
-	struct mltcp_job_cfg *cfg, *old;
+	struct net *net = genl_info_net(info);
+	struct mltcp_job_request req;
+	struct mltcp_job_spec spec;
+	enum mltcp_job_error perr;
 	struct mltcp_job *job;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
 		return -EINVAL;
-	cfg = mltcp_job_cfg_alloc();
-	if (!cfg)
-		return -ENOMEM;
+	err = mltcp_nl_request(&req, info->attrs, info->extack);
+	if (err)
+		return err;
+	req.clear = clear_attr ? nla_get_u32(clear_attr) : 0;
 
-	mutex_lock(&pn->lock);
-	job = mltcp_nl_find(pn, info);
+	mltcp_jobs_lock(net);
+	job = mltcp_nl_find(net, info);
 	if (!job) {
 		err = -ENOENT;
-		goto fail;
+		goto out;
 	}
-	old = rcu_dereference_protected(job->cfg, lockdep_is_held(&pn->lock));
-	memcpy(cfg, old, offsetof(struct mltcp_job_cfg, rcu));
-	err = mltcp_nl_apply(cfg, info->attrs, clear_attr ? nla_get_u32(clear_attr) : 0,
-			     clear_attr, info->extack);
-	if (err)
-		goto fail;
-	rcu_assign_pointer(job->cfg, cfg);
-	mltcp_job_update_flows(net, job, false);
-	mutex_unlock(&pn->lock);
-	mltcp_job_cfg_free_rcu(old);
-	return 0;
-
-fail:
-	mutex_unlock(&pn->lock);
-	mltcp_job_cfg_free(cfg);
+	spec = *mltcp_job_spec(net, job);
+	perr = mltcp_job_apply(&spec, &req);
+	if (perr) {
+		err = mltcp_nl_refuse(info, clear_attr, perr);
+		goto out;
+	}
+	err = mltcp_job_update(net, job, &spec);
+	if (!err)
+		mltcp_flows_relatch(net, job->key, mltcp_job_spec(net, job));
+out:
+	mltcp_jobs_unlock(net);
 	return err;
 }
 
 static int mltcp_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
-	struct mltcp_net *pn = mltcp_pernet(net);
 	struct mltcp_job *job;
+	u32 key;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
 		return -EINVAL;
-	mutex_lock(&pn->lock);
-	job = mltcp_nl_find(pn, info);
+	mltcp_jobs_lock(net);
+	job = mltcp_nl_find(net, info);
 	if (!job) {
-		mutex_unlock(&pn->lock);
+		mltcp_jobs_unlock(net);
 		return -ENOENT;
 	}
-	mltcp_job_remove(pn, job);
-	mltcp_job_update_flows(net, job, true);
-	mutex_unlock(&pn->lock);
-	mltcp_job_release(job);
+	key = job->key;
+	mltcp_job_delete(net, job);
+	mltcp_flows_relatch(net, key, NULL);
+	mltcp_jobs_unlock(net);
 	return 0;
 }
 
+static int mltcp_nl_put_peer(struct sk_buff *skb, const struct mltcp_job_spec *spec)
+{
+	if (spec->peer_family == MLTCP_AF_INET)
+		return nla_put(skb, MLTCP_JOB_A_PEER_V4, sizeof(__be32), spec->peer) ||
+		       nla_put_u8(skb, MLTCP_JOB_A_PEER_PREFIXLEN, spec->peer_prefixlen);
+	return nla_put(skb, MLTCP_JOB_A_PEER_V6, sizeof(struct in6_addr), spec->peer) ||
+	       nla_put_u8(skb, MLTCP_JOB_A_PEER_PREFIXLEN, spec->peer_prefixlen);
+}
+
 static int mltcp_nl_fill_job(struct sk_buff *skb, const struct mltcp_job *job,
-			     const struct mltcp_job_cfg *cfg, u32 portid, u32 seq, int flags)
+			     const struct mltcp_job_spec *spec, u32 portid, u32 seq, int flags)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &mltcp_genl_family, flags, MLTCP_CMD_JOB_GET);
 
@@ -331,41 +362,35 @@ static int mltcp_nl_fill_job(struct sk_buff *skb, const struct mltcp_job *job,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MLTCP_JOB_A_ID, job->id))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_DPORT) &&
-	    (nla_put_u16(skb, MLTCP_JOB_A_DPORT_MIN, cfg->dport_min) ||
-	     nla_put_u16(skb, MLTCP_JOB_A_DPORT_MAX, cfg->dport_max)))
+	if ((spec->fields & MLTCP_JOB_F_DPORT) &&
+	    (nla_put_u16(skb, MLTCP_JOB_A_DPORT_MIN, spec->dport_min) ||
+	     nla_put_u16(skb, MLTCP_JOB_A_DPORT_MAX, spec->dport_max)))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_SPORT) &&
-	    (nla_put_u16(skb, MLTCP_JOB_A_SPORT_MIN, cfg->sport_min) ||
-	     nla_put_u16(skb, MLTCP_JOB_A_SPORT_MAX, cfg->sport_max)))
+	if ((spec->fields & MLTCP_JOB_F_SPORT) &&
+	    (nla_put_u16(skb, MLTCP_JOB_A_SPORT_MIN, spec->sport_min) ||
+	     nla_put_u16(skb, MLTCP_JOB_A_SPORT_MAX, spec->sport_max)))
 		goto cancel;
-	if (cfg->fields & MLTCP_JOB_F_PEER) {
-		if (cfg->peer_family == AF_INET ?
-		    nla_put_in_addr(skb, MLTCP_JOB_A_PEER_V4, cfg->peer.s6_addr32[0]) :
-		    nla_put_in6_addr(skb, MLTCP_JOB_A_PEER_V6, &cfg->peer))
-			goto cancel;
-		if (nla_put_u8(skb, MLTCP_JOB_A_PEER_PREFIXLEN, cfg->peer_prefixlen))
-			goto cancel;
-	}
-	if ((cfg->fields & MLTCP_JOB_F_MARK) &&
-	    (nla_put_u32(skb, MLTCP_JOB_A_MARK, cfg->mark) ||
-	     nla_put_u32(skb, MLTCP_JOB_A_MARK_MASK, cfg->mark_mask)))
+	if ((spec->fields & MLTCP_JOB_F_PEER) && mltcp_nl_put_peer(skb, spec))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_SLOPE) &&
-	    nla_put_u32(skb, MLTCP_JOB_A_SLOPE, cfg->slope))
+	if ((spec->fields & MLTCP_JOB_F_MARK) &&
+	    (nla_put_u32(skb, MLTCP_JOB_A_MARK, spec->mark) ||
+	     nla_put_u32(skb, MLTCP_JOB_A_MARK_MASK, spec->mark_mask)))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_INTERCEPT) &&
-	    nla_put_u32(skb, MLTCP_JOB_A_INTERCEPT, cfg->intercept))
+	if ((spec->fields & MLTCP_JOB_F_SLOPE) &&
+	    nla_put_u32(skb, MLTCP_JOB_A_SLOPE, spec->slope))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_IDLE_GAP) &&
-	    nla_put_u32(skb, MLTCP_JOB_A_IDLE_GAP_US, cfg->idle_gap_us))
+	if ((spec->fields & MLTCP_JOB_F_INTERCEPT) &&
+	    nla_put_u32(skb, MLTCP_JOB_A_INTERCEPT, spec->intercept))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_ITER_BYTES) &&
-	    nla_put_u64_64bit(skb, MLTCP_JOB_A_ITER_BYTES, cfg->iter_bytes, MLTCP_JOB_A_PAD))
+	if ((spec->fields & MLTCP_JOB_F_IDLE_GAP) &&
+	    nla_put_u32(skb, MLTCP_JOB_A_IDLE_GAP_US, spec->idle_gap_us))
 		goto cancel;
-	if ((cfg->fields & MLTCP_JOB_F_BASE) && nla_put_u8(skb, MLTCP_JOB_A_BASE, cfg->base))
+	if ((spec->fields & MLTCP_JOB_F_ITER_BYTES) &&
+	    nla_put_u64_64bit(skb, MLTCP_JOB_A_ITER_BYTES, spec->iter_bytes, MLTCP_JOB_A_PAD))
 		goto cancel;
-	if (cfg->exempt && nla_put_u8(skb, MLTCP_JOB_A_EXEMPT, 1))
+	if ((spec->fields & MLTCP_JOB_F_BASE) && nla_put_u8(skb, MLTCP_JOB_A_BASE, spec->base))
+		goto cancel;
+	if (spec->exempt && nla_put_u8(skb, MLTCP_JOB_A_EXEMPT, 1))
 		goto cancel;
 	if (nla_put_u32(skb, MLTCP_JOB_A_FLOWS, max(atomic_read(&job->flows), 0)) ||
 	    nla_put_u64_64bit(skb, MLTCP_JOB_A_FLOWS_TOTAL, atomic64_read(&job->flows_total),
@@ -385,7 +410,7 @@ cancel:
 
 static int mltcp_nl_job_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct mltcp_net *pn = mltcp_pernet(genl_info_net(info));
+	struct net *net = genl_info_net(info);
 	struct mltcp_job *job;
 	struct sk_buff *msg;
 	int err;
@@ -395,16 +420,14 @@ static int mltcp_nl_job_get(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&pn->lock);
-	job = mltcp_nl_find(pn, info);
+	mltcp_jobs_lock(net);
+	job = mltcp_nl_find(net, info);
 	if (!job)
 		err = -ENOENT;
 	else
-		err = mltcp_nl_fill_job(msg, job,
-					rcu_dereference_protected(job->cfg,
-								  lockdep_is_held(&pn->lock)),
+		err = mltcp_nl_fill_job(msg, job, mltcp_job_spec(net, job),
 					info->snd_portid, info->snd_seq, 0);
-	mutex_unlock(&pn->lock);
+	mltcp_jobs_unlock(net);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -422,25 +445,23 @@ static int mltcp_nl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mltcp_job_dump_ctx *ctx = (struct mltcp_job_dump_ctx *)cb->ctx;
 	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
-	struct mltcp_net *pn = mltcp_pernet(sock_net(skb->sk));
+	struct net *net = sock_net(skb->sk);
 	u32 only = tb[MLTCP_JOB_A_ID] ? nla_get_u32(tb[MLTCP_JOB_A_ID]) : 0;
 	struct mltcp_job *job;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	mutex_lock(&pn->lock);
-	list_for_each_entry(job, &pn->jobs, node) {
+	mltcp_jobs_lock(net);
+	for (job = mltcp_job_next(net, NULL); job; job = mltcp_job_next(net, job)) {
 		if ((ctx->started && job->id <= ctx->last_id) || (only && job->id != only))
 			continue;
-		if (mltcp_nl_fill_job(skb, job,
-				      rcu_dereference_protected(job->cfg,
-								lockdep_is_held(&pn->lock)),
+		if (mltcp_nl_fill_job(skb, job, mltcp_job_spec(net, job),
 				      NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				      NLM_F_MULTI))
 			break;
 		ctx->started = true;
 		ctx->last_id = job->id;
 	}
-	mutex_unlock(&pn->lock);
+	mltcp_jobs_unlock(net);
 	return skb->len;
 }
 
@@ -453,7 +474,7 @@ static int mltcp_nl_flow_start(struct netlink_callback *cb)
 {
 	struct mltcp_flow_dump_ctx *ctx = (struct mltcp_flow_dump_ctx *)cb->ctx;
 	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
-	struct mltcp_net *pn = mltcp_pernet(sock_net(cb->skb->sk));
+	struct net *net = sock_net(cb->skb->sk);
 	struct mltcp_job *job;
 	int err = 0;
 
@@ -461,103 +482,95 @@ static int mltcp_nl_flow_start(struct netlink_callback *cb)
 	memset(ctx, 0, sizeof(*ctx));
 	if (!tb[MLTCP_FLOW_A_JOB])
 		return 0;
-	mutex_lock(&pn->lock);
-	job = mltcp_job_find(pn, nla_get_u32(tb[MLTCP_FLOW_A_JOB]));
+	mltcp_jobs_lock(net);
+	job = mltcp_job_find(net, nla_get_u32(tb[MLTCP_FLOW_A_JOB]));
 	if (job) {
 		ctx->key = job->key;
 	} else {
 		NL_SET_ERR_MSG_ATTR(cb->extack, tb[MLTCP_FLOW_A_JOB], "no such job");
 		err = -ENOENT;
 	}
-	mutex_unlock(&pn->lock);
+	mltcp_jobs_unlock(net);
 	return err;
 }
 
 struct mltcp_flow_fill {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
-	struct mltcp_net *pn;
 	u32 key;
 };
 
-static int mltcp_nl_put_addr(struct sk_buff *skb, int attr, const struct mltcp_flow_info *fi,
-			     __be32 v4, const struct in6_addr *v6)
+/* An address of the record: 4 bytes for IPv4, 16 for IPv6. */
+static int mltcp_nl_put_addr(struct sk_buff *skb, int attr, const struct mltcp_flow_record *rec,
+			     const u8 *addr)
 {
-	if (fi->family == AF_INET6)
-		return nla_put_in6_addr(skb, attr, v6);
-	return nla_put_in_addr(skb, attr, v4);
+	if (rec->family == MLTCP_AF_INET6)
+		return nla_put(skb, attr, sizeof(struct in6_addr), addr);
+	return nla_put(skb, attr, sizeof(__be32), addr);
+}
+
+static int mltcp_nl_put_flow(struct sk_buff *skb, const struct mltcp_flow_record *rec,
+			     u32 job_id, bool exempt)
+{
+	return (job_id && nla_put_u32(skb, MLTCP_FLOW_A_JOB, job_id)) ||
+	       nla_put_u64_64bit(skb, MLTCP_FLOW_A_COOKIE, rec->cookie, MLTCP_FLOW_A_PAD) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_FAMILY, rec->family) ||
+	       mltcp_nl_put_addr(skb, MLTCP_FLOW_A_SADDR, rec, rec->saddr) ||
+	       mltcp_nl_put_addr(skb, MLTCP_FLOW_A_DADDR, rec, rec->daddr) ||
+	       nla_put_u16(skb, MLTCP_FLOW_A_SPORT, rec->sport) ||
+	       nla_put_u16(skb, MLTCP_FLOW_A_DPORT, rec->dport) ||
+	       nla_put_string(skb, MLTCP_FLOW_A_CA, rec->ca) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_BASE, rec->base) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_MODE, rec->mode) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_EXEMPT, exempt) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_CWND, rec->cwnd) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_SSTHRESH, rec->ssthresh) ||
+	       nla_put_u64_64bit(skb, MLTCP_FLOW_A_BYTES_THIS_ITER, rec->bytes_this_iter,
+				 MLTCP_FLOW_A_PAD) ||
+	       nla_put_u64_64bit(skb, MLTCP_FLOW_A_ITER_BYTES, rec->iter_bytes,
+				 MLTCP_FLOW_A_PAD) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_ITER_FIXED, rec->iter_fixed) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_R, rec->r) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_F, rec->f) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_ITERATIONS, rec->iterations) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_LAST_ITER_US, rec->last_iter_us) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_SLOPE, rec->slope) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_INTERCEPT, rec->intercept) ||
+	       nla_put_u32(skb, MLTCP_FLOW_A_IDLE_GAP_US, rec->idle_gap_us);
 }
 
 static int mltcp_nl_flow_one(struct sock *sk, void *arg)
 {
 	struct mltcp_flow_fill *f = arg;
-	struct sk_buff *skb = f->skb;
-	struct mltcp_flow_info fi;
-	struct mltcp_job *job;
+	struct mltcp_flow_record rec;
+	bool exempt = false;
 	u32 job_id = 0;
-	u8 exempt = 0;
 	void *hdr;
 
-	if (!mltcp_flow_snapshot(sk, &fi) || (f->key && fi.job_key != f->key))
+	if (!mltcp_flow_snapshot(sk, &rec) || (f->key && rec.job != f->key))
 		return 0;
-	if (fi.job_key) {
-		rcu_read_lock();
-		job = xa_load(&f->pn->keys, fi.job_key);
-		if (job) {
-			job_id = job->id;
-			exempt = rcu_dereference(job->cfg)->exempt;
-		}
-		rcu_read_unlock();
-	}
+	if (rec.job)
+		mltcp_job_of_key(sock_net(sk), rec.job, &job_id, &exempt);
 
-	hdr = genlmsg_put(skb, NETLINK_CB(f->cb->skb).portid, f->cb->nlh->nlmsg_seq,
+	hdr = genlmsg_put(f->skb, NETLINK_CB(f->cb->skb).portid, f->cb->nlh->nlmsg_seq,
 			  &mltcp_genl_family, NLM_F_MULTI, MLTCP_CMD_FLOW_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if ((job_id && nla_put_u32(skb, MLTCP_FLOW_A_JOB, job_id)) ||
-	    nla_put_u64_64bit(skb, MLTCP_FLOW_A_COOKIE, fi.cookie, MLTCP_FLOW_A_PAD) ||
-	    nla_put_u8(skb, MLTCP_FLOW_A_FAMILY, fi.family) ||
-	    mltcp_nl_put_addr(skb, MLTCP_FLOW_A_SADDR, &fi, fi.saddr4, &fi.saddr6) ||
-	    mltcp_nl_put_addr(skb, MLTCP_FLOW_A_DADDR, &fi, fi.daddr4, &fi.daddr6) ||
-	    nla_put_u16(skb, MLTCP_FLOW_A_SPORT, fi.sport) ||
-	    nla_put_u16(skb, MLTCP_FLOW_A_DPORT, fi.dport) ||
-	    nla_put_string(skb, MLTCP_FLOW_A_CA, fi.ca) ||
-	    nla_put_u8(skb, MLTCP_FLOW_A_BASE, fi.params.base) ||
-	    nla_put_u8(skb, MLTCP_FLOW_A_MODE, fi.params.mode) ||
-	    nla_put_u8(skb, MLTCP_FLOW_A_EXEMPT, exempt) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_CWND, fi.cwnd) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_SSTHRESH, fi.ssthresh) ||
-	    nla_put_u64_64bit(skb, MLTCP_FLOW_A_BYTES_THIS_ITER, fi.bytes_this_iter,
-			      MLTCP_FLOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, MLTCP_FLOW_A_ITER_BYTES, fi.iter_bytes, MLTCP_FLOW_A_PAD) ||
-	    nla_put_u8(skb, MLTCP_FLOW_A_ITER_FIXED, fi.iter_fixed) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_R, fi.r) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_F, fi.f) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_ITERATIONS, fi.iterations) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_LAST_ITER_US, fi.last_iter_us) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_SLOPE, fi.params.slope) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_INTERCEPT, fi.params.intercept) ||
-	    nla_put_u32(skb, MLTCP_FLOW_A_IDLE_GAP_US, fi.params.idle_gap_us)) {
-		genlmsg_cancel(skb, hdr);
+	if (mltcp_nl_put_flow(f->skb, &rec, job_id, exempt)) {
+		genlmsg_cancel(f->skb, hdr);
 		return -EMSGSIZE;
 	}
-	genlmsg_end(skb, hdr);
+	genlmsg_end(f->skb, hdr);
 	return 0;
 }
 
 static int mltcp_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mltcp_flow_dump_ctx *ctx = (struct mltcp_flow_dump_ctx *)cb->ctx;
-	struct net *net = sock_net(skb->sk);
-	struct mltcp_flow_fill f = {
-		.skb = skb,
-		.cb = cb,
-		.pn = mltcp_pernet(net),
-		.key = ctx->key,
-	};
+	struct mltcp_flow_fill f = { .skb = skb, .cb = cb, .key = ctx->key };
 	int err;
 
-	err = mltcp_walk_flows(net, &ctx->pos, mltcp_nl_flow_one, &f);
+	err = mltcp_walk_flows(sock_net(skb->sk), &ctx->pos, mltcp_nl_flow_one, &f);
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;	/* full: the next call resumes at this flow */
 	return err ? err : skb->len;
@@ -623,11 +636,11 @@ int mltcp_genl_init(void)
 		     (int)MLTCP_GENL_MODE_BOTH != (int)MLTCP_MODE_BOTH ||
 		     (int)MLTCP_GENL_MODE_RESTART != (int)MLTCP_MODE_RESTART ||
 		     (int)MLTCP_GENL_MODE_BOTH_RESTART != (int)MLTCP_MODE_ALL);
-	BUILD_BUG_ON(MLTCP_GENL_FIXED_SHIFT != MLTCP_SHIFT ||
-		     MLTCP_GENL_SLOPE_MAX != MLTCP_SLOPE_MAX ||
-		     MLTCP_GENL_INTERCEPT_MAX != MLTCP_INTERCEPT_MAX ||
-		     MLTCP_GENL_IDLE_GAP_MIN != MLTCP_IDLE_GAP_MIN_US ||
-		     MLTCP_GENL_IDLE_GAP_MAX != MLTCP_IDLE_GAP_MAX_US);
+	BUILD_BUG_ON((u32)MLTCP_GENL_FIXED_SHIFT != (u32)MLTCP_SHIFT ||
+		     (u32)MLTCP_GENL_SLOPE_MAX != (u32)MLTCP_SLOPE_MAX ||
+		     (u32)MLTCP_GENL_INTERCEPT_MAX != (u32)MLTCP_INTERCEPT_MAX ||
+		     (u32)MLTCP_GENL_IDLE_GAP_MIN != (u32)MLTCP_IDLE_GAP_MIN_US ||
+		     (u32)MLTCP_GENL_IDLE_GAP_MAX != (u32)MLTCP_IDLE_GAP_MAX_US);
 	return genl_register_family(&mltcp_genl_family);
 }
 

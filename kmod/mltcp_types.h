@@ -27,6 +27,7 @@ static inline u64 mltcp_div64(u64 dividend, u64 divisor)
 
 #else
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef uint8_t u8;

@@ -7,9 +7,11 @@
  * is the fraction of the current training iteration's bytes the flow has
  * delivered, so the job that is further along wins the link, finishes and
  * returns to computing. The arithmetic (iteration detection, byte-count
- * learning, F, and our RFC 9438 CUBIC) lives in mltcp_core.c, shared with the
- * BPF twin and the unit tests; this file is the kernel glue: hooks, per-socket
- * state in icsk_ca_priv, module parameters and a debugfs view.
+ * learning, F, and our RFC 9438 CUBIC) lives in mltcp_core.c and the policy
+ * around it (jobs, latching, names) in mltcp_policy.c, both shared with the
+ * BPF twin and the unit tests. This file is the datapath: the CC hooks, the
+ * per-socket state in icsk_ca_priv (struct mltcp_flow), the module's
+ * counters, and module init, which registers everything.
  *
  * Three algorithms are registered, all selectable by unprivileged sockets:
  *   mltcp_reno   MLTCP over Reno (slow start, recovery, undo: the kernel's)
@@ -17,55 +19,31 @@
  *   mltcp        MLTCP over the namespace's base (net.mltcp.base) or its job's
  *
  * Parameters are latched into each socket when it selects the algorithm:
- * the namespace's defaults (net.mltcp.*, the module parameters unless the
- * namespace set its own), overridden by the settings of the first
- * matching training job (mltcp_netns.c, managed over generic netlink by
- * mltcp_genl.c). A change of a job re-latches its live flows under their
- * socket lock; other changes affect new sockets only.
+ * the namespace's defaults (net.mltcp.*, mltcp_sysctl.c, which follow the
+ * module parameters of mltcp_defaults.c unless the namespace set its own),
+ * overridden by the settings of the first matching training job
+ * (mltcp_jobs.c, managed over generic netlink by mltcp_genl.c). A change of
+ * a job re-latches its live flows under their socket lock (mltcp_flows.c);
+ * other changes affect new sockets only.
+ *
+ * The per-socket state is written only with the socket owned: by the hooks,
+ * which run under the socket lock, and by the re-latch, which takes it.
  *
  * debugfs (tcp_mltcp/): "flows" lists every MLTCP socket in the global
- * established hash with its iteration state; "stats" counts flows and how
- * each "sending resumed" event was judged.
+ * established hash with its iteration state (mltcp_flows.c); "stats" counts
+ * flows and how each "sending resumed" event was judged.
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
-#include <linux/sock_diag.h>
-#include <linux/string.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "compat.h"
-#include "mltcp_core.h"
-#include "mltcp_netns.h"
-
-/*
- * Per-flow state, in icsk_ca_priv. Written only with the socket owned: by
- * the CC hooks, which run under the socket lock, and by mltcp_flow_update(),
- * which takes it. params.mode is 0 until init has run.
- */
-struct mltcp {
-	struct mltcp_iter iter;
-	struct mltcp_cubic cubic;
-	struct mltcp_params params;
-	u32 job;		/* key of the flow's job in its namespace, 0: none */
-};
-
-/* Defaults for new sockets; each field is written whole by its param ops. */
-static struct mltcp_params mltcp_defaults __read_mostly = {
-	.slope = MLTCP_DEFAULT_SLOPE,
-	.intercept = MLTCP_DEFAULT_INTERCEPT,
-	.idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US,
-	.mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART,
-	.base = MLTCP_BASE_CUBIC,
-};
-
-static const char * const mltcp_base_names[] = {
-	[MLTCP_BASE_RENO] = "reno",
-	[MLTCP_BASE_CUBIC] = "cubic",
-};
-
-/* Indexed by enum mltcp_mode - 1. */
-static const char * const mltcp_mode_names[] = { MLTCP_MODE_NAMES };
+#include "mltcp_flows.h"
+#include "mltcp_genl.h"
+#include "mltcp_jobs.h"
+#include "mltcp_sysctl.h"
 
 static const char * const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_NEW_ITERATION] = "iterations",
@@ -78,206 +56,53 @@ static const char * const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
 static atomic_long_t mltcp_flows_started;
 
-/* Decimal tunables ("1.6"), stored in MLTCP_ONE units. */
-static int mltcp_set_fixed(const char *val, const struct kernel_param *kp, u32 max)
-{
-	u32 fixed;
-
-	if (mltcp_parse_fixed(val, max, &fixed))
-		return -EINVAL;
-	WRITE_ONCE(*(u16 *)kp->arg, fixed);
-	return 0;
-}
-
-static int mltcp_set_slope(const char *val, const struct kernel_param *kp)
-{
-	return mltcp_set_fixed(val, kp, MLTCP_SLOPE_MAX);
-}
-
-static int mltcp_set_intercept(const char *val, const struct kernel_param *kp)
-{
-	return mltcp_set_fixed(val, kp, MLTCP_INTERCEPT_MAX);
-}
-
-static int mltcp_get_fixed(char *buffer, const struct kernel_param *kp)
-{
-	u32 milli = mltcp_fixed_to_milli(READ_ONCE(*(u16 *)kp->arg));
-
-	return sysfs_emit(buffer, "%u.%03u\n", milli / 1000, milli % 1000);
-}
-
-static const struct kernel_param_ops mltcp_slope_ops = {
-	.set = mltcp_set_slope,
-	.get = mltcp_get_fixed,
-};
-
-static const struct kernel_param_ops mltcp_intercept_ops = {
-	.set = mltcp_set_intercept,
-	.get = mltcp_get_fixed,
-};
-
-static int mltcp_set_idle_gap(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, MLTCP_IDLE_GAP_MIN_US,
-				     MLTCP_IDLE_GAP_MAX_US);
-}
-
-static const struct kernel_param_ops mltcp_idle_gap_ops = {
-	.set = mltcp_set_idle_gap,
-	.get = param_get_uint,
-};
-
-static int mltcp_set_base(const char *val, const struct kernel_param *kp)
-{
-	int base = sysfs_match_string(mltcp_base_names, val);
-
-	if (base < 0)
-		return -EINVAL;
-	WRITE_ONCE(*(u8 *)kp->arg, base);
-	return 0;
-}
-
-static int mltcp_get_base(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mltcp_base_names[READ_ONCE(*(u8 *)kp->arg)]);
-}
-
-static const struct kernel_param_ops mltcp_base_ops = {
-	.set = mltcp_set_base,
-	.get = mltcp_get_base,
-};
-
-static int mltcp_set_mode(const char *val, const struct kernel_param *kp)
-{
-	int mode = sysfs_match_string(mltcp_mode_names, val);
-
-	if (mode < 0)
-		return -EINVAL;
-	WRITE_ONCE(*(u8 *)kp->arg, mode + 1);
-	return 0;
-}
-
-static int mltcp_get_mode(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n",
-			  mltcp_mode_names[READ_ONCE(*(u8 *)kp->arg) - 1]);
-}
-
-static const struct kernel_param_ops mltcp_mode_ops = {
-	.set = mltcp_set_mode,
-	.get = mltcp_get_mode,
-};
-
-module_param_cb(slope, &mltcp_slope_ops, &mltcp_defaults.slope, 0644);
-MODULE_PARM_DESC(slope, "F(r) = slope * r + intercept: slope, decimal in [0, 16] (default 1.6)");
-module_param_cb(intercept, &mltcp_intercept_ops, &mltcp_defaults.intercept, 0644);
-MODULE_PARM_DESC(intercept, "F(r) = slope * r + intercept: intercept, decimal in [0, 16] (default 0.2)");
-module_param_cb(idle_gap_us, &mltcp_idle_gap_ops, &mltcp_defaults.idle_gap_us, 0644);
-MODULE_PARM_DESC(idle_gap_us, "idle time that starts a new iteration, us in [1000, 60000000] (default 20000)");
-module_param_cb(base, &mltcp_base_ops, &mltcp_defaults.base, 0644);
-MODULE_PARM_DESC(base, "base algorithm of \"mltcp\": reno or cubic (default cubic)");
-module_param_cb(mode, &mltcp_mode_ops, &mltcp_defaults.mode, 0644);
-MODULE_PARM_DESC(mode, "where F acts: ai (additive increase), md (multiplicative decrease) or both; with -restart the window also restarts at each iteration (default md-restart)");
-
 static u32 mltcp_now_us(const struct tcp_sock *tp)
 {
 	return (u32)tp->tcp_mstamp;
 }
 
-/* The defaults of namespaces that did not set their own net.mltcp.* value. */
-u32 mltcp_module_default(enum mltcp_net_default which)
+/* What a job can match the flow on; v4-mapped IPv6 peers are IPv4 peers. */
+static void mltcp_flow_key_fill(const struct sock *sk, struct mltcp_flow_key *key)
 {
-	switch (which) {
-	case MLTCP_NET_SLOPE:
-		return READ_ONCE(mltcp_defaults.slope);
-	case MLTCP_NET_INTERCEPT:
-		return READ_ONCE(mltcp_defaults.intercept);
-	case MLTCP_NET_IDLE_GAP:
-		return READ_ONCE(mltcp_defaults.idle_gap_us);
-	case MLTCP_NET_BASE:
-		return READ_ONCE(mltcp_defaults.base);
-	default:
-		return 0;
+	const struct inet_sock *inet = inet_sk(sk);
+
+	memset(key, 0, sizeof(*key));
+	key->dport = ntohs(inet->inet_dport);
+	key->sport = inet->inet_num;
+	key->mark = READ_ONCE(sk->sk_mark);
+	key->v4 = 1;
+	key->daddr[0] = (__force u32)sk->sk_daddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		key->v4 = 0;
+		memcpy(key->daddr, &sk->sk_v6_daddr, sizeof(key->daddr));
 	}
-}
-
-/* "mltcp" runs the namespace's or the job's base; the others their own. */
-#define MLTCP_BASE_SELECTABLE	(-1)
-
-/*
- * Latch the flow's parameters: the namespace's defaults, overridden by the
- * settings of its job's configuration cfg (NULL: no job). The caller owns
- * the socket (see struct mltcp). An exempt job gets F = 1 exactly (slope 0,
- * intercept 1), the base algorithm's own arithmetic.
- */
-static void mltcp_latch(struct sock *sk, const struct mltcp_net *pn,
-			const struct mltcp_job_cfg *cfg, int fixed_base)
-{
-	struct mltcp *ca = inet_csk_ca(sk);
-	struct mltcp_params p = {
-		.slope = mltcp_net_default(pn, MLTCP_NET_SLOPE),
-		.intercept = mltcp_net_default(pn, MLTCP_NET_INTERCEPT),
-		.idle_gap_us = mltcp_net_default(pn, MLTCP_NET_IDLE_GAP),
-		.mode = ca->params.mode ? ca->params.mode : READ_ONCE(mltcp_defaults.mode),
-		.base = mltcp_net_default(pn, MLTCP_NET_BASE),
-	};
-	u64 fixed_bytes = 0;
-
-	if (cfg) {
-		if (cfg->fields & MLTCP_JOB_F_SLOPE)
-			p.slope = cfg->slope;
-		if (cfg->fields & MLTCP_JOB_F_INTERCEPT)
-			p.intercept = cfg->intercept;
-		if (cfg->fields & MLTCP_JOB_F_IDLE_GAP)
-			p.idle_gap_us = cfg->idle_gap_us;
-		if (cfg->fields & MLTCP_JOB_F_BASE)
-			p.base = cfg->base;
-		if (cfg->fields & MLTCP_JOB_F_ITER_BYTES)
-			fixed_bytes = cfg->iter_bytes;
-		if (cfg->exempt) {
-			p.slope = 0;
-			p.intercept = MLTCP_ONE;
-		}
-	}
-	if (fixed_base != MLTCP_BASE_SELECTABLE)
-		p.base = fixed_base;
-	/* A live flow that changes base starts the new one from a clean state. */
-	if (ca->params.mode && p.base != ca->params.base)
-		mltcp_cubic_init(&ca->cubic);
-	ca->params = p;
-
-	if (fixed_bytes) {
-		if (!(ca->iter.flags & MLTCP_ITER_FIXED) || ca->iter.bytes != fixed_bytes)
-			mltcp_iter_set_fixed(&ca->iter, fixed_bytes);
-	} else if (ca->iter.flags & MLTCP_ITER_FIXED) {
-		mltcp_iter_set_fixed(&ca->iter, 0);
-	}
+#endif
 }
 
 /*
  * CC init runs in softirq for passive opens: the job table is read under
  * RCU only. The flow is matched once, here; a later change of its job
- * reaches it through mltcp_flow_update().
+ * reaches it through mltcp_flows_relatch().
  */
 static void mltcp_init_base(struct sock *sk, int fixed_base)
 {
-	struct mltcp_net *pn = mltcp_pernet(sock_net(sk));
-	const struct mltcp_job_cfg *cfg = NULL;
+	const struct mltcp_job_spec *spec;
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
-	struct mltcp_job *job;
+	struct mltcp_params defaults;
+	struct mltcp_flow_key key;
 
-	mltcp_iter_init(&ca->iter, tp->bytes_acked, mltcp_now_us(tp));
-	mltcp_cubic_init(&ca->cubic);
-	ca->job = 0;
+	mltcp_flow_init(ca, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_flow_key_fill(sk, &key);
 	rcu_read_lock();
-	job = mltcp_job_match(pn, sk, &cfg);
-	if (job) {
-		ca->job = job->key;
-		atomic_inc(&job->flows);
-		atomic64_inc(&job->flows_total);
-	}
-	mltcp_latch(sk, pn, cfg, fixed_base);
+	ca->job = mltcp_job_attach(sock_net(sk), &key, &spec);
+	mltcp_net_defaults(sock_net(sk), &defaults);
+	/*
+	 * mltcp_flow_latch() refuses only settings out of range, and a job is
+	 * checked by mltcp_job_apply() before it is published.
+	 */
+	mltcp_flow_latch(ca, &defaults, spec, fixed_base);
 	rcu_read_unlock();
 	atomic_long_inc(&mltcp_flows_started);
 }
@@ -300,7 +125,7 @@ static void mltcp_cubic_init_sk(struct sock *sk)
 static void mltcp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 now = mltcp_now_us(tp);
 	u32 f, w;
 
@@ -326,7 +151,7 @@ static void mltcp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 static u32 mltcp_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
 	if (ca->params.base == MLTCP_BASE_CUBIC)
@@ -336,7 +161,7 @@ static u32 mltcp_ssthresh(struct sock *sk)
 
 static void mltcp_set_state(struct sock *sk, u8 new_state)
 {
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (new_state == TCP_CA_Loss)
 		mltcp_cubic_reset(&ca->cubic);
@@ -346,7 +171,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u64 start_acked = ca->iter.start_acked;
 	enum mltcp_tx_verdict verdict;
 	u32 now = mltcp_now_us(tp);
@@ -376,7 +201,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (!tp->packets_out)
 		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp),
@@ -390,7 +215,7 @@ static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 static void mltcp_release(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp *ca = inet_csk_ca(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 key = ca->job;
 
 	if (!key)
@@ -416,158 +241,17 @@ static void mltcp_release(struct sock *sk)
 	}
 
 static struct tcp_congestion_ops mltcp_ops[] __read_mostly = {
-	MLTCP_OPS("mltcp", mltcp_init),
-	MLTCP_OPS("mltcp_reno", mltcp_reno_init),
-	MLTCP_OPS("mltcp_cubic", mltcp_cubic_init_sk),
+	MLTCP_OPS(MLTCP_CA_NAME, mltcp_init),
+	MLTCP_OPS(MLTCP_CA_RENO_NAME, mltcp_reno_init),
+	MLTCP_OPS(MLTCP_CA_CUBIC_NAME, mltcp_cubic_init_sk),
 };
-
-bool mltcp_owns(const struct sock *sk)
-{
-	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
-
-	return ops >= &mltcp_ops[0] && ops < &mltcp_ops[ARRAY_SIZE(mltcp_ops)];
-}
-
-static int mltcp_fixed_base(const struct sock *sk)
-{
-	const struct tcp_congestion_ops *ops = inet_csk(sk)->icsk_ca_ops;
-
-	if (ops == &mltcp_ops[1])
-		return MLTCP_BASE_RENO;
-	if (ops == &mltcp_ops[2])
-		return MLTCP_BASE_CUBIC;
-	return MLTCP_BASE_SELECTABLE;
-}
-
-/*
- * After a change of job: re-latch the flow from the job's current
- * configuration, or detach it from a job being deleted (it returns to the
- * namespace's defaults). Process context; caller holds pn->lock, which keeps
- * the job and its configuration alive. lock_sock() excludes every CC hook of
- * this socket, so the whole per-flow state may be rewritten.
- */
-void mltcp_flow_update(struct sock *sk, struct mltcp_net *pn,
-		       struct mltcp_job *job, bool detach)
-{
-	struct mltcp *ca = inet_csk_ca(sk);
-
-	lock_sock(sk);
-	if (mltcp_owns(sk) && ca->params.mode && ca->job == job->key) {
-		if (detach) {
-			ca->job = 0;
-			atomic_dec(&job->flows);
-			mltcp_latch(sk, pn, NULL, mltcp_fixed_base(sk));
-		} else {
-			mltcp_latch(sk, pn,
-				    rcu_dereference_protected(job->cfg, lockdep_is_held(&pn->lock)),
-				    mltcp_fixed_base(sk));
-		}
-	}
-	release_sock(sk);
-}
-
-/* A consistent snapshot of an initialized MLTCP flow, under its socket lock. */
-bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_info *info)
-{
-	const struct inet_sock *inet = inet_sk(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp *ca = inet_csk_ca(sk);
-	u32 cookie[2];
-	bool slow, ok;
-	u64 acked;
-
-	slow = lock_sock_fast(sk);
-	ok = mltcp_owns(sk) && ca->params.mode;
-	if (!ok)
-		goto out;
-	memset(info, 0, sizeof(*info));
-	sock_diag_save_cookie(sk, cookie);
-	info->cookie = (u64)cookie[1] << 32 | cookie[0];
-	info->netns = sock_net(sk)->ns.inum;
-	info->family = AF_INET;
-	info->saddr4 = inet->inet_rcv_saddr;
-	info->daddr4 = inet->inet_daddr;
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
-		info->family = AF_INET6;
-		info->saddr6 = sk->sk_v6_rcv_saddr;
-		info->daddr6 = sk->sk_v6_daddr;
-	}
-#endif
-	info->sport = ntohs(inet->inet_sport);
-	info->dport = ntohs(inet->inet_dport);
-	info->ca = inet_csk(sk)->icsk_ca_ops->name;
-	info->job_key = ca->job;
-	info->params = ca->params;
-	info->cwnd = tcp_snd_cwnd(tp);
-	info->ssthresh = tp->snd_ssthresh;
-	acked = tp->bytes_acked;
-	info->bytes_this_iter = acked - ca->iter.start_acked;
-	info->iter_bytes = ca->iter.bytes;
-	info->iter_fixed = ca->iter.flags & MLTCP_ITER_FIXED;
-	info->r = mltcp_ratio(&ca->iter, acked);
-	info->f = mltcp_f(&ca->iter, &ca->params, acked);
-	info->iterations = ca->iter.count;
-	info->last_iter_us = ca->iter.last_duration_us;
-out:
-	unlock_sock_fast(sk, slow);
-	return ok;
-}
-
-static void mltcp_show_milli(struct seq_file *m, const char *key, u32 fixed)
-{
-	u32 milli = mltcp_fixed_to_milli(fixed);
-
-	seq_printf(m, " %s=%u.%03u", key, milli / 1000, milli % 1000);
-}
-
-static int mltcp_show_flow(struct sock *sk, void *arg)
-{
-	struct seq_file *m = arg;
-	struct mltcp_flow_info fi;
-
-	if (!mltcp_flow_snapshot(sk, &fi))
-		return 0;
-	seq_printf(m, "netns=%u", fi.netns);
-	if (fi.family == AF_INET6)
-		seq_printf(m, " src=[%pI6c]:%u dst=[%pI6c]:%u",
-			   &fi.saddr6, fi.sport, &fi.daddr6, fi.dport);
-	else
-		seq_printf(m, " src=%pI4:%u dst=%pI4:%u",
-			   &fi.saddr4, fi.sport, &fi.daddr4, fi.dport);
-	seq_printf(m, " ca=%s base=%s mode=%s cwnd=%u ssthresh=%u",
-		   fi.ca, mltcp_base_names[fi.params.base],
-		   mltcp_mode_names[fi.params.mode - 1], fi.cwnd, fi.ssthresh);
-	seq_printf(m, " iterations=%u iter_bytes=%llu fixed=%u bytes_this_iter=%llu last_iter_us=%u",
-		   fi.iterations, fi.iter_bytes, fi.iter_fixed, fi.bytes_this_iter,
-		   fi.last_iter_us);
-	mltcp_show_milli(m, "r", fi.r);
-	mltcp_show_milli(m, "f", fi.f);
-	mltcp_show_milli(m, "slope", fi.params.slope);
-	mltcp_show_milli(m, "intercept", fi.params.intercept);
-	seq_putc(m, '\n');
-	return 0;
-}
-
-/*
- * Every MLTCP socket in the global established hash, whatever its
- * namespace. Sockets of a namespace with a private hash
- * (net.ipv4.tcp_child_ehash_entries) are listed by the netlink flow dump.
- */
-static int mltcp_flows_show(struct seq_file *m, void *unused)
-{
-	struct mltcp_walk pos = { };
-
-	return mltcp_walk_flows(NULL, &pos, mltcp_show_flow, m);
-}
-DEFINE_SHOW_ATTRIBUTE(mltcp_flows);
 
 static int mltcp_stats_show(struct seq_file *m, void *unused)
 {
 	int i;
 
 	seq_printf(m, "flows_started %ld\n", atomic_long_read(&mltcp_flows_started));
-	seq_printf(m, "job_objects %ld\n", mltcp_netns_objects());
+	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 		seq_printf(m, "%s %ld\n", mltcp_verdict_names[i],
 			   atomic_long_read(&mltcp_verdicts[i]));
@@ -581,12 +265,16 @@ static int __init mltcp_register(void)
 {
 	int i, err;
 
-	BUILD_BUG_ON(sizeof(struct mltcp) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(sizeof(struct mltcp_flow) > ICSK_CA_PRIV_SIZE);
 
+	mltcp_flows_init(mltcp_ops, ARRAY_SIZE(mltcp_ops));
 	/* Namespaces first: a flow's init reads its namespace's state. */
-	err = mltcp_netns_init();
+	err = mltcp_sysctl_init();
 	if (err)
 		return err;
+	err = mltcp_jobs_init();
+	if (err)
+		goto out_sysctl;
 	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
 		err = tcp_register_congestion_control(&mltcp_ops[i]);
 		if (err)
@@ -597,14 +285,16 @@ static int __init mltcp_register(void)
 		goto unwind;
 
 	mltcp_debugfs = debugfs_create_dir("tcp_mltcp", NULL);
-	debugfs_create_file("flows", 0444, mltcp_debugfs, NULL, &mltcp_flows_fops);
+	mltcp_flows_debugfs_init(mltcp_debugfs);
 	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
 	return 0;
 
 unwind:
 	while (--i >= 0)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
-	mltcp_netns_exit();
+	mltcp_jobs_exit();
+out_sysctl:
+	mltcp_sysctl_exit();
 	rcu_barrier();
 	return err;
 }
@@ -617,7 +307,8 @@ static void __exit mltcp_unregister(void)
 	mltcp_genl_exit();
 	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
-	mltcp_netns_exit();
+	mltcp_jobs_exit();
+	mltcp_sysctl_exit();
 	/* Jobs and configurations are freed by RCU callbacks in this module. */
 	rcu_barrier();
 }

@@ -101,12 +101,12 @@ def test_a_refused_setting_stops_the_run(tmp_path):
         mltcpctl.defaults_for("bpf", tool).set({"slope": "17"})
 
 
-def test_a_tool_without_defaults_falls_back_to_module_parameters_only(tmp_path):
-    tool = fake_tool(tmp_path, 'echo \'mltcpctl: unknown object "defaults" (try "mltcpctl '
-                               'help")\' >&2; exit 2')
-    assert isinstance(mltcpctl.defaults_for("module", tool), mltcpctl.ModuleParameters)
-    with pytest.raises(RuntimeError, match="unknown object"):
-        mltcpctl.defaults_for("bpf", tool)
+def test_a_backend_that_is_not_there_stops_the_run_at_once(tmp_path):
+    tool = fake_tool(tmp_path, 'echo \'mltcpctl: the tcp_mltcp module is not loaded (no generic '
+                               'netlink family "mltcp")\' >&2; exit 1')
+    with pytest.raises(RuntimeError, match="not loaded"):
+        mltcpctl.defaults_for("module", tool)
+    assert calls(tmp_path) == ["-b kmod -j defaults show global"]
 
 
 def test_a_missing_tool_is_named(tmp_path):

@@ -1,31 +1,34 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Prove that the BPF object and the kernel module were compiled from the
-same core source, kmod/mltcp_core.c, as it is in the tree now.
+same core and policy sources, kmod/mltcp_core.c and kmod/mltcp_policy.c, as
+they are in the tree now.
 
 Evidence is read from what the compilers wrote into the binaries (DWARF, via
 llvm-dwarfdump), not from what the build system says it did:
 
 BPF object (clang, DWARF 5):
   1. Its line table records the MD5 of every source file compiled in. Those
-     of kmod/mltcp_core.c, mltcp_core.h and mltcp_types.h must equal the MD5
-     of the files in the tree: the object was built from these exact bytes.
-  2. Every function of the core it contains is declared in kmod/mltcp_core.c
-     (or the core's headers), at the line where the tree has it; none is
-     declared anywhere else, so the BPF side has no second copy of the
-     arithmetic.
+     of kmod/mltcp_core.c, mltcp_core.h, mltcp_policy.c, mltcp_policy.h,
+     mltcp_types.h and uapi/mltcp.h must equal the MD5 of the files in the
+     tree: the object was built from these exact bytes.
+  2. Every function of the core and the policy it contains is declared in
+     the file that defines it (kmod/mltcp_core.c or kmod/mltcp_policy.c), at
+     the line where the tree has it; none is declared anywhere else, so the
+     BPF side has no second copy of the arithmetic, the matching or the
+     latching.
   3. With --skeleton: the libbpf skeleton, which the loader embeds, carries
      exactly this object's bytes.
 
 Module (gcc; gcc's DWARF has no checksums):
-  4. Every core function in the BPF object is also in tcp_mltcp.ko, declared
-     in the same file (the tree's kmod/mltcp_core.c) at the same line, and the
-     module was built after the core was last changed. A module built from
-     an edited copy of the core would have to keep every function at the
-     same line, or it fails here.
+  4. Every core and policy function in the BPF object is also in
+     tcp_mltcp.ko, declared in the same file at the same line, and the module
+     was built after the core and the policy were last changed. A module
+     built from an edited copy would have to keep every function at the same
+     line, or it fails here.
 
 Exit 0 pass, 1 fail, 77 skipped (--skip-unbuilt-module, and the .ko is
-missing or older than the core: ctest runs before scripts/build-kmod).
+missing or older than the sources: ctest runs before scripts/build-kmod).
 """
 import argparse
 import hashlib
@@ -35,13 +38,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-CORE_FILES = ["kmod/mltcp_core.c", "kmod/mltcp_core.h", "kmod/mltcp_types.h"]
-# Functions the BPF object must contain from the core (its datapath).
+# The files whose functions are shared; the headers and uapi/mltcp.h as well.
+SOURCES = ["kmod/mltcp_core.c", "kmod/mltcp_policy.c"]
+CORE_FILES = SOURCES + ["kmod/mltcp_core.h", "kmod/mltcp_policy.h", "kmod/mltcp_types.h",
+                        "kmod/uapi/mltcp.h"]
+# Functions the BPF object must contain from the core (its datapath) and the
+# policy (matching, latching, records).
 REQUIRED = {
     "mltcp_params_valid", "mltcp_iter_init", "mltcp_on_tx_start",
     "mltcp_on_ack_drain", "mltcp_iter_learn", "mltcp_f", "mltcp_ratio", "mltcp_f_increase",
     "mltcp_f_decrease", "mltcp_reno_ai_w", "mltcp_reno_ssthresh", "mltcp_cubic_ai_w",
     "mltcp_cubic_ssthresh", "mltcp_cubic_window", "mltcp_cbrt", "mltcp_md_beta",
+    "mltcp_job_matches", "mltcp_flow_init", "mltcp_flow_latch", "mltcp_flow_fill_record",
 }
 
 failures = []
@@ -103,10 +111,28 @@ def subprograms(tool, obj):
     return result
 
 
-def core_function_names(source_dir):
-    """Names of the functions defined in kmod/mltcp_core.c, from the source."""
-    text = (source_dir / "kmod/mltcp_core.c").read_text()
-    return set(re.findall(r"^(?:static )?[a-z][\w ]*?\**\b(\w+)\([^;]*?\)\n\{", text, re.M))
+def core_functions(source_dir):
+    """{name: absolute path of the file defining it} for kmod/mltcp_core.c and mltcp_policy.c."""
+    result = {}
+    for rel in SOURCES:
+        text = (source_dir / rel).read_text()
+        for name in re.findall(r"^(?:static )?[a-z][\w ]*?\**\b(\w+)\([^;]*?\)\n\{", text, re.M):
+            if name in result:
+                fail(f"{name} is defined in both {result[name]} and {rel}")
+            result[name] = str(source_dir / rel)
+    return result
+
+
+def compile_units(tool, obj):
+    """Absolute paths of the compile units of obj."""
+    out = dwarfdump(tool, "--debug-info", str(obj))
+    result = set()
+    for block in re.split(r"\n(?=0x[0-9a-f]+:\s+DW_TAG_)", out):
+        if re.match(r"0x[0-9a-f]+:\s+DW_TAG_compile_unit\b", block):
+            name = re.search(r'DW_AT_name\s+\("([^"]+)"\)', block)
+            if name:
+                result.add(os.path.normpath(name.group(1)))
+    return result
 
 
 def core_decls(subs, core_paths, names):
@@ -148,12 +174,12 @@ def main():
     args = ap.parse_args()
 
     src = args.source_dir.resolve()
-    core_c = str(src / "kmod/mltcp_core.c")
     core_paths = {str(src / f) for f in CORE_FILES}
-    names = core_function_names(src)
+    defined_in = core_functions(src)
+    names = set(defined_in)
     if not REQUIRED <= names:
-        fail(f"the core no longer defines {sorted(REQUIRED - names)}; update REQUIRED")
-    lines = (src / "kmod/mltcp_core.c").read_text().splitlines()
+        fail(f"the core and policy no longer define {sorted(REQUIRED - names)}; update REQUIRED")
+    lines = {str(src / rel): (src / rel).read_text().splitlines() for rel in SOURCES}
 
     # 1. MD5 of the bytes clang compiled.
     md5s = line_table_md5s(args.dwarfdump, args.bpf_object)
@@ -169,16 +195,19 @@ def main():
         else:
             print(f"ok: {args.bpf_object.name} compiled from {rel}, MD5 {want}")
 
-    # 2. The core's functions in the BPF object come from the core, at the tree's lines.
+    # 2. The core's and the policy's functions in the BPF object come from
+    # their files, at the tree's lines.
     bpf = core_decls(subprograms(args.dwarfdump, args.bpf_object), core_paths, names)
     missing = REQUIRED - set(bpf)
     if missing:
-        fail(f"{args.bpf_object.name} lacks core functions {sorted(missing)}")
+        fail(f"{args.bpf_object.name} lacks core or policy functions {sorted(missing)}")
     for name, (path, line) in sorted(bpf.items()):
-        if path != core_c or not re.search(rf"\b{name}\(", lines[line - 1]):
+        if path != defined_in[name] or not re.search(rf"\b{name}\(", lines[path][line - 1]):
             fail(f"{name}: BPF object says {path}:{line}, the tree differs")
-    print(f"ok: {len(bpf)} core functions in {args.bpf_object.name}, all declared in "
-          f"kmod/mltcp_core.c at the tree's lines, no other definitions")
+    for rel in SOURCES:
+        count = sum(1 for path, _ in bpf.values() if path == str(src / rel))
+        print(f"ok: {count} functions of {rel} in {args.bpf_object.name}, all declared "
+              f"there at the tree's lines, no other definitions")
 
     # 3. The loader embeds this very object.
     if args.skeleton:
@@ -192,28 +221,46 @@ def main():
             print(f"ok: {args.skeleton.name} embeds {args.bpf_object.name} byte for byte "
                   f"({len(obj)} bytes)")
 
-    # 4. The module: same file, same functions at the same lines, built after the core.
+    # 4. The module: same files, same functions at the same lines, built after them.
+    # A module not yet built from kmod/mltcp_policy.c (issue 11 moves it there)
+    # is checked for the core; the note says so.
     if args.module:
-        newest = max((src / f).stat().st_mtime for f in CORE_FILES)
+        module_sources = [rel for rel in SOURCES if args.module.exists() and
+                          str(src / rel) in compile_units(args.dwarfdump, args.module)]
+        policy_in = "kmod/mltcp_policy.c" in module_sources
+        newest = max((src / f).stat().st_mtime for f in CORE_FILES
+                     if policy_in or not f.startswith("kmod/mltcp_policy"))
         built = args.module.exists() and args.module.stat().st_mtime >= newest
         if not built and args.skip_unbuilt_module:
-            print(f"skipped: {args.module} missing or older than the core (scripts/build-kmod)")
+            print(f"skipped: {args.module} missing or older than the core or the policy "
+                  f"(scripts/build-kmod)")
             return 77
         if not args.module.exists():
             fail(f"{args.module} not found (scripts/build-kmod)")
         elif not built:
-            fail(f"{args.module.name} is older than the core: rebuild (scripts/build-kmod)")
+            fail(f"{args.module.name} is older than the core or the policy: rebuild "
+                 f"(scripts/build-kmod)")
+        elif "kmod/mltcp_core.c" not in module_sources:
+            fail(f"{args.module.name} is not built from kmod/mltcp_core.c")
         else:
-            ko = core_decls(subprograms(args.dwarfdump, args.module), core_paths, names)
-            for name in sorted(bpf):
+            for rel in SOURCES:
+                if rel not in module_sources:
+                    print(f"note: {args.module.name} is not built from {rel}: its functions "
+                          f"are proven for the BPF object only")
+            files = {str(src / rel) for rel in module_sources}
+            ko_names = {name for name, path in defined_in.items() if path in files}
+            ko = core_decls(subprograms(args.dwarfdump, args.module), core_paths, ko_names)
+            shared = {name for name in bpf if defined_in[name] in files}
+            for name in sorted(shared):
                 if name not in ko:
                     fail(f"{name} is in the BPF object but not in {args.module.name}")
                 elif ko[name] != bpf[name]:
                     fail(f"{name}: module {ko[name]}, BPF object {bpf[name]}")
-            if names - set(ko):
-                fail(f"{args.module.name} lacks core functions {sorted(names - set(ko))}")
-            print(f"ok: {args.module.name} has the {len(ko)} core functions of "
-                  f"kmod/mltcp_core.c; the {len(bpf)} also in the BPF object at the same lines")
+            if ko_names - set(ko):
+                fail(f"{args.module.name} lacks functions {sorted(ko_names - set(ko))}")
+            print(f"ok: {args.module.name} has the {len(ko)} functions of "
+                  f"{' and '.join(module_sources)}; the {len(shared)} also in the BPF object "
+                  f"at the same lines")
 
     if failures:
         print(f"{len(failures)} failure(s)")

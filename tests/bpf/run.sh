@@ -1,27 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The BPF twin's tests on this machine's own kernel (no VM), after the build:
-#   1. same core source: the BPF object, its skeleton and tcp_mltcp.ko were
-#      compiled from kmod/mltcp_core.c as it is in the tree (builds the module,
-#      ~3 s, if it is missing or stale);
-#   2. tests/bpf/test_bpf_host.py: load, flows through a 1 Gbit/s tbf between
-#      network namespaces, iterations, parameters, unload, 10x load/unload;
-#   3. tests/bpf/test_mltcpctl_bpf.py: mltcpctl's jobs and flows against this
-#      backend, backend selection, refusals.
+#   1. same source: the BPF object, its skeleton and tcp_mltcp.ko were
+#      compiled from kmod/mltcp_core.c and kmod/mltcp_policy.c as they are in
+#      the tree (builds the module, ~3 s, if it is missing or stale);
+#   2. tests/bpf/test_bpf_host.py: mltcpctl bpf load, flows through a 1 Gbit/s
+#      tbf between network namespaces, iterations, defaults, unload, 10x
+#      load/unload;
+#   3. tests/bpf/test_mltcpctl_bpf.py: mltcpctl's jobs, flows and defaults
+#      against this backend, backend selection, refusals.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 cd "$top"
-bpf_out=$build/userspace/bpf
+bpf_out=$build/bpf
+tool=$build/userspace/mltcpctl/mltcpctl
 
 if [[ ! -e /sys/kernel/btf/vmlinux ]]; then
 	echo "tests/bpf: this kernel has no BTF (/sys/kernel/btf/vmlinux): cannot test the BPF twin" >&2
 	exit 1
 fi
-if [[ ! -x $bpf_out/mltcp-bpf ]]; then
-	echo "tests/bpf: $bpf_out/mltcp-bpf not built (see cmake's \"BPF backend\" message)" >&2
+if [[ ! -e $bpf_out/mltcp.bpf.o || ! -x $tool ]] || ! "$tool" -V | grep -q "BPF backend"; then
+	echo "tests/bpf: $tool not built with the BPF backend (see cmake's \"BPF backend\" message)" >&2
 	exit 1
 fi
 
@@ -31,6 +33,6 @@ scripts/build-kmod >/dev/null
 	--source-dir "$top" --bpf-object "$bpf_out/mltcp.bpf.o" \
 	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
 
-MLTCP_BPF_TOOL=$bpf_out/mltcp-bpf MLTCPCTL_TOOL=$build/userspace/mltcpctl/mltcpctl \
+MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o \
 	/usr/bin/python3 -m pytest -p no:cacheprovider -v -rA \
 	tests/bpf </dev/null

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The BPF twin on this machine's own kernel, no VM: mltcp-bpf load, flows
+"""The BPF twin on this machine's own kernel, no VM: mltcpctl bpf load, flows
 between two network namespaces through a 1 Gbit/s tbf bottleneck (the host
-has no netem: RTT comes from queueing only), iteration detection, parameters
-through the config map, unload with live sockets, repeated load/unload.
+has no netem: RTT comes from queueing only), iteration detection, defaults
+through the config map (mltcpctl defaults), unload with live sockets,
+repeated load/unload.
 
 Needs root and a kernel with BTF and BPF TCP congestion control. The tool is
-$MLTCP_BPF_TOOL, else build-bpf/ or build/userspace/bpf/mltcp-bpf.
+$MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl; the BPF object
+$MLTCP_BPF_OBJECT, else build/bpf/mltcp.bpf.o.
 
 Run: /usr/bin/python3 -m pytest -v tests/bpf
 """
@@ -32,25 +34,20 @@ SINK_PORT, IPERF_PORT = 9000, 5201
 RATE_MBIT = 1000
 
 
-def find_tool():
-    env = os.environ.get("MLTCP_BPF_TOOL")
-    if env:
-        return Path(env)
-    for build in ("build-bpf", "build"):
-        path = TOP / build / "userspace/bpf/mltcp-bpf"
-        if path.exists():
-            return path
-    return None
+TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
+OBJECT = Path(os.environ.get("MLTCP_BPF_OBJECT", TOP / "build/bpf/mltcp.bpf.o"))
+DEFAULTS = ("slope", "1.6", "intercept", "0.2", "idle-gap", "20ms", "base", "cubic", "mode",
+            "md-restart")
 
-
-TOOL = find_tool()
 
 @pytest.fixture(autouse=True)
 def prerequisites():
     """Missing prerequisites fail the suite: a skipped test must not pass CI."""
     assert os.geteuid() == 0, "the BPF host tests need root"
     assert Path("/sys/kernel/btf/vmlinux").exists(), "this kernel has no BTF"
-    assert TOOL is not None, "mltcp-bpf is not built (is pkg-config/libbpf-dev installed?)"
+    assert TOOL.exists(), f"{TOOL} is not built"
+    assert "BPF backend" in run(TOOL, "-V").stdout, \
+        "mltcpctl was built without the BPF backend (is pkg-config/libbpf-dev installed?)"
 
 
 def run(*args, check=True, **kw):
@@ -72,7 +69,7 @@ def available():
 
 
 def status():
-    return tool_json("status")
+    return tool_json("bpf", "status")
 
 
 def stats():
@@ -103,7 +100,7 @@ def wait_until(pred, timeout=5.0, what="condition"):
 
 
 def unload_quietly():
-    tool("unload", check=False)
+    tool("bpf", "unload", check=False)
 
 
 def our_programs():
@@ -122,7 +119,7 @@ def our_maps():
 
 
 def flows(netns=NS_SEND):
-    return tool_json("-n", netns, "flows")
+    return tool_json("-b", "bpf", "-n", netns, "flow", "show")
 
 
 def flow_by_sport(sport, netns=NS_SEND):
@@ -173,15 +170,14 @@ def clean_slate():
     unload_quietly()
     assert not set(NAMES) & set(available()), "mltcp names registered by something else"
     yield
-    tool("set", "slope", "1.6", "intercept", "0.2", "idle_gap_us", "20000", "base", "cubic",
-         "mode", "ai", check=False)
+    tool("defaults", "set", "global", *DEFAULTS, check=False)
     unload_quietly()
 
 
 @pytest.fixture
 def loaded():
     if not PIN_DIR.exists():
-        tool("load")
+        tool("bpf", "load")
     yield
 
 
@@ -202,6 +198,16 @@ def close(proc):
     proc.wait(timeout=30)
 
 
+def onoff_flow(nbytes, count, idle_ms):
+    """Runs an on-off flow to its end; returns how flow show lists it then."""
+    proc, sport = start_onoff(nbytes, count, idle_ms)
+    try:
+        finish(proc)
+        return flow_by_sport(sport)
+    finally:
+        close(proc)
+
+
 def iperf(cc, seconds=3):
     """Bulk flow with CC; returns (Mbit/s received, whether ss -ti showed CC mid-flow)."""
     proc = ns_popen(NS_SEND, "iperf3", "-c", RECV_IP, "-p", IPERF_PORT, "-t", seconds, "-C", cc,
@@ -219,7 +225,7 @@ def iperf(cc, seconds=3):
 
 
 def test_load_registers_the_three_names():
-    out = tool("load")
+    out = tool("bpf", "load")
     assert "loaded mltcp mltcp_reno mltcp_cubic" in out.stdout
     for name in NAMES:
         assert name in available()
@@ -237,15 +243,19 @@ def test_load_registers_the_three_names():
 
 
 def test_loaded_code_comes_from_the_core_source(loaded):
-    """The kernel's line info for the running program names kmod/mltcp_core.c."""
+    """The kernel's line info for the running programs names kmod/mltcp_core.c
+    (the per-ACK arithmetic) and kmod/mltcp_policy.c (matching and latching)."""
     out = run("bpftool", "prog", "dump", "xlated", "name", "mltcp_cong_avd", "linum").stdout
     files = set(re.findall(r"\[file:(\S+) line_num:", out))
     assert str(TOP / "kmod/mltcp_core.c") in files, files
     assert not any(f.endswith("tcp_mltcp.c") for f in files)
+    out = run("bpftool", "prog", "dump", "xlated", "name", "mltcp_init", "linum").stdout
+    files = set(re.findall(r"\[file:(\S+) line_num:", out))
+    assert str(TOP / "kmod/mltcp_policy.c") in files, files
 
 
 def test_second_load_is_refused(loaded):
-    r = tool("load", check=False)
+    r = tool("bpf", "load", check=False)
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "already loaded" in r.stderr
     assert set(NAMES) <= set(available())
@@ -261,13 +271,17 @@ def test_unprivileged_socket_may_select_it(loaded):
 
 
 def test_missing_privileges_are_named(loaded):
-    for cmd in (["load"], ["unload"], ["set", "slope", "1"], ["status"]):
+    before = status()["params"]
+    for cmd in (["bpf", "load"], ["bpf", "unload"], ["-b", "bpf", "defaults", "set", "global",
+                                                     "slope", "1"],
+                ["bpf", "status"], ["-b", "bpf", "defaults", "show"]):
         r = run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", TOOL, *cmd,
                 check=False)
         assert r.returncode == 1, cmd
         assert r.stderr.count("\n") == 1, r.stderr
         assert "CAP_BPF" in r.stderr and "root" in r.stderr, r.stderr
     assert set(NAMES) <= set(available())
+    assert status()["params"] == before
 
 
 # ---- flows through the bottleneck ----
@@ -287,12 +301,7 @@ def test_bulk_flow_uses_it_at_1gbit(netns_pair, loaded, cc, base):
 def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
     nbytes, count = 4 << 20, 8
     before = stats()
-    proc, sport = start_onoff(nbytes, count, idle_ms=100)
-    try:
-        finish(proc)
-        flow = flow_by_sport(sport)
-    finally:
-        close(proc)
+    flow = onoff_flow(nbytes, count, idle_ms=100)
     after = stats()
     print(flow)
     assert flow["ca"] == "mltcp" and flow["base"] == "cubic" and flow["mode"] == "md-restart"
@@ -305,12 +314,7 @@ def test_on_off_flow_iterations_are_detected(netns_pair, loaded):
 
 def test_pauses_shorter_than_the_gap_are_not_iterations(netns_pair, loaded):
     before = stats()
-    proc, sport = start_onoff(1 << 20, 5, idle_ms=5)
-    try:
-        finish(proc)
-        flow = flow_by_sport(sport)
-    finally:
-        close(proc)
+    flow = onoff_flow(1 << 20, 5, idle_ms=5)
     after = stats()
     assert flow["iterations"] == 0 and flow["iter_bytes"] == 0 and flow["f"] == 1.0
     # At least the 4 pauses; the sender may also stall inside a burst on this
@@ -326,9 +330,11 @@ def test_set_changes_the_defaults_of_new_flows(netns_pair, loaded):
     old, old_sport = start_onoff(1 << 20, 1, idle_ms=1)
     finish(old)
     try:
-        out = tool("set", "slope", "3.2", "intercept", "0.4", "base", "reno")
-        assert out.stdout.strip() == (
-            "defaults slope 3.200 intercept 0.400 idle_gap_us 20000 base reno mode md-restart")
+        out = tool("defaults", "set", "global", "slope", "3.2", "intercept", "0.4", "base",
+                   "reno")
+        assert out.stdout == ""
+        assert tool("defaults", "show").stdout.strip() == (
+            "slope 3.2 intercept 0.4 idle-gap 20ms base reno mode md-restart")
         new, new_sport = start_onoff(1 << 20, 1, idle_ms=1)
         finish(new)
         try:
@@ -337,26 +343,21 @@ def test_set_changes_the_defaults_of_new_flows(netns_pair, loaded):
             close(new)
     finally:
         close(old)
-        tool("set", "slope", "1.6", "intercept", "0.2", "base", "cubic")
+        tool("defaults", "set", "global", "slope", "1.6", "intercept", "0.2", "base", "cubic")
     assert (fresh["slope"], fresh["intercept"], fresh["base"]) == (3.2, 0.4, "reno")
     # Latched when the flow chose MLTCP, as in the module.
     assert (latched["slope"], latched["intercept"], latched["base"]) == (1.6, 0.2, "cubic")
 
 
 def test_idle_gap_set_through_the_map_takes_effect(netns_pair, loaded):
-    tool("set", "idle_gap_us", "60s")
+    tool("defaults", "set", "global", "idle-gap", "60s")
     try:
         assert status()["params"]["idle_gap_us"] == 60000000
         before = stats()
-        proc, sport = start_onoff(1 << 20, 4, idle_ms=100)
-        try:
-            finish(proc)
-            flow = flow_by_sport(sport)
-        finally:
-            close(proc)
+        flow = onoff_flow(1 << 20, 4, idle_ms=100)
         after = stats()
     finally:
-        tool("set", "idle_gap_us", "20000")
+        tool("defaults", "set", "global", "idle-gap", "20ms")
     # 100 ms pauses, detected with the default 20 ms gap, are short of 60 s.
     assert flow["iterations"] == 0
     assert after["tx_start_short_gap"] - before["tx_start_short_gap"] >= 3
@@ -364,29 +365,99 @@ def test_idle_gap_set_through_the_map_takes_effect(netns_pair, loaded):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["slope", "16.001"], "slope: expected a decimal in [0, 16]"),
-    (["intercept", "-1"], "intercept: expected a decimal"),
-    (["idle_gap_us", "999"], "idle_gap_us: expected microseconds in [1000, 60000000]"),
-    (["base", "bbr"], "base: expected reno|cubic"),
-    (["mode", "fast"], "mode: expected ai|md|both|restart"),
+    (["slope", "16.001"], "slope 16.001: out of range (allowed 0 to 16)"),
+    (["intercept", "-1"], "intercept \"-1\": not a decimal number"),
+    (["idle-gap", "999us"], "idle-gap 999us: out of range (allowed 1ms to 60s)"),
+    (["idle-gap", "20000"], "idle-gap \"20000\": not a duration"),
+    (["base", "bbr"], "unknown base \"bbr\""),
+    (["mode", "fast"], "unknown mode \"fast\""),
+    (["slope", "2", "mode", "fast"], "unknown mode \"fast\""),
 ])
 def test_out_of_range_values_are_refused(loaded, args, message):
     before = status()["params"]
-    r = tool("set", *args, check=False)
-    assert r.returncode == 1
+    r = tool("defaults", "set", "global", *args, check=False)
+    assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert status()["params"] == before
 
 
 def test_load_takes_initial_values():
     unload_quietly()
-    out = tool_json("load", "slope", "2", "intercept", "0", "mode", "both", "idle_gap_us", "5ms")
+    out = tool_json("bpf", "load", "slope", "2", "intercept", "0", "mode", "both", "idle-gap",
+                    "5ms")
     assert out["params"]["slope"] == 2.0 and out["params"]["mode"] == "both"
     assert status()["params"]["idle_gap_us"] == 5000
     unload_quietly()
-    r = tool("load", "slope", "99", check=False)
-    assert r.returncode == 1 and "slope" in r.stderr
+    r = tool("bpf", "load", "slope", "99", check=False)
+    assert r.returncode == 2 and "slope" in r.stderr and r.stderr.count("\n") == 1
     assert not set(NAMES) & set(available()) and not PIN_DIR.exists()
+
+
+# ---- defaults: one set for the host ----
+
+
+def test_defaults_show_is_global_either_way(loaded):
+    want = {"backend": "bpf", "scope": "global", "slope": 1.6, "intercept": 0.2,
+            "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}
+    assert tool_json("defaults", "show") == want
+    assert tool_json("defaults", "show", "global") == want
+    assert tool_json("-b", "bpf", "-n", NS_SEND, "defaults", "show") == want
+    assert tool("defaults", "show").stdout == (
+        "slope 1.6 intercept 0.2 idle-gap 20ms base cubic mode md-restart\n")
+
+
+def test_defaults_set_global_round_trips_exactly(loaded):
+    try:
+        tool("defaults", "set", "global", "slope", "0.0625", "intercept", "1.1", "idle-gap",
+             "1.5s", "base", "reno", "mode", "both-restart")
+        st = status()["params"]
+        assert (st["slope_fixed"], st["intercept_fixed"]) == (64, 1126)
+        assert tool_json("defaults", "show") == {
+            "backend": "bpf", "scope": "global", "slope": 0.063, "intercept": 1.1,
+            "idle_gap_us": 1500000, "base": "reno", "mode": "both-restart"}
+        # What show prints, set takes back.
+        words = tool("defaults", "show").stdout.split()
+        tool("defaults", "set", "global", *words)
+        assert tool("defaults", "show").stdout.split() == words
+        # -n changes nothing for the host-wide set.
+        tool("-n", NS_SEND, "defaults", "set", "global", "slope", "2")
+        assert status()["params"]["slope_fixed"] == 2048
+    finally:
+        tool("defaults", "set", "global", *DEFAULTS)
+    assert tool("defaults", "show").stdout.split() == list(DEFAULTS)
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["defaults", "set", "slope", "2"], 1,
+     "the BPF backend's defaults are one set for the host, not per network namespace"),
+    (["-n", "x", "defaults", "set", "intercept", "1"], 1, "one set for the host"),
+    (["defaults", "set", "slope", "2", "mode", "md"], 2, "mode: global only"),
+    (["defaults", "set", "global"], 2, "defaults set needs a setting"),
+    (["-b", "kmod", "defaults", "set", "global", "slope", "2"], 1,
+     "tcp_mltcp module is not loaded"),
+    (["-n", "x", "bpf", "load"], 2, "the BPF backend is loaded for the whole host"),
+])
+def test_defaults_refusals_change_nothing(netns_pair, loaded, args, code, message):
+    before = status()["params"]
+    if "x" in args:
+        run("ip", "netns", "add", "x")
+    try:
+        r = tool(*args, check=False)
+    finally:
+        if "x" in args:
+            run("ip", "netns", "del", "x")
+    assert r.returncode == code, (r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert status()["params"] == before
+
+
+def test_mode_set_through_the_map_reaches_new_flows(netns_pair, loaded):
+    tool("defaults", "set", "global", "mode", "md")
+    try:
+        flow = onoff_flow(256 << 10, 1, idle_ms=1)
+    finally:
+        tool("defaults", "set", "global", "mode", "md-restart")
+    assert flow["mode"] == "md"
 
 
 # ---- unload ----
@@ -404,7 +475,7 @@ def test_unload_with_a_live_socket(netns_pair, loaded):
         time.sleep(0.3)
         old_id = [m["id"] for m in status()["struct_ops"] if m["name"] == "mltcp"]
 
-        out = tool_json("unload")
+        out = tool_json("bpf", "unload")
         assert sorted(out["unloaded"]) == sorted(NAMES)
         assert out["in_use"] == [{"name": "mltcp", "id": old_id[0], "state": "tobefree"}]
         assert not set(NAMES) & set(available())
@@ -428,7 +499,7 @@ def test_unload_with_a_live_socket(netns_pair, loaded):
         assert re.search(r"^\s+mltcp\s", ss, re.M), ss
 
         # Loading again while the old socket lives gives new, separate maps.
-        tool("load")
+        tool("bpf", "load")
         ids = {m["id"]: m["state"] for m in status()["struct_ops"]}
         assert ids[old_id[0]] == "tobefree" and list(ids.values()).count("inuse") == 3
     finally:
@@ -443,7 +514,7 @@ def test_unload_while_a_namespace_default_uses_it(netns_pair, loaded):
     new sockets still get the unregistered algorithm until the default changes."""
     ns(NS_SEND, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=mltcp_reno")
     try:
-        out = tool_json("unload")
+        out = tool_json("bpf", "unload")
         assert [m["name"] for m in out["in_use"]] == ["mltcp_reno"]
         code = ("import socket; print(socket.socket().getsockopt(socket.IPPROTO_TCP, "
                 "socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode())")
@@ -456,13 +527,12 @@ def test_unload_while_a_namespace_default_uses_it(netns_pair, loaded):
 def test_unload_finds_registrations_without_pins():
     """E.g. "bpftool struct_ops register": unload finds them by name."""
     unload_quietly()
-    obj = TOOL.parent / "mltcp.bpf.o"
-    run("bpftool", "struct_ops", "register", obj)
+    run("bpftool", "struct_ops", "register", OBJECT)
     try:
         assert set(NAMES) <= set(available())
-        r = tool("load", check=False)
+        r = tool("bpf", "load", check=False)
         assert r.returncode == 1 and "already registered" in r.stderr
-        out = tool_json("unload")
+        out = tool_json("bpf", "unload")
         assert sorted(out["unloaded"]) == sorted(NAMES)
     finally:
         for name in NAMES:
@@ -473,16 +543,16 @@ def test_unload_finds_registrations_without_pins():
 def test_repeated_load_unload_leaves_nothing(netns_pair):
     unload_quietly()
     for i in range(10):
-        tool("load")
+        tool("bpf", "load")
         assert set(NAMES) <= set(available()), i
         proc, _ = start_onoff(256 << 10, 2, idle_ms=30, cc=NAMES[i % 3])
         finish(proc)
         close(proc)
-        tool("unload")
+        tool("bpf", "unload")
         assert not set(NAMES) & set(available()), i
     assert not PIN_DIR.exists()
     assert status()["struct_ops"] == []
     wait_until(lambda: not our_programs() and not our_maps(),
                what="programs and maps to be freed")
-    r = tool("unload", check=False)
+    r = tool("bpf", "unload", check=False)
     assert r.returncode == 1 and "not loaded" in r.stderr

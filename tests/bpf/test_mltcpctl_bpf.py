@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """mltcpctl against the BPF backend on this machine's own kernel, no VM:
 backend selection, jobs in the pinned map matched when a flow selects MLTCP,
-flow show reporting each flow's job and settings, refusals that change
-nothing, and "mltcpctl bpf ..." delegating to mltcp-bpf's code.
+flow show reporting each flow's job and settings (from the iterator's binary
+records), refusals that change nothing, and "mltcpctl bpf status".
 
 This host cannot load modules, so the tcp_mltcp family never resolves here
 and auto-selection must pick the BPF backend.
@@ -172,13 +172,21 @@ def test_nothing_loaded_names_both_backends():
         ctl("bpf", "load")
 
 
-def test_bpf_subcommands_delegate_to_the_loader():
+def test_bpf_status():
     st = ctl_json("bpf", "status")
     assert st["loaded"] and st["backend"] == "bpf"
+    assert set(st) == {"backend", "loaded", "pin_dir", "pinned", "registered", "flows",
+                       "params", "stats", "struct_ops"}
     assert (PIN_DIR / "jobs").exists()
-    assert "defaults slope 1.600" in ctl("bpf", "status").stdout
+    text = ctl("bpf", "status").stdout.splitlines()
+    assert text[:4] == ["backend bpf", f"loaded yes (pinned in {PIN_DIR})",
+                        "registered mltcp mltcp_reno mltcp_cubic",
+                        "defaults slope 1.6 intercept 0.2 idle-gap 20ms base cubic mode "
+                        "md-restart"], text
+    assert text[4].startswith("stats flows_started ") and text[5].startswith("struct_ops mltcp ")
+    assert ctl("bpf").stdout.splitlines() == text
     err = refused("bpf", "frobnicate", code=2)
-    assert "unknown command" in err
+    assert "unknown bpf command" in err
 
 
 # ---- jobs and flows ----
@@ -208,6 +216,7 @@ def test_matching_flow_gets_the_job_and_others_the_defaults(flows):
     assert m["job"] == 1 and m["dport"] == JOB_PORT
     assert settings(m) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
     assert m["exempt"] is False and m["ca"] == "mltcp" and m["cookie"] > 0
+    assert m["src"] == SEND_IP and m["dst"] == RECV_IP and m["mode"] == "md-restart"
     assert o["job"] is None and settings(o) == DEFAULTS
     # The job filter, and the same fields as text.
     assert [f["sport"] for f in ctl_json("-n", NS_SEND, "flow", "show", "job", 1)] == [
@@ -215,6 +224,24 @@ def test_matching_flow_gets_the_job_and_others_the_defaults(flows):
     text = ctl("-n", NS_SEND, "flow", "show", "job", "1").stdout
     assert f":{match.sport} -> {RECV_IP}:{JOB_PORT} job 1 ca mltcp" in text, text
     assert "slope 2 intercept 0.5" in text, text
+
+
+def test_listeners_are_not_listed(pair):
+    """A listener that selected MLTCP has not run its init (no parameters
+    latched): the iterator skips it, as the module's listings do."""
+    code = ("import socket, sys; s = socket.socket(); "
+            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'mltcp'); "
+            "s.bind(('0.0.0.0', 7777)); s.listen(); print('listening', flush=True); "
+            "sys.stdin.readline()")
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", "-c", code)
+    try:
+        assert proc.stdout.readline().strip() == "listening", proc.stderr.read()
+        ss = run("ip", "netns", "exec", NS_SEND, "ss", "-tlni", "sport", "= :7777").stdout
+        assert "mltcp" in ss, ss
+        assert [f for f in ctl_json("-n", NS_SEND, "flow", "show") if f["sport"] == 7777] == []
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
 
 
 def test_first_match_in_ascending_id(flows):

@@ -2,9 +2,10 @@
 //
 // libFuzzer target: mltcpctl's command line parser. The input is split at
 // NUL bytes into arguments. Whatever it gets, the parser must return either
-// a command or a one-line error, and a parsed job must be within the
-// kernel's ranges (so the parser never lets through what the kernel would
-// refuse as out of range).
+// a command or a one-line error, and a parsed job or defaults change must be
+// within the kernel's ranges (so the parser never lets through what the
+// kernel would refuse as out of range); the text a defaults change writes to
+// a sysctl must parse, with the kernel's own parser, to the value checked.
 #include <sys/socket.h>
 
 #include <cstddef>
@@ -50,6 +51,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check((j.clear & ~static_cast<uint32_t>(MLTCP_JOB_F_ALL)) == 0);
 	if (j.peer)
 		(void)mltcpctl::format_prefix(*j.peer);
+
+	const mltcpctl::DefaultsChange &c = r.command->settings;
+	mltcp_params p;
+	mltcp_params_default(&p);
+	c.apply(p);
+	check(mltcp_params_valid(&p));
+	check(r.command->action != mltcpctl::Action::DefaultsSet || c.given);
+	check(r.command->action != mltcpctl::Action::DefaultsSet || r.command->global ||
+	      !c.has(MLTCP_PARAM_MODE));
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		auto which = static_cast<mltcp_param>(i);
+		u32 value;
+
+		if (!c.has(which))
+			continue;
+		check(mltcp_param_parse(which, c.text[i].c_str(), &value) == 0);
+		check(value == mltcp_param_get(&c.values, which));
+	}
 	(void)mltcpctl::usage(r.command->help_topic);
 	return 0;
 }

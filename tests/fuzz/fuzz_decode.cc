@@ -2,13 +2,15 @@
 //
 // libFuzzer target: mltcpctl's decoders of kernel replies (jobs, flows,
 // acks with extended-ack attributes, controller replies), fed arbitrary
-// bytes as a received netlink datagram. A decoded job or flow must encode
-// again and decode to itself.
+// bytes as a received netlink datagram, and the decoder of the BPF flow
+// iterator's records, fed the same bytes. A decoded job or flow must encode
+// again and decode to itself; records decode whole or not at all.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
+#include "bpf_jobs.h"
 #include "message.h"
 #include "uapi/mltcp.h"
 
@@ -45,6 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)ack->message.size();
 		(void)decode_family(nlh);
 	}
+	std::string error;
+	auto records = decode_flow_records(
+		std::string_view(reinterpret_cast<const char *>(data), size), &error);
+	if (records ? records->size() * sizeof(mltcp_bpf_record) != size
+		    : error.empty() || error.find('\n') != std::string::npos)
+		abort();
 	Bytes req(buf.begin(), buf.end());
 	for (uint32_t off = 0; off < 64 && off < size; off++)
 		(void)attr_at(req, off);

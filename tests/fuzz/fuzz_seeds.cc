@@ -8,11 +8,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "message.h"
+#include "mltcp_bpf.h"
 #include "uapi/mltcp.h"
 
 using namespace mltcpctl;
@@ -53,7 +55,11 @@ int main(int argc, char **argv)
 	       args({ "-j", "-n", "h1", "flow", "show", "job", "3" }),
 	       args({ "monitor", "job", "1", "interval", "200ms", "count", "3" }),
 	       args({ "job", "del", "4" }), args({ "j", "s", "9" }), args({ "help", "job" }),
-	       args({ "job", "add", "1", "peer", "fd00::/64", "iter-bytes", "1.5G" }) })
+	       args({ "job", "add", "1", "peer", "fd00::/64", "iter-bytes", "1.5G" }),
+	       args({ "defaults", "set", "global", "slope", "0.0625", "idle-gap", "1.5s", "base",
+		      "reno", "mode", "md-restart" }),
+	       args({ "-n", "h1", "defaults", "show" }),
+	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }) })
 		write(dir + "/args/seed" + std::to_string(n++), a);
 
 	Job job;
@@ -94,6 +100,17 @@ int main(int argc, char **argv)
 	for (const Bytes &s : seeds)
 		all.insert(all.end(), s.begin(), s.end());
 	seeds.push_back(all);
+	// Two records of the BPF flow iterator.
+	mltcp_bpf_record rec{};
+	rec.magic = MLTCP_BPF_RECORD_MAGIC;
+	rec.size = sizeof(rec);
+	rec.flow.family = AF_INET;
+	rec.flow.mode = MLTCP_MODE_MD;
+	snprintf(rec.flow.ca, sizeof(rec.flow.ca), "mltcp");
+	Bytes records(2 * sizeof(rec));
+	memcpy(records.data(), &rec, sizeof(rec));
+	memcpy(records.data() + sizeof(rec), &rec, sizeof(rec));
+	seeds.push_back(records);
 	n = 0;
 	for (const Bytes &s : seeds)
 		write(dir + "/decode/seed" + std::to_string(n++), s);

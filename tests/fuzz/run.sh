@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Build the libFuzzer targets of mltcpctl (its argument parser and its
-# decoder of kernel replies) with clang, AddressSanitizer and UBSan, and run
+# Build the libFuzzer targets of mltcpctl (its argument parser, its decoder
+# of kernel replies and of the BPF iterator's records) with clang, AddressSanitizer and UBSan, and run
 # each for a bounded time from seeds made by the real encoders. Fails if a
 # target finds a crash, a leak, undefined behaviour or a timeout.
 #
@@ -26,19 +26,20 @@ cc=${CC_FUZZ:-clang}
 command -v "$cxx" >/dev/null || { echo "fuzz: $cxx not found (apt-get install clang)" >&2; exit 1; }
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
-inc=(-I"$top/userspace/mltcpctl" -I"$top/userspace/common" -I"$top/kmod")
+inc=(-I"$top/userspace/mltcpctl" -I"$top/userspace/common" -I"$top/kmod" -I"$top/bpf")
 src=("$top/userspace/mltcpctl/args.cc" "$top/userspace/mltcpctl/message.cc"
-     "$top/userspace/common/units.cc")
+     "$top/userspace/mltcpctl/bpf_jobs.cc" "$top/userspace/common/units.cc")
 
 echo "fuzz: building in $out"
-"$cc" "${san[@]}" -fsanitize=fuzzer-no-link "${inc[@]}" -c "$top/kmod/mltcp_core.c" \
-	-o "$out/mltcp_core.o"
+for c in mltcp_core mltcp_policy; do
+	"$cc" "${san[@]}" -fsanitize=fuzzer-no-link "${inc[@]}" -c "$top/kmod/$c.c" -o "$out/$c.o"
+done
 for t in "${targets[@]}"; do
 	"$cxx" -std=c++17 -Wall -Wextra -Werror "${san[@]}" -fsanitize=fuzzer "${inc[@]}" \
-		"$top/tests/fuzz/$t.cc" "${src[@]}" "$out/mltcp_core.o" -lmnl -o "$out/$t"
+		"$top/tests/fuzz/$t.cc" "${src[@]}" "$out/mltcp_core.o" "$out/mltcp_policy.o" -lmnl -o "$out/$t"
 done
 "$cxx" -std=c++17 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" "$top/tests/fuzz/fuzz_seeds.cc" \
-	"${src[@]}" "$out/mltcp_core.o" -lmnl -o "$out/fuzz_seeds"
+	"${src[@]}" "$out/mltcp_core.o" "$out/mltcp_policy.o" -lmnl -o "$out/fuzz_seeds"
 
 mkdir -p "$out/corpus/args" "$out/corpus/decode" "$out/seeds/args" "$out/seeds/decode"
 "$out/fuzz_seeds" "$out/seeds"

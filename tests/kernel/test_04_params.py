@@ -78,3 +78,18 @@ def test_good_values_through_sysfs():
         for name, value in saved.items():
             write_param(name, value + "\n")
     assert {n: read_param(n) for n in saved} == saved
+
+
+def test_idle_gap_keeps_the_kernels_integer_syntax():
+    """idle_gap_us has always been a uint parameter (kstrtouint, base 0):
+    "0x" hex and a leading "+" are accepted, and the value reads back in
+    decimal."""
+    saved = read_param("idle_gap_us")
+    try:
+        write_param("idle_gap_us", "0x4e20\n")
+        assert read_param("idle_gap_us") == "20000"
+        write_param("idle_gap_us", "+5000\n")
+        assert read_param("idle_gap_us") == "5000"
+    finally:
+        write_param("idle_gap_us", saved + "\n")
+    assert read_param("idle_gap_us") == saved

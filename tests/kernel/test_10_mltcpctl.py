@@ -154,13 +154,16 @@ def test_root_of_a_user_namespace_manages_its_own_jobs():
 def test_help_and_man_page():
     out = ctl("help").stdout
     for word in ("job add ID", "job set ID", "job del ID", "job show [ID]",
-                 "flow show [job ID]", "monitor", "-n[etns] NAME", "-j[son]"):
+                 "flow show [job ID]", "monitor", "-n[etns] NAME", "-j[son]",
+                 "defaults show [global]", "defaults set [global] DEFAULT...",
+                 "bpf { load [DEFAULT]... | unload | status }"):
         assert word in out
     assert "dport LO[-HI]" in ctl("job", "help").stdout
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     page = sh("man", "-l", "-P", "cat", os.path.join(top, "docs", "mltcpctl.8"),
               env=dict(os.environ, MANWIDTH="100"))
-    for word in ("job add", "flow show", "monitor", "net.mltcp.slope", "EXAMPLES"):
+    for word in ("job add", "flow show", "monitor", "defaults set", "bpf load",
+                 "net.mltcp.slope", "EXAMPLES"):
         assert word in page.stdout
 
 

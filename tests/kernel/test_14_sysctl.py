@@ -2,14 +2,15 @@
 """Each network namespace has its own net.mltcp.* defaults: the module
 parameters until the namespace sets its own; out-of-range values are
 refused and change nothing; new flows of a namespace latch its defaults
-(overridden by their job)."""
+(overridden by their job). "mltcpctl defaults" reads and writes them: the
+namespace's sysctls, or with "global" the module parameters."""
 import errno
 import os
 
 import pytest
 
 from bench.topology import Netns
-from nl_ctl import Pair, clear_jobs, ctl, in_netns
+from nl_ctl import NOBODY, Pair, clear_jobs, ctl, ctl_json, error_line, in_netns
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
@@ -27,6 +28,18 @@ BAD = [
 def read(name):
     with open(SYSCTL + name) as f:
         return f.read().strip()
+
+
+def param(name):
+    with open(PARAMS + name) as f:
+        return f.read().strip()
+
+
+def everything(ns_name):
+    """Every default the module has: the namespace's sysctls and the parameters."""
+    with in_netns(ns_name):
+        own = {k: read(k) for k in DEFAULTS}
+    return own, {k: param(k) for k in list(DEFAULTS) + ["mode"]}
 
 
 def write(path, value):
@@ -56,6 +69,18 @@ def test_bad_value_is_refused_and_changes_nothing(ns, name, value):
             write(SYSCTL + name, value + "\n")
         assert err.value.errno == errno.EINVAL
         assert read(name) == before
+
+
+def test_idle_gap_takes_a_leading_plus(ns):
+    """net.mltcp.idle_gap_us is a decimal integer (kstrtou32, base 10):
+    a leading "+" is accepted, hex is not."""
+    with in_netns(ns.name):
+        write(SYSCTL + "idle_gap_us", "+5000\n")
+        assert read("idle_gap_us") == "5000"
+        with pytest.raises(OSError) as err:
+            write(SYSCTL + "idle_gap_us", "0x4e20\n")
+        assert err.value.errno == errno.EINVAL
+        assert read("idle_gap_us") == "5000"
 
 
 def test_sysctl_tool_reports_the_refusal(ns):
@@ -120,3 +145,97 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
     finally:
         write(PARAMS + "slope", saved + "\n")
     assert read("slope") == "1.600"
+
+
+# ---- mltcpctl defaults ----
+
+
+def test_mltcpctl_sets_a_namespace_and_sysctl_reads_it_back(ns):
+    other = Netns("mtsysctl4")
+    try:
+        ctl("-n", ns.name, "defaults", "set", "slope", "3.25", "intercept", "0.125", "idle-gap",
+            "5ms", "base", "reno")
+        assert ns.run("sysctl", "-n", "net.mltcp.slope").stdout.strip() == "3.250"
+        with in_netns(ns.name):
+            assert {k: read(k) for k in DEFAULTS} == {
+                "slope": "3.250", "intercept": "0.125", "idle_gap_us": "5000", "base": "reno"}
+        assert ctl_json("-n", ns.name, "defaults", "show") == {
+            "backend": "kmod", "scope": "netns", "slope": 3.25, "intercept": 0.125,
+            "idle_gap_us": 5000, "base": "reno", "mode": param("mode")}
+        assert ctl("-n", ns.name, "defaults", "show").stdout == (
+            "slope 3.25 intercept 0.125 idle-gap 5ms base reno mode %s\n" % param("mode"))
+        # Through "ip netns exec" too, and nowhere else.
+        assert ctl_json("defaults", "show", netns=ns.name)["slope"] == 3.25
+        assert ctl_json("-n", other.name, "defaults", "show")["slope"] == 1.6
+        assert {k: read(k) for k in DEFAULTS} == DEFAULTS
+        assert param("slope") == "1.600"
+        # The exact value typed reaches the kernel, which rounds it as mltcpctl did.
+        ctl("-n", ns.name, "defaults", "set", "slope", "0.0625")
+        with in_netns(ns.name):
+            pair = Pair(7153)
+            try:
+                assert pair.flow()["slope"] == 0.063  # 64/1024, shown in thousandths
+            finally:
+                pair.close()
+    finally:
+        other.close()
+
+
+def test_mltcpctl_sets_the_global_defaults(ns):
+    saved = {k: param(k) for k in list(DEFAULTS) + ["mode"]}
+    try:
+        with in_netns(ns.name):
+            write(SYSCTL + "intercept", "0.5\n")  # this namespace tunes its own
+        ctl("defaults", "set", "global", "slope", "2.75", "intercept", "0.3", "mode", "md")
+        assert param("slope") == "2.750" and param("intercept") == "0.300"
+        assert param("mode") == "md"
+        assert ctl_json("defaults", "show", "global") == {
+            "backend": "kmod", "scope": "global", "slope": 2.75, "intercept": 0.3,
+            "idle_gap_us": 20000, "base": "cubic", "mode": "md"}
+        # Namespaces that did not set their own value follow; the tuned one keeps it.
+        assert ctl_json("defaults", "show")["slope"] == 2.75
+        own = ctl_json("-n", ns.name, "defaults", "show")
+        assert (own["slope"], own["intercept"], own["mode"]) == (2.75, 0.5, "md")
+        pair = Pair(7154)
+        try:
+            flow = pair.flow()
+            assert (flow["slope"], flow["intercept"], flow["mode"]) == (2.75, 0.3, "md")
+        finally:
+            pair.close()
+    finally:
+        for k, v in saved.items():
+            write(PARAMS + k, v + "\n")
+    assert {k: param(k) for k in saved} == saved
+
+
+@pytest.mark.parametrize("args,message", [
+    (("defaults", "set", "slope", "1", "mode", "md"),
+     "mode: global only (defaults set global mode MODE)"),
+    (("defaults", "set", "slope", "16.001"), "slope 16.001: out of range (allowed 0 to 16)"),
+    (("defaults", "set", "intercept", "-1"), 'intercept "-1": not a decimal number'),
+    (("defaults", "set", "idle-gap", "999us"), "idle-gap 999us: out of range"),
+    (("defaults", "set", "idle-gap", "20000"), 'idle-gap "20000": not a duration'),
+    (("defaults", "set", "base", "bbr"), 'unknown base "bbr"'),
+    (("defaults", "set", "global", "mode", "fast"), 'unknown mode "fast"'),
+    (("defaults", "set", "global", "slope", "2", "base", "RENO"), 'unknown base "RENO"'),
+    (("defaults", "set"), "defaults set needs a setting"),
+])
+def test_mltcpctl_refusals_change_nothing(ns, args, message):
+    before = everything(ns.name)
+    line = error_line(ctl("-n", ns.name, *args, check=False))
+    assert line.startswith("mltcpctl: ") and message in line, line
+    assert everything(ns.name) == before
+
+
+def test_mltcpctl_unprivileged_writes_are_refused(ns):
+    before = everything(ns.name)
+    for args in (("defaults", "set", "slope", "2", "base", "reno"),
+                 ("defaults", "set", "global", "slope", "2")):
+        proc = ctl(*args, user=NOBODY, check=False)
+        assert proc.returncode == 1
+        assert error_line(proc) == ("mltcpctl: permission denied: changing the defaults "
+                                    "needs CAP_NET_ADMIN")
+    assert everything(ns.name) == before
+    # Reading is not privileged.
+    assert ctl_json("defaults", "show", user=NOBODY)["slope"] == 1.6
+    assert ctl_json("defaults", "show", "global", user=NOBODY)["mode"] == param("mode")

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Static checks of the built module on the host (it cannot be loaded here):
 # every parameter is listed by modinfo with a description, the licence lets
-# it use the GPL-only TCP helpers, and it was built for a 6.1 kernel.
+# it use the GPL-only TCP helpers, it was built for a 6.1 kernel, and its
+# files call each other one way only (check-layers.sh).
 set -euo pipefail
 
 ko=${1:-$(dirname "$0")/../../tcp_mltcp.ko}
@@ -22,3 +23,4 @@ for alias in tcp_mltcp_reno tcp_mltcp_cubic; do
 	modinfo -F alias "$ko" | grep -qx "$alias" || fail "alias $alias missing"
 done
 echo "ok: aliases for autoloading mltcp_reno and mltcp_cubic"
+"$(dirname "$0")/check-layers.sh"

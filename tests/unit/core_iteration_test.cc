@@ -47,6 +47,14 @@ public:
 
 	void Wait(uint32_t us) { now_ += us; }
 
+	// A 1 MiB burst, 100 ms of compute, and the resume that starts iteration 2.
+	mltcp_tx_verdict SecondIteration()
+	{
+		Burst(1 << 20);
+		Wait(100 * kMs);
+		return Resume();
+	}
+
 	// One whole burst: resume, `bytes` acked in `chunks` ACKs over `dur_us`, drain.
 	mltcp_tx_verdict Burst(uint64_t bytes, uint32_t dur_us = 50 * kMs, int chunks = 50)
 	{
@@ -145,9 +153,7 @@ TEST(IterationDetection, NoFalseStartAfterRetransmissionTimeout)
 {
 	FlowEvents flow;
 
-	flow.Burst(1 << 20);
-	flow.Wait(100 * kMs);
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	ASSERT_EQ(flow.SecondIteration(), MLTCP_TX_NEW_ITERATION);
 	flow.Ack(100'000);
 	// The tail is lost; 300 ms later the RTO retransmits with nothing in flight.
 	flow.Wait(300 * kMs);
@@ -163,9 +169,7 @@ TEST(IterationDetection, StaleDrainIsNotReusedAfterAnRto)
 {
 	FlowEvents flow;
 
-	flow.Burst(1 << 20);
-	flow.Wait(100 * kMs);
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	ASSERT_EQ(flow.SecondIteration(), MLTCP_TX_NEW_ITERATION);
 	// Recovery ends and the window is retransmitted with nothing outstanding
 	// in the core's view: the drain from the previous compute phase was
 	// consumed by the resume above and must not count again.
@@ -178,9 +182,7 @@ TEST(IterationDetection, NoFalseStartAfterZeroWindowStall)
 {
 	FlowEvents flow;
 
-	flow.Burst(1 << 20);
-	flow.Wait(100 * kMs);
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	ASSERT_EQ(flow.SecondIteration(), MLTCP_TX_NEW_ITERATION);
 	flow.Ack(200'000);
 	// The receiver stops reading: everything sent is acked, more is queued.
 	flow.Drain(/*app_idle=*/false);
@@ -194,9 +196,7 @@ TEST(IterationDetection, NoFalseStartAfterMidTransferPauseShorterThanGap)
 	FlowEvents flow;
 	const uint32_t gap = flow.params().idle_gap_us;
 
-	flow.Burst(1 << 20);
-	flow.Wait(100 * kMs);
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	ASSERT_EQ(flow.SecondIteration(), MLTCP_TX_NEW_ITERATION);
 	flow.Ack(500'000);
 	flow.Drain();
 	flow.Wait(gap / 2);

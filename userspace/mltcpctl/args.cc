@@ -6,7 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "mltcp_core.h"
+#include "mltcp_bpf.h"
+#include "mltcp_policy.h"
 #include "uapi/mltcp.h"
 #include "units.h"
 
@@ -224,6 +225,27 @@ uint64_t parse_iter_bytes(std::string_view text)
 	return *bytes;
 }
 
+// A name of the policy's, for match(): bases and modes.
+template <typename T> std::vector<Keyword<T>> names(const char *(*name)(u32), u32 first, u32 last)
+{
+	std::vector<Keyword<T>> table;
+
+	for (u32 v = first; v <= last; v++)
+		table.push_back({ name(v), static_cast<T>(v) });
+	return table;
+}
+
+uint8_t parse_base(std::string_view text)
+{
+	return match(text, names<uint8_t>(mltcp_base_name, MLTCP_BASE_RENO, MLTCP_BASE_CUBIC),
+		     "base");
+}
+
+uint8_t parse_mode(std::string_view text)
+{
+	return match(text, names<uint8_t>(mltcp_mode_name, MLTCP_MODE_AI, MLTCP_MODE_ALL), "mode");
+}
+
 enum class Key { Dport, Sport, Peer, Mark, Slope, Intercept, IdleGap, IterBytes, Base, Exempt };
 
 const std::vector<Keyword<Key>> kJobKeys = {
@@ -319,12 +341,7 @@ void parse_job_args(Args &a, Job &job, bool set)
 			break;
 		case Key::IdleGap: job.idle_gap_us = parse_idle_gap(text); break;
 		case Key::IterBytes: job.iter_bytes = parse_iter_bytes(text); break;
-		case Key::Base:
-			job.base = match<uint8_t>(text,
-						  { { "reno", MLTCP_GENL_BASE_RENO },
-						    { "cubic", MLTCP_GENL_BASE_CUBIC } },
-						  "base");
-			break;
+		case Key::Base: job.base = parse_base(text); break;
 		case Key::Exempt:
 			job.exempt = match<bool>(text, { { "on", true }, { "off", false } },
 						 "exempt value");
@@ -470,8 +487,121 @@ void parse_monitor(Args &a, Command &cmd)
 	}
 }
 
-enum class Opt { Json, Pretty, Netns, Backend, Help, Version };
-enum class Object { Job, Flow, Monitor, Bpf, Help };
+// The defaults' settings, in enum mltcp_param order, named as "job" names them.
+const std::vector<Keyword<mltcp_param>> kDefaultKeys = {
+	{ "slope", MLTCP_PARAM_SLOPE },	      { "intercept", MLTCP_PARAM_INTERCEPT },
+	{ "idle-gap", MLTCP_PARAM_IDLE_GAP }, { "base", MLTCP_PARAM_BASE },
+	{ "mode", MLTCP_PARAM_MODE },
+};
+
+// DEFAULT... of "defaults set" and "bpf load".
+void parse_defaults_settings(Args &a, DefaultsChange &c)
+{
+	while (!a.done()) {
+		mltcp_param which = match(a.next(), kDefaultKeys, "setting");
+		const char *name = kDefaultKeys[which].name;
+		char text[MLTCP_PARAM_TEXT];
+		u32 value = 0;
+
+		if (c.has(which))
+			fail(std::string(name) + " given twice");
+		std::string_view word = a.value(name);
+		switch (which) {
+		case MLTCP_PARAM_SLOPE: value = parse_fixed(name, word, MLTCP_SLOPE_MAX); break;
+		case MLTCP_PARAM_INTERCEPT:
+			value = parse_fixed(name, word, MLTCP_INTERCEPT_MAX);
+			break;
+		case MLTCP_PARAM_IDLE_GAP: value = parse_idle_gap(word); break;
+		case MLTCP_PARAM_BASE: value = parse_base(word); break;
+		case MLTCP_PARAM_MODE: value = parse_mode(word); break;
+		case MLTCP_NR_PARAMS: break;
+		}
+		// The kernel's text: a decimal as typed (the kernel rounds it as
+		// mltcp_parse_fixed() just did), else the policy's form of the value.
+		if (which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT)
+			c.text[which] = std::string(word);
+		else if (mltcp_param_format(which, value, text, sizeof(text)) >= 0)
+			c.text[which] = text;
+		mltcp_param_set(&c.values, which, value);
+		c.given |= 1U << which;
+	}
+}
+
+bool is_keyword(const Args &a, const char *keyword)
+{
+	std::string_view word = a.done() ? std::string_view() : a.peek();
+
+	return !word.empty() && std::string_view(keyword).substr(0, word.size()) == word;
+}
+
+void parse_defaults(Args &a, Command &cmd)
+{
+	cmd.action = Action::DefaultsShow;
+	if (a.done())
+		return;
+	enum class Sub { Show, Set, Help };
+	Sub sub = match<Sub>(a.next(),
+			     { { "show", Sub::Show },
+			       { "list", Sub::Show },
+			       { "set", Sub::Set },
+			       { "change", Sub::Set },
+			       { "help", Sub::Help } },
+			     "defaults command");
+	if (sub == Sub::Help) {
+		cmd.action = Action::Help;
+		cmd.help_topic = "defaults";
+		no_more(a, "help");
+		return;
+	}
+	if (is_keyword(a, "global")) {
+		a.next();
+		cmd.global = true;
+	}
+	if (sub == Sub::Show) {
+		no_more(a, cmd.global ? "defaults show global" : "defaults show");
+		return;
+	}
+	cmd.action = Action::DefaultsSet;
+	parse_defaults_settings(a, cmd.settings);
+	if (!cmd.settings.given)
+		fail("defaults set needs a setting (slope, intercept, idle-gap, base or mode)");
+	if (cmd.settings.has(MLTCP_PARAM_MODE) && !cmd.global)
+		fail("mode: global only (defaults set global mode MODE)");
+}
+
+void parse_bpf(Args &a, Command &cmd)
+{
+	cmd.action = Action::BpfStatus;
+	if (a.done())
+		return;
+	enum class Sub { Load, Unload, Status, Help };
+	Sub sub = match<Sub>(a.next(),
+			     { { "load", Sub::Load },
+			       { "unload", Sub::Unload },
+			       { "status", Sub::Status },
+			       { "show", Sub::Status },
+			       { "help", Sub::Help } },
+			     "bpf command");
+	switch (sub) {
+	case Sub::Load:
+		cmd.action = Action::BpfLoad;
+		parse_defaults_settings(a, cmd.settings);
+		break;
+	case Sub::Unload:
+		cmd.action = Action::BpfUnload;
+		no_more(a, "bpf unload");
+		break;
+	case Sub::Status: no_more(a, "bpf status"); break;
+	case Sub::Help:
+		cmd.action = Action::Help;
+		cmd.help_topic = "bpf";
+		no_more(a, "help");
+		break;
+	}
+}
+
+enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
+enum class Object { Job, Flow, Monitor, Defaults, Bpf, Help };
 
 Command parse(const std::vector<std::string> &args)
 {
@@ -486,6 +616,7 @@ Command parse(const std::vector<std::string> &args)
 				     { "pretty", Opt::Pretty },
 				     { "netns", Opt::Netns },
 				     { "backend", Opt::Backend },
+				     { "debug", Opt::Debug },
 				     { "help", Opt::Help },
 				     { "Version", Opt::Version },
 				     { "version", Opt::Version } },
@@ -511,38 +642,43 @@ Command parse(const std::vector<std::string> &args)
 								   { "bpf", BackendKind::Bpf } },
 								 "backend");
 			break;
+		case Opt::Debug: cmd.options.debug = true; break;
 		case Opt::Help: cmd.action = Action::Help; return cmd;
 		case Opt::Version: cmd.action = Action::Version; return cmd;
 		}
 	}
 	if (a.done())
-		fail("missing object (job, flow, monitor, bpf or help)");
+		fail("missing object (job, flow, monitor, defaults, bpf or help)");
 	switch (match<Object>(a.next(),
 			      { { "job", Object::Job },
 				{ "flow", Object::Flow },
 				{ "monitor", Object::Monitor },
+				{ "defaults", Object::Defaults },
 				{ "bpf", Object::Bpf },
 				{ "help", Object::Help } },
 			      "object")) {
 	case Object::Bpf:
-		// mltcp-bpf's own parser reads the rest, so the two tools cannot
-		// drift; it only needs to know the output format.
-		cmd.action = Action::Bpf;
 		if (cmd.options.backend == BackendKind::Kmod)
 			fail("bpf: manages the BPF backend, not \"-b kmod\"");
-		while (!a.done())
-			cmd.bpf_args.emplace_back(a.next());
+		if (!cmd.options.netns.empty())
+			fail("-n: the BPF backend is loaded for the whole host, not per network "
+			     "namespace (drop -n)");
+		parse_bpf(a, cmd);
 		break;
+	case Object::Defaults: parse_defaults(a, cmd); break;
 	case Object::Job: parse_job(a, cmd); break;
 	case Object::Flow: parse_flow(a, cmd); break;
 	case Object::Monitor: parse_monitor(a, cmd); break;
 	case Object::Help:
 		cmd.action = Action::Help;
 		if (!a.done())
-			cmd.help_topic = match<std::string>(
-				a.next(),
-				{ { "job", "job" }, { "flow", "flow" }, { "monitor", "monitor" } },
-				"help topic");
+			cmd.help_topic = match<std::string>(a.next(),
+							    { { "job", "job" },
+							      { "flow", "flow" },
+							      { "monitor", "monitor" },
+							      { "defaults", "defaults" },
+							      { "bpf", "bpf" } },
+							    "help topic");
 		no_more(a, "help TOPIC");
 		break;
 	}
@@ -573,6 +709,16 @@ ParseResult parse_args(const std::vector<std::string> &args)
 	return result;
 }
 
+void DefaultsChange::apply(mltcp_params &params) const
+{
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		auto which = static_cast<mltcp_param>(i);
+
+		if (has(which))
+			mltcp_param_set(&params, which, mltcp_param_get(&values, which));
+	}
+}
+
 std::string usage(std::string_view topic)
 {
 	static const char job[] =
@@ -592,15 +738,29 @@ std::string usage(std::string_view topic)
 	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";
 	static const char monitor[] =
 		"       mltcpctl [OPTIONS] monitor [job ID] [interval DURATION] [count N]\n";
+	static const char defaults[] =
+		"       mltcpctl [OPTIONS] defaults show [global]\n"
+		"       mltcpctl [OPTIONS] defaults set [global] DEFAULT...\n"
+		"DEFAULT := { slope S | intercept I | idle-gap DURATION | base { reno | cubic } |\n"
+		"             mode MODE }\n"
+		"MODE := { ai | md | both | restart | ai-restart | md-restart | both-restart }\n"
+		"  The defaults of new flows. kmod: the network namespace's net.mltcp.*\n"
+		"  sysctls, and the global mode; with \"global\", the module parameters,\n"
+		"  which every namespace follows until it sets its own value (mode is\n"
+		"  global only). bpf: one set for the host; \"set\" needs \"global\".\n";
 	static const char bpf[] =
-		"       mltcpctl [OPTIONS] bpf { load [KEY VALUE]... | unload | status |\n"
-		"                                set KEY VALUE... | flows | help }\n"
-		"  The BPF backend's loader, as mltcp-bpf (see mltcpctl bpf help).\n";
+		"       mltcpctl [OPTIONS] bpf { load [DEFAULT]... | unload | status }\n"
+		"  The BPF backend, the module's twin as BPF struct_ops: load registers\n"
+		"  mltcp, mltcp_reno and mltcp_cubic with these defaults and pins them in\n"
+		"  " MLTCP_BPF_PIN_DIR "; sockets using them keep them after unload.\n";
 	static const char options[] =
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
-		"             -h[elp] | -V[ersion] }\n"
-		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n";
-	std::string out = "Usage: mltcpctl [OPTIONS] { job | flow | monitor | bpf | help } ...\n";
+		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
+		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n"
+		"  -d: libbpf's and the verifier's messages (bpf load).\n";
+	std::string out =
+		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | help } "
+		"...\n";
 
 	if (topic == "job")
 		return out + job + options;
@@ -608,22 +768,26 @@ std::string usage(std::string_view topic)
 		return out + flow + options;
 	if (topic == "monitor")
 		return out + monitor + options;
-	return out + job + flow + monitor + bpf + options;
+	if (topic == "defaults")
+		return out + defaults + options;
+	if (topic == "bpf")
+		return out + bpf + defaults + options;
+	return out + job + flow + monitor + defaults + bpf + options;
 }
 
 std::string format_fixed(uint32_t fixed)
 {
-	uint32_t milli = mltcp_fixed_to_milli(fixed);
-	std::string out = std::to_string(milli / 1000);
-	uint32_t frac = milli % 1000;
+	char buf[MLTCP_PARAM_TEXT];
+	std::string out;
 
-	if (frac) {
-		char buf[8];
-		snprintf(buf, sizeof(buf), ".%03u", frac);
-		out += buf;
-		while (out.back() == '0')
-			out.pop_back();
-	}
+	if (mltcp_format_fixed(fixed, buf, sizeof(buf)) < 0)
+		return "?";
+	out = buf;
+	// "1.600" to "1.6", "16.000" to "16".
+	while (out.back() == '0')
+		out.pop_back();
+	if (out.back() == '.')
+		out.pop_back();
 	return out;
 }
 

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "backend.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 
 #include "commands.h"
+#include "fd.h"
 #include "mltcp_bpf.h"
 #include "netlink.h"
 #include "uapi/mltcp.h"
@@ -24,8 +30,71 @@ const char kNoModule[] = "the tcp_mltcp module is not loaded (no generic netlink
 			 "\"" MLTCP_GENL_NAME "\")";
 const char kNoBpf[] = "the BPF backend is not loaded (no " MLTCP_BPF_PIN_DIR "; mltcpctl bpf load)";
 const char kBpfNoAccess[] = "permission denied: the BPF backend (" MLTCP_BPF_PIN_DIR
-			    ") is root's: its jobs and flows need CAP_BPF, changing jobs also "
-			    "CAP_NET_ADMIN";
+			    ") is root's: its jobs, flows and defaults need CAP_BPF, changing "
+			    "them also CAP_NET_ADMIN";
+
+// The module's defaults: the namespace's net.mltcp.* sysctls (what the
+// calling process's network namespace shows under /proc/sys/net) and the
+// module parameters, which are global and hold the mode.
+const char kSysctlDir[] = "/proc/sys/net/mltcp/";
+const char kParamDir[] = "/sys/module/tcp_mltcp/parameters/";
+
+std::string default_path(mltcp_param which, bool global)
+{
+	return std::string(global || which == MLTCP_PARAM_MODE ? kParamDir : kSysctlDir) +
+	       mltcp_param_name(which);
+}
+
+u32 read_default(mltcp_param which, bool global)
+{
+	std::string path = default_path(which, global), text;
+	std::ifstream in(path);
+	u32 value;
+
+	if (!in)
+		throw Error("cannot read " + path + ": " + strerror(errno));
+	std::getline(in, text);
+	if (mltcp_param_parse(which, text.c_str(), &value) != 0)
+		throw Error("unexpected value in " + path + ": \"" + text + "\"");
+	return value;
+}
+
+// Opens every file first, so that a refusal (permission, a file missing)
+// comes before anything is written; then writes them in order.
+void write_defaults(const DefaultsChange &change, bool global)
+{
+	std::array<mltcp::Fd, MLTCP_NR_PARAMS> fds;
+
+	if (change.has(MLTCP_PARAM_MODE) && !global)
+		throw Error("mode: global only (defaults set global mode MODE)");
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		auto which = static_cast<mltcp_param>(i);
+		std::string path = default_path(which, global);
+
+		if (!change.has(which))
+			continue;
+		fds[i] = mltcp::Fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+		if (fds[i].valid())
+			continue;
+		if (errno == EACCES || errno == EPERM)
+			throw Error("permission denied: changing the defaults needs CAP_NET_ADMIN");
+		throw Error("cannot open " + path + ": " + strerror(errno));
+	}
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		auto which = static_cast<mltcp_param>(i);
+		std::string text = change.text[i] + "\n";
+
+		if (!fds[i].valid())
+			continue;
+		if (write(fds[i].get(), text.data(), text.size()) !=
+		    static_cast<ssize_t>(text.size()))
+			throw Error(std::string(mltcp_param_name(which)) + " " + change.text[i] +
+				    ": refused by the kernel (" +
+				    (errno == EPERM || errno == EACCES ? "permission denied"
+								       : strerror(errno)) +
+				    ")");
+	}
+}
 
 class KmodBackend : public Backend
 {
@@ -46,6 +115,20 @@ public:
 	std::vector<Flow> flows(std::optional<uint32_t> job) override
 	{
 		return client_->flows(job);
+	}
+	Defaults defaults(bool global) override
+	{
+		Defaults d{ name(), global, {} };
+
+		for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+			auto which = static_cast<mltcp_param>(i);
+			mltcp_param_set(&d.params, which, read_default(which, global));
+		}
+		return d;
+	}
+	void set_defaults(const DefaultsChange &change, bool global) override
+	{
+		write_defaults(change, global);
 	}
 
 private:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// The datapath behind the job and flow commands: the tcp_mltcp module over
-// generic netlink, or the BPF struct_ops twin through its pinned maps. Both
+// The datapath behind the job, flow and defaults commands: the tcp_mltcp
+// module over generic netlink and its sysctls and parameters, or the BPF
+// struct_ops twin through its pinned maps. Both
 // take and return the same model (model.h), so the printer, the grammar and
 // the JSON are one for both.
 #ifndef MLTCPCTL_BACKEND_H
@@ -28,6 +29,10 @@ public:
 	virtual Job get_job(uint32_t id) = 0;
 	virtual std::vector<Job> jobs() = 0;
 	virtual std::vector<Flow> flows(std::optional<uint32_t> job) = 0;
+	// The defaults of new flows: global, or this network namespace's.
+	virtual Defaults defaults(bool global) = 0;
+	// Writes the given settings, all or none; throws Error.
+	virtual void set_defaults(const DefaultsChange &change, bool global) = 0;
 };
 
 // What auto-selection looks at.

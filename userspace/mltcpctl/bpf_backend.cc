@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // The BPF backend: jobs in the pinned mltcp_jobs map, flows from the pinned
-// flow iterator (bpf/mltcp.bpf.c). One job table for the host, as BPF maps
-// are not per network namespace. Slots are read and written whole under
-// their spin lock (BPF_F_LOCK), so a flow that starts meanwhile sees a job
-// before or after the change, never half of it; writers also hold an flock
-// on the pin directory, so two mltcpctl processes cannot pick the same free
-// slot or lose each other's change.
+// flow iterator, defaults in the pinned config map (bpf/mltcp_bpf.h). One
+// job table and one set of defaults for the host, as BPF maps are not per
+// network namespace. Slots are read and written whole under their spin lock
+// (BPF_F_LOCK), so a flow that starts meanwhile sees a job before or after
+// the change, never half of it; writers also hold an flock on the pin
+// directory, so two mltcpctl processes cannot pick the same free slot or
+// lose each other's change.
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -16,12 +17,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 #include <utility>
 
 #include "backend.h"
 #include "bpf_jobs.h"
-#include "loader.h"
+#include "bpf_loader.h"
 #include "mltcp_bpf.h"
 #include "netlink.h"
 
@@ -30,7 +30,7 @@ namespace mltcpctl
 namespace
 {
 
-using mltcp::bpf::Fd;
+using mltcp::Fd;
 
 const char kPermission[] = "permission denied: the BPF backend's maps need CAP_BPF (run as root)";
 
@@ -47,7 +47,7 @@ public:
 
 	void add_job(const Job &job) override
 	{
-		Writer w(*this);
+		Writer w(*this, "changing jobs");
 		Table t = read(w.map);
 
 		if (t.find(job.id))
@@ -56,37 +56,37 @@ public:
 		if (!free)
 			throw Error("job table full (at most " + std::to_string(t.slots.size()) +
 				    " jobs, one table for the host in the BPF backend)");
-		mltcp_bpf_job entry{};
-		std::string err = apply_bpf_job(entry, job);
+		mltcp_job_spec spec{};
+		std::string err = apply_job(spec, job);
 		if (!err.empty())
 			throw Error(err);
-		write(w.map, *free, entry);
+		write(w.map, *free, spec);
 	}
 
 	void set_job(const Job &job) override
 	{
-		Writer w(*this);
+		Writer w(*this, "changing jobs");
 		Table t = read(w.map);
 		auto index = t.find(job.id);
 
 		if (!index)
 			throw Error(job_ref(job.id) + ": no such job");
-		mltcp_bpf_job entry = t.slots[*index];
-		std::string err = apply_bpf_job(entry, job);
+		mltcp_job_spec spec = t.slots[*index];
+		std::string err = apply_job(spec, job);
 		if (!err.empty())
 			throw Error(err);
-		write(w.map, *index, entry);
+		write(w.map, *index, spec);
 	}
 
 	void del_job(uint32_t id) override
 	{
-		Writer w(*this);
+		Writer w(*this, "changing jobs");
 		Table t = read(w.map);
 		auto index = t.find(id);
 
 		if (!index)
 			throw Error(job_ref(id) + ": no such job");
-		write(w.map, *index, mltcp_bpf_job{});
+		write(w.map, *index, mltcp_job_spec{});
 	}
 
 	Job get_job(uint32_t id) override
@@ -96,7 +96,7 @@ public:
 
 		if (!index)
 			throw Error(job_ref(id) + ": no such job");
-		return decode_bpf_job(t.slots[*index]);
+		return decode_job_spec(t.slots[*index]);
 	}
 
 	std::vector<Job> jobs() override
@@ -104,9 +104,9 @@ public:
 		Table t = read(open_map());
 		std::vector<Job> out;
 
-		for (const mltcp_bpf_job &e : t.slots) {
+		for (const mltcp_job_spec &e : t.slots) {
 			if (e.id)
-				out.push_back(decode_bpf_job(e));
+				out.push_back(decode_job_spec(e));
 		}
 		// Matching order, as the module lists them.
 		std::sort(out.begin(), out.end(),
@@ -118,34 +118,48 @@ public:
 	{
 		Table t = read(open_map());
 		std::vector<Flow> out;
+		std::string error;
 
 		if (job && !t.find(*job))
 			throw Error(job_ref(*job) + ": no such job");
-		std::istringstream in(read_iterator());
-		std::string line;
-		while (std::getline(in, line)) {
-			if (line.empty())
-				continue;
-			auto flow = decode_bpf_flow(line);
-			if (!flow)
-				throw Error("unexpected line from the BPF flow iterator (loaded by "
-					    "another version of mltcp-bpf?): " +
-					    line.substr(0, 80));
-			if (job && flow->job != job)
+		auto flows = decode_flow_records(read_iterator(), &error);
+		if (!flows)
+			throw Error(error);
+		for (Flow &flow : *flows) {
+			if (job && flow.job != job)
 				continue;
 			// As the module: exempt is the flow's job's current setting.
-			if (flow->job) {
-				auto index = t.find(*flow->job);
-				flow->exempt = index && t.slots[*index].exempt;
+			if (flow.job) {
+				auto index = t.find(*flow.job);
+				flow.exempt = index && t.slots[*index].exempt;
 			}
-			out.push_back(std::move(*flow));
+			out.push_back(std::move(flow));
 		}
 		return out;
 	}
 
+	Defaults defaults(bool) override
+	{
+		return { name(), true, bpf::read_defaults(bpf::open_config()) };
+	}
+
+	void set_defaults(const DefaultsChange &change, bool global) override
+	{
+		if (!global)
+			throw Error("defaults set: the BPF backend's defaults are one set for the "
+				    "host, not per network namespace (defaults set global ...)");
+		bpf::require_caps("defaults set", true, false);
+		Fd lock = lock_dir("changing the defaults");
+		Fd config = bpf::open_config();
+		mltcp_params params = bpf::read_defaults(config);
+
+		change.apply(params);
+		bpf::write_defaults(config, params);
+	}
+
 private:
 	struct Table {
-		std::vector<mltcp_bpf_job> slots;
+		std::vector<mltcp_job_spec> slots;
 		std::optional<uint32_t> find(uint32_t id) const
 		{
 			for (size_t i = 0; i < slots.size(); i++) {
@@ -157,9 +171,11 @@ private:
 		std::optional<uint32_t> free_slot() const { return find(0); }
 	};
 
-	// The map, opened for a change, with the directory's flock held.
+	// The job map, opened for a change, with the directory's flock held.
 	struct Writer {
-		explicit Writer(BpfBackend &b) : lock(b.lock_dir()), map(b.open_map()) {}
+		Writer(BpfBackend &b, const char *what) : lock(b.lock_dir(what)), map(b.open_map())
+		{
+		}
 		Fd lock;
 		Fd map;
 	};
@@ -173,19 +189,20 @@ private:
 		if (err == ENOENT) {
 			if (access(dir_.c_str(), F_OK) == 0)
 				throw Error("the loaded BPF backend has no " + what +
-					    " (loaded by an older mltcp-bpf: unload and load it "
-					    "again)");
+					    " (loaded by an older version: mltcpctl bpf unload, "
+					    "then load)");
 			throw Error("the BPF backend is not loaded (no " + dir_ +
 				    "; mltcpctl bpf load)");
 		}
 		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err));
 	}
 
-	Fd lock_dir()
+	Fd lock_dir(const char *what)
 	{
 		// Changing jobs is what CAP_NET_ADMIN guards in the module too.
-		if (!mltcp::bpf::has_capability(CAP_NET_ADMIN))
-			throw Error("permission denied: changing jobs needs CAP_NET_ADMIN");
+		if (!bpf::has_capability(CAP_NET_ADMIN))
+			throw Error(std::string("permission denied: ") + what +
+				    " needs CAP_NET_ADMIN");
 		Fd dir(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 		if (!dir.valid())
 			fail_open(MLTCP_BPF_PIN_JOBS, errno);
@@ -222,16 +239,16 @@ private:
 			if (bpf_map_lookup_elem_flags(map.get(), &i, &slot, BPF_F_LOCK) != 0)
 				throw Error("cannot read the BPF job table: " +
 					    std::string(strerror(errno)));
-			t.slots.push_back(slot.job);
+			t.slots.push_back(slot.spec);
 		}
 		return t;
 	}
 
-	void write(const Fd &map, uint32_t index, const mltcp_bpf_job &entry)
+	void write(const Fd &map, uint32_t index, const mltcp_job_spec &spec)
 	{
 		mltcp_bpf_job_slot slot{};
 
-		slot.job = entry;
+		slot.spec = spec;
 		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
 			int err = errno;
 			if (err == EPERM || err == EACCES)
@@ -243,7 +260,7 @@ private:
 
 	std::string read_iterator()
 	{
-		std::string file = path(MLTCP_BPF_PIN_FLOWS), text;
+		std::string file = path(MLTCP_BPF_PIN_FLOWS), bytes;
 		Fd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
 		char buf[16384];
 		ssize_t n;
@@ -251,10 +268,10 @@ private:
 		if (!fd.valid())
 			fail_open(MLTCP_BPF_PIN_FLOWS, errno);
 		while ((n = ::read(fd.get(), buf, sizeof(buf))) > 0)
-			text.append(buf, static_cast<size_t>(n));
+			bytes.append(buf, static_cast<size_t>(n));
 		if (n < 0)
 			throw Error("cannot read " + file + ": " + strerror(errno));
-		return text;
+		return bytes;
 	}
 
 	std::string dir_;

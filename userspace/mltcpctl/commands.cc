@@ -20,8 +20,8 @@
 #include "units.h"
 
 #ifdef MLTCPCTL_BPF
-#include "cli.h"
-#include "loader.h"
+#include "bpf_loader.h"
+#include "mltcp_bpf.h"
 #endif
 
 namespace mltcpctl
@@ -134,28 +134,149 @@ void monitor(Backend &client, const Command &cmd, std::ostream &out)
 	}
 }
 
-// "mltcpctl bpf ARGS" is "mltcp-bpf ARGS": the same parser and code.
-int run_bpf(const Command &cmd)
+#ifdef MLTCPCTL_BPF
+nlohmann::json ops_maps_json(const std::vector<bpf::OpsMap> &maps)
+{
+	nlohmann::json list = nlohmann::json::array();
+
+	for (const bpf::OpsMap &m : maps)
+		list.push_back({ { "name", m.name },
+				 { "id", m.id },
+				 { "state", bpf::state_name(m.state) } });
+	return list;
+}
+
+std::string ops_map_text(const bpf::OpsMap &m)
+{
+	return m.name + " id " + std::to_string(m.id) + " " + bpf::state_name(m.state);
+}
+
+void bpf_load(const Command &cmd, std::ostream &out)
+{
+	mltcp_params params;
+	Printer p(out, cmd.options.json, cmd.options.pretty);
+	nlohmann::json algorithms = nlohmann::json::array();
+	std::string names;
+
+	mltcp_params_default(&params);
+	cmd.settings.apply(params);
+	bpf::Loaded loaded = bpf::load(params);
+	if (!loaded.flows)
+		std::cerr << "mltcpctl: warning: this kernel cannot load the TCP iterator; "
+			     "\"flow show\" will not work\n";
+	for (const char *name : bpf::kAlgorithms) {
+		algorithms.push_back(name);
+		names += std::string(" ") + name;
+	}
+	p.begin_object();
+	p.field("backend", "bpf", "");
+	p.field("loaded", true, "loaded" + names);
+	p.field("pin_dir", MLTCP_BPF_PIN_DIR, "(pinned in " MLTCP_BPF_PIN_DIR ")");
+	p.field("algorithms", algorithms, "");
+	p.field("flows", loaded.flows, "");
+	p.newline();
+	p.field("params", params_json(params), "defaults " + params_text(params));
+	p.end_object();
+}
+
+void bpf_unload(const Command &cmd, std::ostream &out)
+{
+	bpf::Unloaded u = bpf::unload();
+	Printer p(out, cmd.options.json, cmd.options.pretty);
+	std::string names, in_use;
+
+	for (const std::string &name : u.unloaded)
+		names += " " + name;
+	for (const bpf::OpsMap &m : u.in_use)
+		in_use += " " + m.name + " (map id " + std::to_string(m.id) + ")";
+	p.begin_object();
+	p.field("backend", "bpf", "");
+	p.field("unloaded", u.unloaded, "unloaded" + names);
+	p.newline();
+	p.field("in_use", ops_maps_json(u.in_use),
+		in_use.empty() ? ""
+			       : "still in use by open sockets (or a network namespace's "
+				 "default) until they go:" +
+					 in_use);
+	p.end_object();
+}
+
+void bpf_status(const Command &cmd, std::ostream &out)
+{
+	bpf::Status st = bpf::status();
+	Printer p(out, cmd.options.json, cmd.options.pretty);
+	std::string registered, stats_text, ops_text;
+	nlohmann::json stats = nullptr;
+
+	for (const std::string &name : st.registered)
+		registered += " " + name;
+	if (st.stats) {
+		stats = nlohmann::json::object();
+		stats_text = "stats";
+		for (size_t i = 0; i < st.stats->size(); i++) {
+			stats[bpf::kStatNames[i]] = (*st.stats)[i];
+			stats_text += std::string(" ") + bpf::kStatNames[i] + " " +
+				      std::to_string((*st.stats)[i]);
+		}
+	}
+	p.begin_object();
+	p.field("backend", "bpf", "backend bpf");
+	p.newline();
+	p.field("loaded", st.loaded, std::string("loaded ") + (st.loaded ? "yes" : "no"));
+	p.field("pin_dir", MLTCP_BPF_PIN_DIR, "");
+	p.field("pinned", st.pinned, st.pinned ? "(pinned in " MLTCP_BPF_PIN_DIR ")" : "");
+	p.newline();
+	p.field("registered", st.registered,
+		"registered" + (registered.empty() ? std::string(" none") : registered));
+	p.field("flows", st.flows, "");
+	p.newline();
+	p.field("params", st.params ? params_json(*st.params) : nlohmann::json(nullptr),
+		st.params ? "defaults " + params_text(*st.params) : "");
+	p.newline();
+	p.field("stats", stats, stats_text);
+	p.newline();
+	for (const bpf::OpsMap &m : st.struct_ops)
+		ops_text += (ops_text.empty() ? "" : "\n") + std::string("struct_ops ") +
+			    ops_map_text(m);
+	p.field("struct_ops", ops_maps_json(st.struct_ops), ops_text);
+	p.end_object();
+}
+#endif
+
+// "mltcpctl bpf load|unload|status": the BPF backend's life cycle.
+int run_bpf(const Command &cmd, std::ostream &out)
 {
 #ifdef MLTCPCTL_BPF
-	std::vector<std::string> args;
-
-	if (cmd.options.pretty)
-		args.emplace_back("-p");
-	else if (cmd.options.json)
-		args.emplace_back("-j");
-	args.insert(args.end(), cmd.bpf_args.begin(), cmd.bpf_args.end());
-	mltcp::bpf::ParseResult parsed = mltcp::bpf::parse_args(args);
-	if (!parsed.options) {
-		std::cerr << "mltcpctl: bpf: " << parsed.error << "\n";
-		return 2;
+	bpf::set_debug(cmd.options.debug);
+	switch (cmd.action) {
+	case Action::BpfLoad: bpf_load(cmd, out); break;
+	case Action::BpfUnload: bpf_unload(cmd, out); break;
+	default: bpf_status(cmd, out); break;
 	}
-	return mltcp::bpf::run(*parsed.options);
+	return 0;
 #else
 	(void)cmd;
+	(void)out;
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
 		    "build time)");
 #endif
+}
+
+// "mltcpctl, netlink family version 1, BPF backend (libbpf 1.1)"
+void print_version(std::ostream &out)
+{
+	out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION;
+#ifdef MLTCPCTL_BPF
+	out << ", BPF backend (" << bpf::libbpf_version() << ")";
+#endif
+	out << "\n";
+}
+
+void show_defaults(Backend &backend, const Command &cmd, std::ostream &out)
+{
+	Printer p(out, cmd.options.json, cmd.options.pretty);
+	// The BPF backend's defaults are global whatever is asked.
+	print_defaults(p, backend.defaults(cmd.global));
 }
 
 bool is_job_action(Action a)
@@ -191,10 +312,10 @@ int run(const Command &cmd, std::ostream &out)
 {
 	switch (cmd.action) {
 	case Action::Help: out << usage(cmd.help_topic); return 0;
-	case Action::Version:
-		out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION << "\n";
-		return 0;
-	case Action::Bpf: return run_bpf(cmd);
+	case Action::Version: print_version(out); return 0;
+	case Action::BpfLoad:
+	case Action::BpfUnload:
+	case Action::BpfStatus: return run_bpf(cmd, out);
 	default: break;
 	}
 
@@ -212,6 +333,8 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::JobShow: show_jobs(client, cmd, out); break;
 	case Action::FlowShow: show_flows(client, cmd, out); break;
 	case Action::Monitor: monitor(client, cmd, out); break;
+	case Action::DefaultsShow: show_defaults(client, cmd, out); break;
+	case Action::DefaultsSet: client.set_defaults(cmd.settings, cmd.global); break;
 	default: break;
 	}
 	return 0;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "mltcp_policy.h"
+
 namespace mltcpctl
 {
 
@@ -77,6 +79,29 @@ struct Flow {
 	bool operator==(const Flow &o) const;
 };
 
+// The defaults of new flows: a namespace's (the module's net.mltcp.*
+// sysctls, with the global mode) or the global ones (the module parameters,
+// or the BPF backend's config map). Values in kernel units.
+struct Defaults {
+	std::string backend; // "kmod" or "bpf"
+	bool global = false;
+	mltcp_params params{};
+};
+
+// "defaults set" and "bpf load": the settings given, by enum mltcp_param.
+// text is the value as the kernel's sysctls and module parameters take it
+// (the decimal as the user wrote it, microseconds, a name); the parser has
+// checked it with the policy's own parser.
+struct DefaultsChange {
+	uint32_t given = 0; // 1 << enum mltcp_param
+	mltcp_params values{};
+	std::array<std::string, MLTCP_NR_PARAMS> text;
+
+	bool has(mltcp_param p) const { return given & (1U << p); }
+	// Applies the given settings to params.
+	void apply(mltcp_params &params) const;
+};
+
 // Which datapath the job and flow commands talk to: the tcp_mltcp module
 // (generic netlink) or the BPF struct_ops twin (pinned maps); Auto takes the
 // module if its family resolves, else the BPF backend if it is loaded.
@@ -85,6 +110,7 @@ enum class BackendKind { Auto, Kmod, Bpf };
 struct Options {
 	bool json = false;
 	bool pretty = false;
+	bool debug = false; // bpf load: libbpf's and the verifier's messages
 	std::string netns;
 	BackendKind backend = BackendKind::Auto;
 };
@@ -98,18 +124,23 @@ enum class Action {
 	JobShow,
 	FlowShow,
 	Monitor,
-	Bpf, // "bpf ARGS...": mltcp-bpf's commands (load, unload, status, ...)
+	DefaultsShow,
+	DefaultsSet,
+	BpfLoad,
+	BpfUnload,
+	BpfStatus,
 };
 
 struct Command {
 	Options options;
 	Action action = Action::Help;
-	std::string help_topic;		   // Help: "", "job", "flow" or "monitor"
-	Job job;			   // JobAdd, JobSet; JobDel and JobShow use job.id
-	std::optional<uint32_t> job_id;	   // JobShow, FlowShow, Monitor: only this job
-	uint64_t interval_us = 1000000;	   // Monitor
-	std::optional<uint64_t> count;	   // Monitor: refreshes, then exit
-	std::vector<std::string> bpf_args; // Bpf: the words after "bpf"
+	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf"
+	Job job;			// JobAdd, JobSet; JobDel and JobShow use job.id
+	std::optional<uint32_t> job_id; // JobShow, FlowShow, Monitor: only this job
+	uint64_t interval_us = 1000000; // Monitor
+	std::optional<uint64_t> count;	// Monitor: refreshes, then exit
+	bool global = false;		// DefaultsShow, DefaultsSet
+	DefaultsChange settings;	// DefaultsSet, BpfLoad
 };
 
 } // namespace mltcpctl

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "args.h"
-#include "mltcp_core.h"
+#include "mltcp_policy.h"
 #include "uapi/mltcp.h"
 #include "units.h"
 
@@ -17,25 +17,16 @@ namespace
 
 const char *base_name(uint8_t base)
 {
-	switch (base) {
-	case MLTCP_GENL_BASE_RENO: return "reno";
-	case MLTCP_GENL_BASE_CUBIC: return "cubic";
-	}
-	return "unknown";
+	const char *name = mltcp_base_name(base);
+
+	return name ? name : "unknown";
 }
 
 const char *mode_name(uint8_t mode)
 {
-	switch (mode) {
-	case MLTCP_GENL_MODE_AI: return "ai";
-	case MLTCP_GENL_MODE_MD: return "md";
-	case MLTCP_GENL_MODE_BOTH: return "both";
-	case MLTCP_GENL_MODE_RESTART: return "restart";
-	case MLTCP_GENL_MODE_AI_RESTART: return "ai-restart";
-	case MLTCP_GENL_MODE_MD_RESTART: return "md-restart";
-	case MLTCP_GENL_MODE_BOTH_RESTART: return "both-restart";
-	}
-	return "unknown";
+	const char *name = mltcp_mode_name(mode);
+
+	return name ? name : "unknown";
 }
 
 std::string ports(const PortRange &r)
@@ -55,10 +46,9 @@ std::string hex(uint32_t v)
 // r and F: always three decimals, so columns line up.
 std::string milli3(uint32_t fixed)
 {
-	char buf[24];
-	uint32_t m = mltcp_fixed_to_milli(fixed);
-	snprintf(buf, sizeof(buf), "%u.%03u", m / 1000, m % 1000);
-	return buf;
+	char buf[MLTCP_PARAM_TEXT];
+
+	return mltcp_format_fixed(fixed, buf, sizeof(buf)) < 0 ? "?" : buf;
 }
 
 std::string endpoint(int family, const std::array<uint8_t, 16> &addr, uint16_t port)
@@ -97,6 +87,7 @@ Printer::Printer(std::ostream &out, bool json, bool pretty)
 void Printer::begin_list()
 {
 	list_ = nlohmann::json::array();
+	in_list_ = true;
 }
 
 void Printer::end_list()
@@ -104,6 +95,7 @@ void Printer::end_list()
 	if (json_)
 		out_ << list_.dump(pretty_ ? 4 : -1) << "\n";
 	out_.flush();
+	in_list_ = false;
 }
 
 void Printer::begin_object()
@@ -114,11 +106,24 @@ void Printer::begin_object()
 
 void Printer::end_object()
 {
-	if (json_) {
+	if (json_ && in_list_) {
 		list_.push_back(std::move(object_));
-		return;
+	} else if (json_) {
+		out_ << object_.dump(pretty_ ? 4 : -1) << "\n";
+	} else if (in_list_ || !line_.empty()) {
+		out_ << line_ << "\n";
+		line_.clear();
 	}
+	if (!in_list_)
+		out_.flush();
+}
+
+void Printer::newline()
+{
+	if (json_ || line_.empty())
+		return;
 	out_ << line_ << "\n";
+	line_.clear();
 }
 
 void Printer::field(std::string_view key, nlohmann::json value, std::string text)
@@ -205,6 +210,56 @@ void print_flow(Printer &p, const Flow &f)
 	p.field("idle_gap_us", f.idle_gap_us,
 		"idle-gap " + mltcp::format_duration_us(f.idle_gap_us));
 	p.end_object();
+}
+
+namespace
+{
+
+// Each default once: its JSON key and value, and its text as "defaults set" takes it.
+template <typename Fn> void each_default(const mltcp_params &params, Fn fn)
+{
+	fn("slope", fixed_value(params.slope), "slope " + format_fixed(params.slope));
+	fn("intercept", fixed_value(params.intercept),
+	   "intercept " + format_fixed(params.intercept));
+	fn("idle_gap_us", params.idle_gap_us,
+	   "idle-gap " + mltcp::format_duration_us(params.idle_gap_us));
+	fn("base", base_name(params.base), std::string("base ") + base_name(params.base));
+	fn("mode", mode_name(params.mode), std::string("mode ") + mode_name(params.mode));
+}
+
+} // namespace
+
+void print_defaults(Printer &p, const Defaults &d)
+{
+	p.begin_object();
+	p.field("backend", d.backend, "");
+	p.field("scope", d.global ? "global" : "netns", "");
+	each_default(d.params, [&p](const char *key, nlohmann::json value, std::string text) {
+		p.field(key, std::move(value), std::move(text));
+	});
+	p.end_object();
+}
+
+std::string params_text(const mltcp_params &params)
+{
+	std::string out;
+
+	each_default(params, [&out](const char *, const nlohmann::json &, const std::string &text) {
+		out += (out.empty() ? "" : " ") + text;
+	});
+	return out;
+}
+
+nlohmann::json params_json(const mltcp_params &params)
+{
+	nlohmann::json j = nlohmann::json::object();
+
+	each_default(params, [&j](const char *key, nlohmann::json value, const std::string &) {
+		j[key] = std::move(value);
+	});
+	j["slope_fixed"] = params.slope;
+	j["intercept_fixed"] = params.intercept;
+	return j;
 }
 
 void print_flow_brief(Printer &p, const Flow &f)

@@ -81,31 +81,30 @@ struct Draft {
 
 using Handler = std::function<void(Draft &, std::string_view name, std::string_view value)>;
 
+// The value parsed, or an error naming the option, what was wrong and what works.
+uint64_t need(std::optional<uint64_t> parsed, std::string_view name, std::string_view value,
+	      const char *kind, const char *examples)
+{
+	if (!parsed)
+		throw OptionError(std::string(name) + ": invalid " + kind + " " + quoted(value) +
+				  " (" + examples + ")");
+	return *parsed;
+}
+
 uint64_t need_size(std::string_view name, std::string_view value)
 {
-	auto size = parse_size(value);
-	if (!size)
-		throw OptionError(std::string(name) + ": invalid size " + quoted(value) +
-				  " (examples: 1500, 64K, 1.5M, 2G)");
-	return *size;
+	return need(parse_size(value), name, value, "size", "examples: 1500, 64K, 1.5M, 2G");
 }
 
 uint64_t need_duration(std::string_view name, std::string_view value)
 {
-	auto us = parse_duration_us(value);
-	if (!us)
-		throw OptionError(std::string(name) + ": invalid duration " + quoted(value) +
-				  " (a unit is required: 250us, 20ms, 1.5s)");
-	return *us;
+	return need(parse_duration_us(value), name, value, "duration",
+		    "a unit is required: 250us, 20ms, 1.5s");
 }
 
 uint64_t need_unsigned(std::string_view name, std::string_view value)
 {
-	auto number = parse_unsigned(value);
-	if (!number)
-		throw OptionError(std::string(name) + ": invalid number " + quoted(value) +
-				  " (a non-negative decimal integer)");
-	return *number;
+	return need(parse_unsigned(value), name, value, "number", "a non-negative decimal integer");
 }
 
 const std::map<std::string, Handler, std::less<>> &handlers()

@@ -90,13 +90,26 @@ JsonObject &JsonObject::add_seconds(std::string_view key, std::optional<double> 
 	return *this;
 }
 
-std::string to_json(const IterationRecord &r)
+namespace
 {
-	return JsonObject()
-		.add_string("type", "iteration")
+
+// The fields every record starts with: what it is and whose it is.
+template <typename Record> JsonObject record_head(const char *type, const Record &r)
+{
+	JsonObject head;
+
+	head.add_string("type", type)
 		.add_string("job", r.job)
 		.add_uint("rank", r.rank)
-		.add_uint("world", r.world)
+		.add_uint("world", r.world);
+	return head;
+}
+
+} // namespace
+
+std::string to_json(const IterationRecord &r)
+{
+	return record_head("iteration", r)
 		.add_uint("iteration", r.iteration)
 		.add_seconds_ns("start", r.start_ns)
 		.add_seconds_ns("comm_start", r.comm_start_ns)
@@ -114,11 +127,7 @@ std::string to_json(const IterationRecord &r)
 
 std::string to_json(const SummaryRecord &r)
 {
-	return JsonObject()
-		.add_string("type", "summary")
-		.add_string("job", r.job)
-		.add_uint("rank", r.rank)
-		.add_uint("world", r.world)
+	return record_head("summary", r)
 		.add_string("collective", r.collective)
 		.add_string("status", r.status)
 		.add_uint("iterations", r.iteration_s.size())

@@ -3,29 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "args.h"
+#include "parse.h"
 #include "uapi/mltcp.h"
 
 using namespace mltcpctl;
-
-namespace
-{
-
-Command ok(std::vector<std::string> args)
-{
-	ParseResult r = parse_args(args);
-	EXPECT_TRUE(r.command.has_value()) << r.error;
-	return r.command.value_or(Command{});
-}
-
-std::string bad(std::vector<std::string> args)
-{
-	ParseResult r = parse_args(args);
-	EXPECT_FALSE(r.command.has_value());
-	EXPECT_EQ(r.error.find('\n'), std::string::npos);
-	return r.error;
-}
-
-} // namespace
+using mltcpctl::test::bad;
+using mltcpctl::test::ok;
 
 TEST(Args, JobAddWithEverything)
 {
@@ -246,7 +229,7 @@ TEST(Args, UsageNamesEveryCommand)
 	std::string u = usage("");
 	for (const char *w : { "job add ID", "job set ID", "job del ID", "job show [ID]",
 			       "flow show [job ID]", "monitor [job ID]", "-n[etns] NAME",
-			       "-b[ackend] BACKEND", "bpf { load" })
+			       "-b[ackend] BACKEND", "bpf { load", "defaults show" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
 	EXPECT_EQ(usage("flow").find("job add"), std::string::npos);
 }

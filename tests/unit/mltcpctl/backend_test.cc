@@ -91,13 +91,15 @@ TEST(Backend, OptionParsing)
 	EXPECT_EQ(r.error, "-b needs a value");
 }
 
-TEST(Backend, BpfObjectPassesItsWordsOn)
+TEST(Backend, BpfObjectIsTheBackendsLifeCycle)
 {
 	ParseResult r = parse_args({ "-j", "bpf", "load", "slope", "2" });
 	ASSERT_TRUE(r.command) << r.error;
-	EXPECT_EQ(r.command->action, Action::Bpf);
+	EXPECT_EQ(r.command->action, Action::BpfLoad);
 	EXPECT_TRUE(r.command->options.json);
-	EXPECT_EQ(r.command->bpf_args, (std::vector<std::string>{ "load", "slope", "2" }));
+	EXPECT_TRUE(r.command->settings.has(MLTCP_PARAM_SLOPE));
+	EXPECT_EQ(r.command->settings.values.slope, 2048);
 	r = parse_args({ "-b", "kmod", "bpf", "status" });
 	EXPECT_FALSE(r.command);
+	EXPECT_EQ(r.error, "bpf: manages the BPF backend, not \"-b kmod\"");
 }

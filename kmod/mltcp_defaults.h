@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module parameters: the global defaults of new flows. Namespaces follow
+ * them until they set their own (mltcp_sysctl.c); the mode is global.
+ */
+#ifndef MLTCP_DEFAULTS_H
+#define MLTCP_DEFAULTS_H
+
+#include "mltcp_policy.h"
+
+/* The parameter's current value, in the policy's storage units; any context. */
+u32 mltcp_default(enum mltcp_param which);
+
+#endif /* MLTCP_DEFAULTS_H */

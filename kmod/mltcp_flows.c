@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live MLTCP flows from process context: the walk over the established hash,
+ * snapshots for the netlink flow dump and debugfs, and re-latching the flows
+ * of a job that changed.
+ *
+ * How a job change reaches live flows: the writer publishes the job's new
+ * configuration (RCU), then walks the namespace's established hash and, for
+ * each MLTCP socket, takes the socket lock and re-latches the flow if it
+ * belongs to the job. Every CC hook runs with the socket lock held (the
+ * spinlock in softirq, or owned by a process), so under lock_sock() no hook
+ * of that socket runs concurrently and the multi-word per-flow state can be
+ * rewritten safely. A flow whose CC init raced with the change either
+ * finished init before the walk locked it (it is then re-latched) or starts
+ * init after the walk passed its bucket or released its lock, and then reads
+ * the already published configuration.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sock_diag.h>
+#include <linux/string.h>
+#include <net/inet_hashtables.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+
+#include "mltcp_flows.h"
+#include "mltcp_sysctl.h"
+
+/* The algorithms whose sockets are ours, from mltcp_flows_init(). */
+static const struct tcp_congestion_ops *mltcp_algs;
+static unsigned int mltcp_nalgs;
+
+void mltcp_flows_init(const struct tcp_congestion_ops *algs, unsigned int n)
+{
+	mltcp_algs = algs;
+	mltcp_nalgs = n;
+}
+
+/*
+ * The socket runs one of our algorithms. Any context: without the socket
+ * lock its ops may change under us (and another module's be unloaded), so
+ * the pointer is read once and compared, never followed.
+ */
+static bool mltcp_owns(const struct sock *sk)
+{
+	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+
+	return ops >= mltcp_algs && ops < mltcp_algs + mltcp_nalgs;
+}
+
+/* The base the flow's algorithm fixes (see MLTCP_CA_NAME); socket owned. */
+static int mltcp_fixed_base(const struct sock *sk)
+{
+	const char *name = inet_csk(sk)->icsk_ca_ops->name;
+
+	if (!strcmp(name, MLTCP_CA_RENO_NAME))
+		return MLTCP_BASE_RENO;
+	if (!strcmp(name, MLTCP_CA_CUBIC_NAME))
+		return MLTCP_BASE_CUBIC;
+	return MLTCP_BASE_SELECTABLE;
+}
+
+/* The walk */
+
+static bool mltcp_walk_wants(const struct sock *sk, const struct net *net)
+{
+	return sk_fullsock(sk) && (!net || net_eq(sock_net(sk), net)) &&
+	       mltcp_owns(sk);
+}
+
+/*
+ * Takes a reference on each wanted socket of the bucket, up to cap; returns
+ * how many were taken and sets *wanted to how many there were.
+ */
+static unsigned int mltcp_walk_collect(struct inet_hashinfo *hinfo, unsigned int bucket,
+				       const struct net *net, struct sock **socks,
+				       unsigned int cap, unsigned int *wanted)
+{
+	struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
+	spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
+	struct hlist_nulls_node *node;
+	unsigned int n = 0;
+	struct sock *sk;
+
+	*wanted = 0;
+	spin_lock_bh(lock);
+	sk_nulls_for_each(sk, node, &head->chain) {
+		if (!mltcp_walk_wants(sk, net))
+			continue;
+		(*wanted)++;
+		if (n < cap && refcount_inc_not_zero(&sk->sk_refcnt))
+			socks[n++] = sk;
+	}
+	spin_unlock_bh(lock);
+	return n;
+}
+
+static void mltcp_walk_put(struct sock **socks, unsigned int n)
+{
+	while (n)
+		sock_gen_put(socks[--n]);
+}
+
+#define MLTCP_WALK_STACK 16
+
+/*
+ * Each bucket's sockets are collected whole (growing the array outside the
+ * bucket lock if the chain is long), so a walk that runs to the end visits
+ * every socket that was in the hash throughout. A dump that stops part-way
+ * resumes at the same index of the same bucket; sockets that came or went in
+ * between may then be missed or repeated, as with inet_diag.
+ */
+int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
+		     int (*fn)(struct sock *sk, void *arg), void *arg)
+{
+	struct inet_hashinfo *hinfo = net ? net->ipv4.tcp_death_row.hashinfo : &tcp_hashinfo;
+	struct sock *stack[MLTCP_WALK_STACK], **socks = stack;
+	unsigned int cap = MLTCP_WALK_STACK;
+	int ret = 0;
+
+	for (; pos->bucket <= hinfo->ehash_mask; pos->bucket++, pos->skip = 0) {
+		unsigned int n, i, wanted;
+
+		if (hlist_nulls_empty(&hinfo->ehash[pos->bucket].chain))
+			continue;
+		for (;;) {
+			struct sock **bigger;
+
+			n = mltcp_walk_collect(hinfo, pos->bucket, net, socks, cap, &wanted);
+			if (wanted <= cap)
+				break;
+			mltcp_walk_put(socks, n);
+			bigger = kmalloc_array(wanted + MLTCP_WALK_STACK, sizeof(*socks),
+					       GFP_KERNEL);
+			if (!bigger) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			if (socks != stack)
+				kfree(socks);
+			socks = bigger;
+			cap = wanted + MLTCP_WALK_STACK;
+		}
+		for (i = pos->skip; i < n && !ret; i++) {
+			ret = fn(socks[i], arg);
+			if (!ret)
+				pos->skip = i + 1;
+		}
+		mltcp_walk_put(socks, n);
+		if (ret)
+			goto out;
+		cond_resched();
+	}
+out:
+	if (socks != stack)
+		kfree(socks);
+	return ret;
+}
+
+/* Snapshots */
+
+/* The socket's part of a record: addresses, ports, window, names. */
+static void mltcp_record_socket(struct sock *sk, struct mltcp_flow_record *rec)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 cookie[2];
+
+	sock_diag_save_cookie(sk, cookie);
+	rec->cookie = (u64)cookie[1] << 32 | cookie[0];
+	rec->netns = sock_net(sk)->ns.inum;
+	rec->family = MLTCP_AF_INET;
+	memcpy(rec->saddr, &inet->inet_rcv_saddr, sizeof(__be32));
+	memcpy(rec->daddr, &inet->inet_daddr, sizeof(__be32));
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		rec->family = MLTCP_AF_INET6;
+		memcpy(rec->saddr, &sk->sk_v6_rcv_saddr, sizeof(struct in6_addr));
+		memcpy(rec->daddr, &sk->sk_v6_daddr, sizeof(struct in6_addr));
+	}
+#endif
+	rec->sport = ntohs(inet->inet_sport);
+	rec->dport = ntohs(inet->inet_dport);
+	strscpy(rec->ca, inet_csk(sk)->icsk_ca_ops->name, sizeof(rec->ca));
+	rec->cwnd = tcp_snd_cwnd(tp);
+	rec->ssthresh = tp->snd_ssthresh;
+}
+
+bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec)
+{
+	const struct mltcp_flow *fl = inet_csk_ca(sk);
+	bool slow, ok;
+
+	BUILD_BUG_ON(MLTCP_AF_INET != AF_INET || MLTCP_AF_INET6 != AF_INET6);
+	BUILD_BUG_ON(sizeof(rec->saddr) < sizeof(struct in6_addr));
+	slow = lock_sock_fast(sk);
+	ok = mltcp_owns(sk) && fl->params.mode;
+	if (ok) {
+		memset(rec, 0, sizeof(*rec));
+		mltcp_record_socket(sk, rec);
+		mltcp_flow_fill_record(rec, fl, tcp_sk(sk)->bytes_acked);
+	}
+	unlock_sock_fast(sk, slow);
+	return ok;
+}
+
+/* Re-latching after a job change */
+
+struct mltcp_relatch {
+	u32 key;
+	const struct mltcp_job_spec *spec;	/* NULL: detach */
+};
+
+static int mltcp_relatch_one(struct sock *sk, void *arg)
+{
+	const struct mltcp_relatch *r = arg;
+	struct mltcp_flow *fl = inet_csk_ca(sk);
+	struct mltcp_params defaults;
+
+	lock_sock(sk);
+	if (mltcp_owns(sk) && fl->params.mode && fl->job == r->key) {
+		if (!r->spec)
+			fl->job = 0;
+		mltcp_net_defaults(sock_net(sk), &defaults);
+		/* Checked by mltcp_job_apply(): the job's settings latch whole. */
+		mltcp_flow_latch(fl, &defaults, r->spec, mltcp_fixed_base(sk));
+	}
+	release_sock(sk);
+	return 0;
+}
+
+void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *spec)
+{
+	struct mltcp_relatch r = { .key = key, .spec = spec };
+	struct mltcp_walk pos = { };
+
+	/* Only -ENOMEM for a very long hash chain; retry that bucket. */
+	while (mltcp_walk_flows(net, &pos, mltcp_relatch_one, &r))
+		cond_resched();
+}
+
+/* debugfs */
+
+static void mltcp_show_fixed(struct seq_file *m, const char *key, u32 fixed)
+{
+	char text[MLTCP_PARAM_TEXT];
+
+	mltcp_format_fixed(fixed, text, sizeof(text));
+	seq_printf(m, " %s=%s", key, text);
+}
+
+static int mltcp_show_flow(struct sock *sk, void *arg)
+{
+	struct seq_file *m = arg;
+	struct mltcp_flow_record rec;
+
+	if (!mltcp_flow_snapshot(sk, &rec))
+		return 0;
+	seq_printf(m, "netns=%u", rec.netns);
+	if (rec.family == MLTCP_AF_INET6)
+		seq_printf(m, " src=[%pI6c]:%u dst=[%pI6c]:%u",
+			   rec.saddr, rec.sport, rec.daddr, rec.dport);
+	else
+		seq_printf(m, " src=%pI4:%u dst=%pI4:%u",
+			   rec.saddr, rec.sport, rec.daddr, rec.dport);
+	seq_printf(m, " ca=%s base=%s mode=%s cwnd=%u ssthresh=%u",
+		   rec.ca, mltcp_base_name(rec.base), mltcp_mode_name(rec.mode),
+		   rec.cwnd, rec.ssthresh);
+	seq_printf(m, " iterations=%u iter_bytes=%llu fixed=%u bytes_this_iter=%llu last_iter_us=%u",
+		   rec.iterations, rec.iter_bytes, rec.iter_fixed, rec.bytes_this_iter,
+		   rec.last_iter_us);
+	mltcp_show_fixed(m, "r", rec.r);
+	mltcp_show_fixed(m, "f", rec.f);
+	mltcp_show_fixed(m, "slope", rec.slope);
+	mltcp_show_fixed(m, "intercept", rec.intercept);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+/*
+ * Every MLTCP socket in the global established hash, whatever its
+ * namespace. Sockets of a namespace with a private hash
+ * (net.ipv4.tcp_child_ehash_entries) are listed by the netlink flow dump.
+ */
+static int mltcp_flows_show(struct seq_file *m, void *unused)
+{
+	struct mltcp_walk pos = { };
+
+	return mltcp_walk_flows(NULL, &pos, mltcp_show_flow, m);
+}
+DEFINE_SHOW_ATTRIBUTE(mltcp_flows);
+
+void mltcp_flows_debugfs_init(struct dentry *dir)
+{
+	debugfs_create_file("flows", 0444, dir, NULL, &mltcp_flows_fops);
+}

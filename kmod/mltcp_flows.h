@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's live flows seen from process context: the walk over a
+ * namespace's MLTCP sockets, a consistent snapshot of one flow, re-latching
+ * the flows of a job that changed, and the debugfs flow list.
+ */
+#ifndef MLTCP_FLOWS_H
+#define MLTCP_FLOWS_H
+
+#include "mltcp_policy.h"
+
+struct dentry;
+struct net;
+struct sock;
+struct tcp_congestion_ops;
+
+/*
+ * The algorithms tcp_mltcp.c registers. mltcp_reno and mltcp_cubic fix
+ * their base; mltcp takes the namespace's or the job's.
+ */
+#define MLTCP_CA_NAME		"mltcp"
+#define MLTCP_CA_RENO_NAME	"mltcp_reno"
+#define MLTCP_CA_CUBIC_NAME	"mltcp_cubic"
+
+/* The algorithms registered (an array of n): their sockets are the walk's. */
+void mltcp_flows_init(const struct tcp_congestion_ops *algs, unsigned int n);
+
+/*
+ * The walk over a namespace's MLTCP sockets, for debugfs, the flow dump and
+ * job updates. fn runs in process context with a reference on the socket
+ * and no lock held, so it may lock the socket; returning nonzero stops the
+ * walk at that socket (a later call with the same cursor resumes there).
+ * With net NULL every socket of the global established hash is visited.
+ */
+struct mltcp_walk {
+	unsigned int bucket;
+	unsigned int skip;	/* sockets of this bucket already visited */
+};
+
+int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
+		     int (*fn)(struct sock *sk, void *arg), void *arg);
+
+/*
+ * The record of an initialized MLTCP flow, taken under its socket lock;
+ * false if sk is not one. rec->job is the flow's job key (0: none).
+ */
+bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec);
+
+/*
+ * After a change of the job with this key: re-latch its live flows from
+ * spec, or, with spec NULL (the job was deleted), detach them: they return
+ * to the namespace's defaults. Process context; the caller holds the
+ * namespace's job lock, which keeps spec alive and orders the changes.
+ */
+void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *spec);
+
+/* Creates "flows" in the module's debugfs directory. */
+void mltcp_flows_debugfs_init(struct dentry *dir);
+
+#endif /* MLTCP_FLOWS_H */

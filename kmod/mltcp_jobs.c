@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The job table of each network namespace (see mltcp_jobs.h for locking and
+ * lifetime): an RCU list in ascending id, which new flows are matched
+ * against (the first match wins), and an xarray from key to job, which the
+ * datapath's accounting uses.
+ */
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/netns/generic.h>
+
+#include "mltcp_jobs.h"
+#include "uapi/mltcp.h"
+
+/* A job's criteria and settings; immutable once published. */
+struct mltcp_job_cfg {
+	struct mltcp_job_spec spec;
+	struct rcu_head rcu;
+};
+
+struct mltcp_jobs_net {
+	struct mutex lock;		/* serialises writers of the table */
+	struct list_head jobs;		/* ascending id: the first match wins */
+	struct xarray keys;		/* key -> job, for flows to find theirs */
+	u32 next_key;
+	unsigned int njobs;
+};
+
+static unsigned int mltcp_jobs_net_id __read_mostly;
+
+/* Jobs and configurations allocated and not yet freed. */
+static atomic_long_t mltcp_objects;
+
+static struct mltcp_jobs_net *mltcp_jobs_pernet(const struct net *net)
+{
+	return net_generic(net, mltcp_jobs_net_id);
+}
+
+long mltcp_jobs_objects(void)
+{
+	return atomic_long_read(&mltcp_objects);
+}
+
+/* Allocation */
+
+static struct mltcp_job_cfg *mltcp_job_cfg_alloc(const struct mltcp_job_spec *spec)
+{
+	struct mltcp_job_cfg *cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+
+	if (!cfg)
+		return NULL;
+	atomic_long_inc(&mltcp_objects);
+	cfg->spec = *spec;
+	return cfg;
+}
+
+static void mltcp_job_cfg_free(struct mltcp_job_cfg *cfg)
+{
+	kfree(cfg);
+	atomic_long_dec(&mltcp_objects);
+}
+
+static void mltcp_job_cfg_free_cb(struct rcu_head *head)
+{
+	mltcp_job_cfg_free(container_of(head, struct mltcp_job_cfg, rcu));
+}
+
+static struct mltcp_job *mltcp_job_alloc(const struct mltcp_job_spec *spec)
+{
+	struct mltcp_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct mltcp_job_cfg *cfg = mltcp_job_cfg_alloc(spec);
+
+	if (!job || !cfg) {
+		kfree(job);
+		if (cfg)
+			mltcp_job_cfg_free(cfg);
+		return NULL;
+	}
+	atomic_long_inc(&mltcp_objects);
+	job->id = spec->id;
+	RCU_INIT_POINTER(job->cfg, cfg);
+	return job;
+}
+
+static void mltcp_job_free(struct mltcp_job *job)
+{
+	mltcp_job_cfg_free(rcu_dereference_protected(job->cfg, 1));
+	kfree(job);
+	atomic_long_dec(&mltcp_objects);
+}
+
+static void mltcp_job_free_cb(struct rcu_head *head)
+{
+	mltcp_job_free(container_of(head, struct mltcp_job, rcu));
+}
+
+/* Writers */
+
+void mltcp_jobs_lock(const struct net *net)
+{
+	mutex_lock(&mltcp_jobs_pernet(net)->lock);
+}
+
+void mltcp_jobs_unlock(const struct net *net)
+{
+	mutex_unlock(&mltcp_jobs_pernet(net)->lock);
+}
+
+struct mltcp_job *mltcp_job_find(const struct net *net, u32 id)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+	struct mltcp_job *job;
+
+	lockdep_assert_held(&jn->lock);
+	list_for_each_entry(job, &jn->jobs, node) {
+		if (job->id == id)
+			return job;
+		if (job->id > id)
+			break;
+	}
+	return NULL;
+}
+
+struct mltcp_job *mltcp_job_next(const struct net *net, struct mltcp_job *prev)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+
+	lockdep_assert_held(&jn->lock);
+	if (!prev)
+		return list_first_entry_or_null(&jn->jobs, struct mltcp_job, node);
+	if (list_is_last(&prev->node, &jn->jobs))
+		return NULL;
+	return list_next_entry(prev, node);
+}
+
+const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
+					    const struct mltcp_job *job)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+
+	return &rcu_dereference_protected(job->cfg, lockdep_is_held(&jn->lock))->spec;
+}
+
+int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+	struct mltcp_job *job, *pos;
+	int err;
+
+	lockdep_assert_held(&jn->lock);
+	if (jn->njobs >= MLTCP_GENL_JOBS_MAX)
+		return -ENOSPC;
+	job = mltcp_job_alloc(spec);
+	if (!job)
+		return -ENOMEM;
+	err = xa_alloc_cyclic(&jn->keys, &job->key, job, xa_limit_32b,
+			      &jn->next_key, GFP_KERNEL);
+	if (err < 0) {
+		mltcp_job_free(job);
+		return err;
+	}
+	list_for_each_entry(pos, &jn->jobs, node)
+		if (pos->id > job->id)
+			break;
+	/* Before pos, or at the tail when no job has a higher id. */
+	list_add_tail_rcu(&job->node, &pos->node);
+	jn->njobs++;
+	return 0;
+}
+
+int mltcp_job_update(const struct net *net, struct mltcp_job *job,
+		     const struct mltcp_job_spec *spec)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+	struct mltcp_job_cfg *cfg, *old;
+
+	lockdep_assert_held(&jn->lock);
+	cfg = mltcp_job_cfg_alloc(spec);
+	if (!cfg)
+		return -ENOMEM;
+	old = rcu_dereference_protected(job->cfg, lockdep_is_held(&jn->lock));
+	rcu_assign_pointer(job->cfg, cfg);
+	call_rcu(&old->rcu, mltcp_job_cfg_free_cb);
+	return 0;
+}
+
+static void mltcp_job_unlink(struct mltcp_jobs_net *jn, struct mltcp_job *job)
+{
+	list_del_rcu(&job->node);
+	xa_erase(&jn->keys, job->key);
+	jn->njobs--;
+	call_rcu(&job->rcu, mltcp_job_free_cb);
+}
+
+void mltcp_job_delete(const struct net *net, struct mltcp_job *job)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+
+	lockdep_assert_held(&jn->lock);
+	mltcp_job_unlink(jn, job);
+}
+
+/* The datapath: RCU, any context */
+
+u32 mltcp_job_attach(const struct net *net, const struct mltcp_flow_key *key,
+		     const struct mltcp_job_spec **spec)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+	struct mltcp_job *job;
+
+	list_for_each_entry_rcu(job, &jn->jobs, node) {
+		const struct mltcp_job_cfg *cfg = rcu_dereference(job->cfg);
+
+		if (mltcp_job_matches(&cfg->spec, key)) {
+			atomic_inc(&job->flows);
+			atomic64_inc(&job->flows_total);
+			*spec = &cfg->spec;
+			return job->key;
+		}
+	}
+	*spec = NULL;
+	return 0;
+}
+
+void mltcp_job_account_iteration(const struct net *net, u32 key, u64 bytes)
+{
+	struct mltcp_job *job;
+
+	rcu_read_lock();
+	job = xa_load(&mltcp_jobs_pernet(net)->keys, key);
+	if (job) {
+		atomic64_inc(&job->iterations);
+		atomic64_add(bytes, &job->bytes);
+	}
+	rcu_read_unlock();
+}
+
+void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes)
+{
+	struct mltcp_job *job;
+
+	rcu_read_lock();
+	job = xa_load(&mltcp_jobs_pernet(net)->keys, key);
+	if (job) {
+		atomic_dec(&job->flows);
+		atomic64_add(bytes, &job->bytes);
+	}
+	rcu_read_unlock();
+}
+
+bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt)
+{
+	struct mltcp_job *job;
+
+	rcu_read_lock();
+	job = xa_load(&mltcp_jobs_pernet(net)->keys, key);
+	if (job) {
+		*id = job->id;
+		*exempt = rcu_dereference(job->cfg)->spec.exempt;
+	}
+	rcu_read_unlock();
+	return !!job;
+}
+
+/* Namespaces */
+
+static int __net_init mltcp_jobs_net_init(struct net *net)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+
+	mutex_init(&jn->lock);
+	INIT_LIST_HEAD(&jn->jobs);
+	xa_init_flags(&jn->keys, XA_FLAGS_ALLOC1);
+	return 0;
+}
+
+/* No socket of the namespace is left; jobs go without touching flows. */
+static void __net_exit mltcp_jobs_net_exit(struct net *net)
+{
+	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
+	struct mltcp_job *job, *tmp;
+
+	mutex_lock(&jn->lock);
+	list_for_each_entry_safe(job, tmp, &jn->jobs, node)
+		mltcp_job_unlink(jn, job);
+	mutex_unlock(&jn->lock);
+	xa_destroy(&jn->keys);
+}
+
+static struct pernet_operations mltcp_jobs_net_ops = {
+	.init = mltcp_jobs_net_init,
+	.exit = mltcp_jobs_net_exit,
+	.id = &mltcp_jobs_net_id,
+	.size = sizeof(struct mltcp_jobs_net),
+};
+
+int mltcp_jobs_init(void)
+{
+	return register_pernet_subsys(&mltcp_jobs_net_ops);
+}
+
+void mltcp_jobs_exit(void)
+{
+	unregister_pernet_subsys(&mltcp_jobs_net_ops);
+}

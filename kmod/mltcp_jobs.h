@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The training jobs of each network namespace: the table, matching a new
+ * flow against it, and the jobs' counters. What a job is and how a request
+ * changes it is the policy's (struct mltcp_job_spec, mltcp_job_apply());
+ * this is storage and locking.
+ *
+ * Locking and lifetime:
+ *  - Writers (netlink add/set/del, namespace exit) hold the namespace's job
+ *    lock (mltcp_jobs_lock()). The netlink handlers keep holding it while
+ *    they re-latch the live flows of a job they changed, so flows see the
+ *    changes of one job in order.
+ *  - Readers in the datapath (CC init, iteration and release accounting run
+ *    in softirq or under a socket spinlock) use RCU: the list of jobs and
+ *    each job's configuration pointer are RCU-published; jobs and
+ *    configurations are freed after a grace period.
+ *  - A job's configuration is immutable once published; a change publishes
+ *    a new one and frees the old after a grace period.
+ *  - A flow records its job by key, a per-namespace number that is never
+ *    reused (cyclic over 2^32), so a flow can never be mistaken for a member
+ *    of a job added after its own was deleted.
+ */
+#ifndef MLTCP_JOBS_H
+#define MLTCP_JOBS_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <net/net_namespace.h>
+
+#include "mltcp_policy.h"
+
+struct mltcp_job_cfg;
+
+struct mltcp_job {
+	struct list_head node;		/* the namespace's jobs, ascending id, RCU */
+	u32 id;				/* the operator's id */
+	u32 key;			/* never reused: what flows record */
+	struct mltcp_job_cfg __rcu *cfg;
+	atomic_t flows;			/* live flows attached to the job */
+	atomic64_t flows_total;		/* flows matched since the job was added */
+	atomic64_t iterations;
+	atomic64_t bytes;
+	struct rcu_head rcu;
+};
+
+int mltcp_jobs_init(void);
+void mltcp_jobs_exit(void);	/* then rcu_barrier() before unloading */
+
+/* Jobs and configurations currently allocated, for debugfs. */
+long mltcp_jobs_objects(void);
+
+/*
+ * Datapath side, any context. The first job in ascending id whose criteria
+ * all hold for key: counts the flow as its member and returns its key, with
+ * *spec its settings, valid until the caller's rcu_read_unlock(). 0 and NULL
+ * if none matches.
+ */
+u32 mltcp_job_attach(const struct net *net, const struct mltcp_flow_key *key,
+		     const struct mltcp_job_spec **spec);
+void mltcp_job_account_iteration(const struct net *net, u32 key, u64 bytes);
+void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes);
+
+/* The id and exemption of the job with this key; false if it is gone. Any context. */
+bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt);
+
+/* Writers and process-context readers of one namespace's table. */
+void mltcp_jobs_lock(const struct net *net);
+void mltcp_jobs_unlock(const struct net *net);
+
+/* With the job lock held. */
+struct mltcp_job *mltcp_job_find(const struct net *net, u32 id);
+/* The job after prev in ascending id (prev NULL: the first); NULL at the end. */
+struct mltcp_job *mltcp_job_next(const struct net *net, struct mltcp_job *prev);
+const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
+					    const struct mltcp_job *job);
+/* A new job of spec->id, which must not exist: 0, -ENOSPC (table full) or -ENOMEM. */
+int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec);
+/* Publishes new settings for the job: 0 or -ENOMEM (the job is unchanged). */
+int mltcp_job_update(const struct net *net, struct mltcp_job *job,
+		     const struct mltcp_job_spec *spec);
+/*
+ * Unlinks the job: new flows no longer match it and accounting no longer
+ * finds it; it is freed after a grace period. The caller detaches its live
+ * flows by its key.
+ */
+void mltcp_job_delete(const struct net *net, struct mltcp_job *job);
+
+#endif /* MLTCP_JOBS_H */

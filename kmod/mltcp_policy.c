@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MLTCP policy: jobs, matching, latching, flow records and the text forms of
+ * the tunables, once for the module, the BPF twin, the tests and mltcpctl.
+ * See mltcp_policy.h for what each piece is for.
+ *
+ * Matching runs when a flow selects MLTCP (and, in the module, when its job
+ * changes), never per ACK. Latching writes the flow's parameters once; the
+ * per-ACK path reads only struct mltcp_params, as before.
+ */
+#include "mltcp_policy.h"
+
+/* Jobs: validating and applying a request */
+
+static bool mltcp_prefix_valid(u8 family, u8 prefixlen)
+{
+	if (family == MLTCP_AF_INET)
+		return prefixlen <= 32;
+	return prefixlen <= 128;
+}
+
+/*
+ * A word of a network-order address whose first `bits` bits are kept: the
+ * host-order mask stored byte by byte, most significant first, so that it
+ * is right on either byte order (a byte swap or nothing, once compiled).
+ */
+static u32 mltcp_prefix_mask(int bits)
+{
+	union {
+		u8 bytes[4];
+		u32 word;
+	} mask;
+	u32 host;
+
+	if (bits <= 0)
+		return 0;
+	host = bits >= 32 ? 0xffffffffU : 0xffffffffU << (32 - bits);
+	mask.bytes[0] = (u8)(host >> 24);
+	mask.bytes[1] = (u8)(host >> 16);
+	mask.bytes[2] = (u8)(host >> 8);
+	mask.bytes[3] = (u8)host;
+	return mask.word;
+}
+
+static void mltcp_mask_peer(u32 peer[4], u8 prefixlen)
+{
+	int w;
+
+	for (w = 0; w < 4; w++)
+		peer[w] &= mltcp_prefix_mask((int)prefixlen - 32 * w);
+}
+
+static enum mltcp_job_error mltcp_job_check(const struct mltcp_job_request *req)
+{
+	const struct mltcp_job_spec *v = &req->values;
+
+	if (!v->id)
+		return MLTCP_JOB_E_ID;
+	if (req->clear & ~(u32)MLTCP_JOB_F_ALL)
+		return MLTCP_JOB_E_CLEAR_UNKNOWN;
+	if (req->clear & req->given)
+		return MLTCP_JOB_E_CLEAR_AND_SET;
+	if ((req->given & MLTCP_JOB_F_DPORT) && v->dport_min > v->dport_max)
+		return MLTCP_JOB_E_DPORT;
+	if ((req->given & MLTCP_JOB_F_SPORT) && v->sport_min > v->sport_max)
+		return MLTCP_JOB_E_SPORT;
+	if (req->given & MLTCP_JOB_F_PEER) {
+		if (v->peer_family != MLTCP_AF_INET && v->peer_family != MLTCP_AF_INET6)
+			return MLTCP_JOB_E_PEER_FAMILY;
+		if (!mltcp_prefix_valid(v->peer_family, v->peer_prefixlen))
+			return MLTCP_JOB_E_PEER_PREFIXLEN;
+	}
+	if ((req->given & MLTCP_JOB_F_SLOPE) && v->slope > MLTCP_SLOPE_MAX)
+		return MLTCP_JOB_E_SLOPE;
+	if ((req->given & MLTCP_JOB_F_INTERCEPT) && v->intercept > MLTCP_INTERCEPT_MAX)
+		return MLTCP_JOB_E_INTERCEPT;
+	if ((req->given & MLTCP_JOB_F_IDLE_GAP) &&
+	    (v->idle_gap_us < MLTCP_IDLE_GAP_MIN_US || v->idle_gap_us > MLTCP_IDLE_GAP_MAX_US))
+		return MLTCP_JOB_E_IDLE_GAP;
+	if ((req->given & MLTCP_JOB_F_ITER_BYTES) &&
+	    (!v->iter_bytes || v->iter_bytes > MLTCP_ITER_BYTES_MAX))
+		return MLTCP_JOB_E_ITER_BYTES;
+	if ((req->given & MLTCP_JOB_F_BASE) && v->base > MLTCP_BASE_CUBIC)
+		return MLTCP_JOB_E_BASE;
+	return MLTCP_JOB_OK;
+}
+
+enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
+				     const struct mltcp_job_request *req)
+{
+	const struct mltcp_job_spec *v = &req->values;
+	enum mltcp_job_error err = mltcp_job_check(req);
+	u32 given = req->given;
+
+	if (err)
+		return err;
+	spec->id = v->id;
+	if (given & MLTCP_JOB_F_DPORT) {
+		spec->dport_min = v->dport_min;
+		spec->dport_max = v->dport_max;
+	}
+	if (given & MLTCP_JOB_F_SPORT) {
+		spec->sport_min = v->sport_min;
+		spec->sport_max = v->sport_max;
+	}
+	if (given & MLTCP_JOB_F_PEER) {
+		int w;
+
+		spec->peer_family = v->peer_family;
+		spec->peer_prefixlen = v->peer_prefixlen;
+		for (w = 0; w < 4; w++)
+			spec->peer[w] = v->peer_family == MLTCP_AF_INET && w ? 0 : v->peer[w];
+		mltcp_mask_peer(spec->peer, v->peer_prefixlen);
+	}
+	if (given & MLTCP_JOB_F_MARK) {
+		spec->mark_mask = v->mark_mask;
+		spec->mark = v->mark & v->mark_mask;
+	}
+	if (given & MLTCP_JOB_F_SLOPE)
+		spec->slope = v->slope;
+	if (given & MLTCP_JOB_F_INTERCEPT)
+		spec->intercept = v->intercept;
+	if (given & MLTCP_JOB_F_IDLE_GAP)
+		spec->idle_gap_us = v->idle_gap_us;
+	if (given & MLTCP_JOB_F_ITER_BYTES)
+		spec->iter_bytes = v->iter_bytes;
+	if (given & MLTCP_JOB_F_BASE)
+		spec->base = v->base;
+	if (given & MLTCP_JOB_F_EXEMPT)
+		spec->exempt = v->exempt ? 1 : 0;
+	if (req->clear & MLTCP_JOB_F_EXEMPT)
+		spec->exempt = 0;
+
+	spec->fields = (spec->fields & ~req->clear) | given;
+	/* "exempt 0" is the same as no setting. */
+	if (!spec->exempt)
+		spec->fields &= ~(u32)MLTCP_JOB_F_EXEMPT;
+	return MLTCP_JOB_OK;
+}
+
+u32 mltcp_job_error_field(enum mltcp_job_error err)
+{
+	switch (err) {
+	case MLTCP_JOB_E_DPORT:
+		return MLTCP_JOB_F_DPORT;
+	case MLTCP_JOB_E_SPORT:
+		return MLTCP_JOB_F_SPORT;
+	case MLTCP_JOB_E_PEER_FAMILY:
+	case MLTCP_JOB_E_PEER_PREFIXLEN:
+		return MLTCP_JOB_F_PEER;
+	case MLTCP_JOB_E_SLOPE:
+		return MLTCP_JOB_F_SLOPE;
+	case MLTCP_JOB_E_INTERCEPT:
+		return MLTCP_JOB_F_INTERCEPT;
+	case MLTCP_JOB_E_IDLE_GAP:
+		return MLTCP_JOB_F_IDLE_GAP;
+	case MLTCP_JOB_E_ITER_BYTES:
+		return MLTCP_JOB_F_ITER_BYTES;
+	case MLTCP_JOB_E_BASE:
+		return MLTCP_JOB_F_BASE;
+	default:
+		return 0;
+	}
+}
+
+/* Matching */
+
+static bool mltcp_peer_matches(const struct mltcp_job_spec *job,
+			       const struct mltcp_flow_key *key)
+{
+	int w;
+
+	/* An IPv4 prefix never matches an IPv6 peer, nor the reverse. */
+	if (key->v4)
+		return job->peer_family == MLTCP_AF_INET &&
+		       (key->daddr[0] & mltcp_prefix_mask(job->peer_prefixlen)) == job->peer[0];
+	if (job->peer_family != MLTCP_AF_INET6)
+		return false;
+	for (w = 0; w < 4; w++) {
+		if ((key->daddr[w] & mltcp_prefix_mask((int)job->peer_prefixlen - 32 * w)) !=
+		    job->peer[w])
+			return false;
+	}
+	return true;
+}
+
+bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key)
+{
+	if ((job->fields & MLTCP_JOB_F_DPORT) &&
+	    (key->dport < job->dport_min || key->dport > job->dport_max))
+		return false;
+	if ((job->fields & MLTCP_JOB_F_SPORT) &&
+	    (key->sport < job->sport_min || key->sport > job->sport_max))
+		return false;
+	if ((job->fields & MLTCP_JOB_F_MARK) && (key->mark & job->mark_mask) != job->mark)
+		return false;
+	if ((job->fields & MLTCP_JOB_F_PEER) && !mltcp_peer_matches(job, key))
+		return false;
+	return true;
+}
+
+/* Latching */
+
+void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us)
+{
+	mltcp_iter_init(&fl->iter, bytes_acked, now_us);
+	mltcp_cubic_init(&fl->cubic);
+	fl->params.mode = 0;	/* not latched yet: the defaults' mode applies */
+	fl->job = 0;
+}
+
+/* The settings the job overrides; false if they leave the valid range. */
+static bool mltcp_job_settings(struct mltcp_params *p, u64 *fixed_bytes,
+			       const struct mltcp_job_spec *job)
+{
+	struct mltcp_params q = *p;
+
+	if (job->fields & MLTCP_JOB_F_SLOPE)
+		q.slope = (u16)job->slope;
+	if (job->fields & MLTCP_JOB_F_INTERCEPT)
+		q.intercept = (u16)job->intercept;
+	if (job->fields & MLTCP_JOB_F_IDLE_GAP)
+		q.idle_gap_us = job->idle_gap_us;
+	if (job->fields & MLTCP_JOB_F_BASE)
+		q.base = job->base;
+	if (job->exempt) {
+		q.slope = 0;
+		q.intercept = MLTCP_ONE;
+	}
+	/* Checked before narrowing: 65536 + x must not pass as x. */
+	if (job->slope > MLTCP_SLOPE_MAX || job->intercept > MLTCP_INTERCEPT_MAX ||
+	    !mltcp_params_valid(&q) ||
+	    ((job->fields & MLTCP_JOB_F_ITER_BYTES) && job->iter_bytes > MLTCP_ITER_BYTES_MAX))
+		return false;
+	*p = q;
+	*fixed_bytes = job->fields & MLTCP_JOB_F_ITER_BYTES ? job->iter_bytes : 0;
+	return true;
+}
+
+bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+		      const struct mltcp_job_spec *job, int fixed_base)
+{
+	struct mltcp_params p = *defaults;
+	bool job_ok = true;
+	u64 fixed_bytes = 0;
+
+	if (fl->params.mode)
+		p.mode = fl->params.mode;
+	if (job)
+		job_ok = mltcp_job_settings(&p, &fixed_bytes, job);
+	if (fixed_base != MLTCP_BASE_SELECTABLE)
+		p.base = (u8)fixed_base;
+	/* A live flow that changes base starts the new one from a clean state. */
+	if (fl->params.mode && p.base != fl->params.base)
+		mltcp_cubic_init(&fl->cubic);
+	fl->params = p;
+
+	if (fixed_bytes) {
+		if (!(fl->iter.flags & MLTCP_ITER_FIXED) || fl->iter.bytes != fixed_bytes)
+			mltcp_iter_set_fixed(&fl->iter, fixed_bytes);
+	} else if (fl->iter.flags & MLTCP_ITER_FIXED) {
+		mltcp_iter_set_fixed(&fl->iter, 0);
+	}
+	return job_ok;
+}
+
+/* Records */
+
+void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_flow *fl,
+			    u64 bytes_acked)
+{
+	rec->bytes_this_iter = bytes_acked - fl->iter.start_acked;
+	rec->iter_bytes = fl->iter.bytes;
+	rec->iter_fixed = fl->iter.flags & MLTCP_ITER_FIXED ? 1 : 0;
+	rec->r = mltcp_ratio(&fl->iter, bytes_acked);
+	rec->f = mltcp_f(&fl->iter, &fl->params, bytes_acked);
+	rec->iterations = fl->iter.count;
+	rec->last_iter_us = fl->iter.last_duration_us;
+	rec->job = fl->job;
+	rec->base = fl->params.base;
+	rec->mode = fl->params.mode;
+	rec->slope = fl->params.slope;
+	rec->intercept = fl->params.intercept;
+	rec->idle_gap_us = fl->params.idle_gap_us;
+}
+
+#ifdef MLTCP_POLICY_TEXT
+
+/* Text forms of the tunables */
+
+static const char *const mltcp_param_names[MLTCP_NR_PARAMS] = {
+	[MLTCP_PARAM_SLOPE] = "slope",
+	[MLTCP_PARAM_INTERCEPT] = "intercept",
+	[MLTCP_PARAM_IDLE_GAP] = "idle_gap_us",
+	[MLTCP_PARAM_BASE] = "base",
+	[MLTCP_PARAM_MODE] = "mode",
+};
+
+static const char *const mltcp_base_names[] = {
+	[MLTCP_BASE_RENO] = "reno",
+	[MLTCP_BASE_CUBIC] = "cubic",
+};
+
+/* Indexed by the mode bits: AI, MD and RESTART combine. */
+static const char *const mltcp_mode_names[MLTCP_MODE_ALL + 1] = {
+	[MLTCP_MODE_AI] = "ai",
+	[MLTCP_MODE_MD] = "md",
+	[MLTCP_MODE_BOTH] = "both",
+	[MLTCP_MODE_RESTART] = "restart",
+	[MLTCP_MODE_AI | MLTCP_MODE_RESTART] = "ai-restart",
+	[MLTCP_MODE_MD | MLTCP_MODE_RESTART] = "md-restart",
+	[MLTCP_MODE_ALL] = "both-restart",
+};
+
+#define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
+
+const char *mltcp_param_name(enum mltcp_param which)
+{
+	return (u32)which < MLTCP_NR_PARAMS ? mltcp_param_names[which] : NULL;
+}
+
+const char *mltcp_base_name(u32 base)
+{
+	return base < MLTCP_NAMES(mltcp_base_names) ? mltcp_base_names[base] : NULL;
+}
+
+const char *mltcp_mode_name(u32 mode)
+{
+	return mode < MLTCP_NAMES(mltcp_mode_names) ? mltcp_mode_names[mode] : NULL;
+}
+
+/* text equals word, optionally followed by one newline. */
+static bool mltcp_text_is(const char *text, const char *word)
+{
+	while (*word && *text == *word) {
+		text++;
+		word++;
+	}
+	if (*word)
+		return false;
+	if (*text == '\n')
+		text++;
+	return !*text;
+}
+
+int mltcp_base_parse(const char *text)
+{
+	u32 base;
+
+	for (base = MLTCP_BASE_RENO; base <= MLTCP_BASE_CUBIC; base++)
+		if (mltcp_text_is(text, mltcp_base_name(base)))
+			return (int)base;
+	return -1;
+}
+
+int mltcp_mode_parse(const char *text)
+{
+	u32 mode;
+
+	for (mode = MLTCP_MODE_AI; mode <= MLTCP_MODE_ALL; mode++)
+		if (mltcp_text_is(text, mltcp_mode_name(mode)))
+			return (int)mode;
+	return -1;
+}
+
+/* A decimal integer within [min, max], one trailing newline allowed. */
+static int mltcp_parse_u32(const char *text, u32 min, u32 max, u32 *value)
+{
+	u64 v = 0;
+
+	if (*text < '0' || *text > '9')
+		return -1;
+	for (; *text >= '0' && *text <= '9'; text++) {
+		v = v * 10 + (u64)(*text - '0');
+		if (v > max)
+			return -1;
+	}
+	if (*text == '\n')
+		text++;
+	if (*text || v < min)
+		return -1;
+	*value = (u32)v;
+	return 0;
+}
+
+int mltcp_param_parse(enum mltcp_param which, const char *text, u32 *value)
+{
+	int named;
+
+	switch (which) {
+	case MLTCP_PARAM_SLOPE:
+		return mltcp_parse_fixed(text, MLTCP_SLOPE_MAX, value);
+	case MLTCP_PARAM_INTERCEPT:
+		return mltcp_parse_fixed(text, MLTCP_INTERCEPT_MAX, value);
+	case MLTCP_PARAM_IDLE_GAP:
+		return mltcp_parse_u32(text, MLTCP_IDLE_GAP_MIN_US, MLTCP_IDLE_GAP_MAX_US, value);
+	case MLTCP_PARAM_BASE:
+		named = mltcp_base_parse(text);
+		break;
+	case MLTCP_PARAM_MODE:
+		named = mltcp_mode_parse(text);
+		break;
+	default:
+		return -1;
+	}
+	if (named < 0)
+		return -1;
+	*value = (u32)named;
+	return 0;
+}
+
+/* Appends text to buf at *pos if it fits with its NUL; false otherwise. */
+static bool mltcp_put(char *buf, u32 len, u32 *pos, const char *text)
+{
+	u32 n = 0;
+
+	while (text[n])
+		n++;
+	if (*pos + n >= len)
+		return false;
+	while (*text)
+		buf[(*pos)++] = *text++;
+	buf[*pos] = '\0';
+	return true;
+}
+
+/* Decimal digits of v, at least min_digits of them (zero-padded). */
+static bool mltcp_put_u32(char *buf, u32 len, u32 *pos, u32 v, int min_digits)
+{
+	char digits[11];
+	int n = 10;
+
+	digits[n] = '\0';
+	do {
+		digits[--n] = (char)('0' + v % 10);
+		v /= 10;
+		min_digits--;
+	} while (v || min_digits > 0);
+	return mltcp_put(buf, len, pos, &digits[n]);
+}
+
+static int mltcp_format_end(char *buf, u32 len, u32 pos, bool ok)
+{
+	if (ok)
+		return (int)pos;
+	if (len)
+		buf[0] = '\0';
+	return -1;
+}
+
+int mltcp_format_fixed(u32 fixed, char *buf, u32 len)
+{
+	u32 milli = mltcp_fixed_to_milli(fixed), pos = 0;
+	bool ok = len > 0;
+
+	if (ok)
+		buf[0] = '\0';
+	ok = ok && mltcp_put_u32(buf, len, &pos, milli / 1000, 1) &&
+	     mltcp_put(buf, len, &pos, ".") && mltcp_put_u32(buf, len, &pos, milli % 1000, 3);
+	return mltcp_format_end(buf, len, pos, ok);
+}
+
+int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len)
+{
+	const char *name = NULL;
+	u32 pos = 0;
+	bool ok = len > 0;
+
+	if (ok)
+		buf[0] = '\0';
+	switch (which) {
+	case MLTCP_PARAM_SLOPE:
+		if (value > MLTCP_SLOPE_MAX)
+			return mltcp_format_end(buf, len, 0, false);
+		return mltcp_format_fixed(value, buf, len);
+	case MLTCP_PARAM_INTERCEPT:
+		if (value > MLTCP_INTERCEPT_MAX)
+			return mltcp_format_end(buf, len, 0, false);
+		return mltcp_format_fixed(value, buf, len);
+	case MLTCP_PARAM_IDLE_GAP:
+		ok = ok && mltcp_put_u32(buf, len, &pos, value, 1);
+		return mltcp_format_end(buf, len, pos, ok);
+	case MLTCP_PARAM_BASE:
+		name = mltcp_base_name(value);
+		break;
+	case MLTCP_PARAM_MODE:
+		name = mltcp_mode_name(value);
+		break;
+	default:
+		break;
+	}
+	ok = ok && name && mltcp_put(buf, len, &pos, name);
+	return mltcp_format_end(buf, len, pos, ok);
+}
+
+u32 mltcp_param_get(const struct mltcp_params *p, enum mltcp_param which)
+{
+	switch (which) {
+	case MLTCP_PARAM_SLOPE:
+		return p->slope;
+	case MLTCP_PARAM_INTERCEPT:
+		return p->intercept;
+	case MLTCP_PARAM_IDLE_GAP:
+		return p->idle_gap_us;
+	case MLTCP_PARAM_BASE:
+		return p->base;
+	case MLTCP_PARAM_MODE:
+		return p->mode;
+	default:
+		return 0;
+	}
+}
+
+void mltcp_param_set(struct mltcp_params *p, enum mltcp_param which, u32 value)
+{
+	switch (which) {
+	case MLTCP_PARAM_SLOPE:
+		p->slope = (u16)value;
+		break;
+	case MLTCP_PARAM_INTERCEPT:
+		p->intercept = (u16)value;
+		break;
+	case MLTCP_PARAM_IDLE_GAP:
+		p->idle_gap_us = value;
+		break;
+	case MLTCP_PARAM_BASE:
+		p->base = (u8)value;
+		break;
+	case MLTCP_PARAM_MODE:
+		p->mode = (u8)value;
+		break;
+	default:
+		break;
+	}
+}
+
+const char *mltcp_job_strerror(enum mltcp_job_error err)
+{
+	switch (err) {
+	case MLTCP_JOB_OK:
+		return "ok";
+	case MLTCP_JOB_E_ID:
+		return "invalid job ID: 0";
+	case MLTCP_JOB_E_CLEAR_UNKNOWN:
+		return "invalid reset fields";
+	case MLTCP_JOB_E_CLEAR_AND_SET:
+		return "a field is both cleared and set";
+	case MLTCP_JOB_E_DPORT:
+		return "invalid dport: maximum below its minimum";
+	case MLTCP_JOB_E_SPORT:
+		return "invalid sport: maximum below its minimum";
+	case MLTCP_JOB_E_PEER_FAMILY:
+		return "invalid peer: neither IPv4 nor IPv6";
+	case MLTCP_JOB_E_PEER_PREFIXLEN:
+		return "invalid peer: prefix length above 32 (IPv4) or 128 (IPv6)";
+	case MLTCP_JOB_E_SLOPE:
+		return "invalid slope (allowed 0 to 16)";
+	case MLTCP_JOB_E_INTERCEPT:
+		return "invalid intercept (allowed 0 to 16)";
+	case MLTCP_JOB_E_IDLE_GAP:
+		return "invalid idle-gap (allowed 1ms to 60s)";
+	case MLTCP_JOB_E_ITER_BYTES:
+		return "invalid iter-bytes (allowed 1 to 1T)";
+	case MLTCP_JOB_E_BASE:
+		return "invalid base";
+	default:
+		return "invalid job";
+	}
+}
+
+#endif /* MLTCP_POLICY_TEXT */

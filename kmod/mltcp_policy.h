@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MLTCP policy: everything around the arithmetic that decides how a flow
+ * behaves, written once for every datapath (the module, the BPF twin, the
+ * unit tests and mltcpctl). Pure C over mltcp_types.h, like the core:
+ *
+ *  - a training job's criteria and settings (struct mltcp_job_spec), the one
+ *    layout stored by the module's job table, by the BPF twin's job map and
+ *    built by mltcpctl;
+ *  - validating a job request and applying it to a spec (mltcp_job_apply());
+ *  - matching a flow against a job (mltcp_job_matches()) from the few socket
+ *    fields a datapath reads into struct mltcp_flow_key;
+ *  - the per-flow state every datapath keeps in icsk_ca_priv (struct
+ *    mltcp_flow) and how its parameters are latched: the defaults, then the
+ *    job's settings, then "exempt" (mltcp_flow_latch());
+ *  - the snapshot of a flow that every listing reports (struct
+ *    mltcp_flow_record), filled by mltcp_flow_fill_record();
+ *  - names of bases, modes and tunables and their text forms
+ *    (mltcp_param_parse(), mltcp_param_format()), used by module
+ *    parameters, sysctls and mltcpctl. Not compiled for BPF (no strings
+ *    there): guarded by MLTCP_POLICY_TEXT.
+ *
+ * A datapath owns storage, locking and the socket; it calls these.
+ */
+#ifndef MLTCP_POLICY_H
+#define MLTCP_POLICY_H
+
+#include "mltcp_core.h"
+#include "uapi/mltcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if !defined(__bpf__)
+#define MLTCP_POLICY_TEXT 1
+#endif
+
+/* Address families as the kernel numbers them (checked where AF_* is known). */
+#define MLTCP_AF_INET		2
+#define MLTCP_AF_INET6		10
+
+/*
+ * A job: which flows it matches and how they behave. fields is a mask of
+ * MLTCP_JOB_F_* (uapi/mltcp.h) naming the criteria and settings present;
+ * a criterion absent matches every flow, a setting absent leaves the
+ * namespace default. Ports in host order; peer in network order, masked to
+ * its prefix (IPv4 in peer[0]); mark stored masked. Fixed size, no pointers:
+ * it is a BPF map value and a netlink payload's model.
+ */
+struct mltcp_job_spec {
+	u32 id;			/* the operator's id, >= 1; 0: none (a free BPF slot) */
+	u32 fields;		/* MLTCP_JOB_F_* */
+	u16 dport_min, dport_max;
+	u16 sport_min, sport_max;
+	u8 peer_family;		/* MLTCP_AF_INET or MLTCP_AF_INET6 */
+	u8 peer_prefixlen;
+	u8 base;		/* enum mltcp_base */
+	u8 exempt;		/* 1: F is exactly 1 (slope 0, intercept 1) */
+	u32 peer[4];
+	u32 mark, mark_mask;
+	u32 slope, intercept;	/* MLTCP_ONE units */
+	u32 idle_gap_us;
+	u32 pad;
+	u64 iter_bytes;		/* fixed bytes per iteration, not learned */
+};
+
+/*
+ * A request to add a job (applied to an all-zero spec) or to change one
+ * (applied to a copy of it): values holds the given fields (peer and mark
+ * need not be masked yet; mark_mask is ~0 when the operator gave none),
+ * given and clear name what is set and what is dropped.
+ */
+struct mltcp_job_request {
+	struct mltcp_job_spec values;
+	u32 given;		/* MLTCP_JOB_F_* set by the request */
+	u32 clear;		/* MLTCP_JOB_F_* dropped (a change only) */
+};
+
+/* Why a request was refused; MLTCP_JOB_OK is 0. */
+enum mltcp_job_error {
+	MLTCP_JOB_OK = 0,
+	MLTCP_JOB_E_ID,			/* id 0 */
+	MLTCP_JOB_E_CLEAR_UNKNOWN,	/* clear names an unknown field */
+	MLTCP_JOB_E_CLEAR_AND_SET,	/* a field both cleared and set */
+	MLTCP_JOB_E_DPORT,		/* destination port maximum below its minimum */
+	MLTCP_JOB_E_SPORT,		/* source port maximum below its minimum */
+	MLTCP_JOB_E_PEER_FAMILY,	/* neither IPv4 nor IPv6 */
+	MLTCP_JOB_E_PEER_PREFIXLEN,	/* prefix longer than the address */
+	MLTCP_JOB_E_SLOPE,
+	MLTCP_JOB_E_INTERCEPT,
+	MLTCP_JOB_E_IDLE_GAP,
+	MLTCP_JOB_E_ITER_BYTES,
+	MLTCP_JOB_E_BASE,
+	MLTCP_JOB_NR_ERRORS,
+};
+
+/*
+ * Validates req whole, then applies it to *spec: given fields replace,
+ * cleared ones are dropped, the peer is masked to its prefix and the mark to
+ * its mask, "exempt 0" is no setting. On error *spec is unchanged.
+ */
+enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
+				     const struct mltcp_job_request *req);
+
+/* The MLTCP_JOB_F_* field an error is about (0 for none). */
+u32 mltcp_job_error_field(enum mltcp_job_error err);
+
+/*
+ * What a job can match a flow on, read once from the socket by the datapath.
+ * daddr in network order; an IPv4 peer, also as a v4-mapped IPv6 address,
+ * has v4 set and its address in daddr[0].
+ */
+struct mltcp_flow_key {
+	u32 daddr[4];
+	u32 mark;
+	u16 dport, sport;	/* host order; sport is the local port */
+	u8 v4;
+};
+
+/* Every criterion the job has holds for the flow (none: every flow). */
+bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key);
+
+/*
+ * Per-flow state in icsk_ca_priv, the same in the module and the BPF twin.
+ * All-zero until init (params.mode 0). job: the datapath's reference to the
+ * flow's job, 0 for none (the module keeps a never-reused key, the BPF twin
+ * the operator's id).
+ */
+struct mltcp_flow {
+	struct mltcp_iter iter;
+	struct mltcp_cubic cubic;
+	struct mltcp_params params;
+	u32 job;
+};
+
+/* "mltcp": the base comes from the defaults or the job; the others fix it. */
+#define MLTCP_BASE_SELECTABLE	(-1)
+
+/* Starts a flow's state: no iteration known, a fresh CUBIC epoch. */
+void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
+
+/*
+ * Latches the flow's parameters: defaults (the namespace's, or the BPF map's),
+ * overridden by the settings of job (NULL: none), then exempt (slope 0,
+ * intercept 1: F is exactly 1); fixed_base is MLTCP_BASE_SELECTABLE or the
+ * base of mltcp_reno/mltcp_cubic. A flow already latched keeps its mode (the
+ * mode is global and chosen once) and restarts CUBIC if its base changes; a
+ * job's fixed size replaces the learned one, and dropping it returns to
+ * learning. Returns false, and latches the defaults alone, if the job's
+ * settings are out of range (a BPF map slot written by something other than
+ * mltcpctl).
+ */
+bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+		      const struct mltcp_job_spec *job, int fixed_base);
+
+/*
+ * One flow as every listing reports it: the module's netlink dump and
+ * debugfs, and the BPF twin's flow iterator, which writes it as a binary
+ * record that mltcpctl decodes. Fixed size; addresses in network order (IPv4
+ * in the first 4 bytes), ports in host order.
+ */
+#define MLTCP_CA_NAME_MAX	16
+
+struct mltcp_flow_record {
+	u64 cookie;		/* socket cookie, as in ss and inet_diag */
+	u64 bytes_this_iter;	/* acked since the iteration began */
+	u64 iter_bytes;		/* bytes per iteration, 0 if not known yet */
+	u32 netns;		/* inode number, as in /proc/PID/ns/net */
+	u32 job;		/* the datapath's job reference, 0: none */
+	u32 cwnd, ssthresh;	/* segments */
+	u32 r, f;		/* MLTCP_ONE units */
+	u32 iterations;		/* iteration starts seen */
+	u32 last_iter_us;	/* start-to-start time of the last full iteration */
+	u32 slope, intercept;	/* latched, MLTCP_ONE units */
+	u32 idle_gap_us;
+	u16 sport, dport;
+	u8 family;		/* MLTCP_AF_INET or MLTCP_AF_INET6 */
+	u8 base;		/* enum mltcp_base */
+	u8 mode;		/* enum mltcp_mode */
+	u8 iter_fixed;		/* 1: iter_bytes set by the job */
+	u8 saddr[16], daddr[16];
+	char ca[MLTCP_CA_NAME_MAX];	/* "mltcp", "mltcp_reno" or "mltcp_cubic" */
+};
+
+/* The MLTCP part of a record; the datapath fills addresses, ports, cwnd, names. */
+void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_flow *fl,
+			    u64 bytes_acked);
+
+#ifdef MLTCP_POLICY_TEXT
+/*
+ * The tunables by name, as module parameters, net.mltcp.* sysctls, the BPF
+ * defaults and mltcpctl know them. Values in storage units: slope and
+ * intercept MLTCP_ONE units, idle gap microseconds, base and mode their enums.
+ */
+enum mltcp_param {
+	MLTCP_PARAM_SLOPE,
+	MLTCP_PARAM_INTERCEPT,
+	MLTCP_PARAM_IDLE_GAP,
+	MLTCP_PARAM_BASE,
+	MLTCP_PARAM_MODE,
+	MLTCP_NR_PARAMS,
+};
+
+/* Room for any formatted value and its terminating NUL. */
+#define MLTCP_PARAM_TEXT	16
+
+const char *mltcp_param_name(enum mltcp_param which);	/* "slope", ..., "idle_gap_us" */
+const char *mltcp_base_name(u32 base);			/* "reno", "cubic"; NULL if invalid */
+const char *mltcp_mode_name(u32 mode);			/* "ai", ..., "both-restart"; NULL */
+int mltcp_base_parse(const char *text);			/* enum mltcp_base, or -1 */
+int mltcp_mode_parse(const char *text);			/* enum mltcp_mode, or -1 */
+
+/*
+ * Text to value: decimals for slope and intercept ("1.6", at most six
+ * decimals, within range), a decimal integer of microseconds for the idle gap
+ * within range, a name for base and mode. One trailing newline is accepted
+ * (a sysfs or sysctl write). Returns 0, or -1 and leaves *value unchanged.
+ */
+int mltcp_param_parse(enum mltcp_param which, const char *text, u32 *value);
+
+/*
+ * Value to text, without newline: "1.600" (thousandths, as sysfs has always
+ * shown them), "20000", "cubic", "md-restart". Returns the length, or -1 if
+ * the value is invalid or buf too small (then buf holds "").
+ */
+int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len);
+
+/* "1.600" for a MLTCP_ONE-unit value; as mltcp_param_format() for slope. */
+int mltcp_format_fixed(u32 fixed, char *buf, u32 len);
+
+u32 mltcp_param_get(const struct mltcp_params *p, enum mltcp_param which);
+void mltcp_param_set(struct mltcp_params *p, enum mltcp_param which, u32 value);
+
+/* A message for an error of mltcp_job_apply(), one line, no newline. */
+const char *mltcp_job_strerror(enum mltcp_job_error err);
+#endif /* MLTCP_POLICY_TEXT */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLTCP_POLICY_H */

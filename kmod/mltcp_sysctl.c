@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The net.mltcp.* sysctls: each network namespace's defaults for new flows.
+ *
+ *   net.mltcp.slope        decimal in [0, 16], e.g. "1.6" (stored in 1/1024)
+ *   net.mltcp.intercept    decimal in [0, 16]
+ *   net.mltcp.idle_gap_us  integer in [1000, 60000000]
+ *   net.mltcp.base         "reno" or "cubic" (flows of "mltcp" only)
+ *
+ * A namespace starts with the module parameters' values and follows them
+ * until it writes its own, so a parameter change still reaches every
+ * namespace that was not tuned on its own. A value out of range or malformed
+ * is refused with -EINVAL and changes nothing; nothing is clamped. Like the
+ * module parameters, the defaults are latched by each flow when it chooses
+ * MLTCP. The mode has no sysctl: it is global.
+ */
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <net/netns/generic.h>
+
+#include "mltcp_defaults.h"
+#include "mltcp_sysctl.h"
+
+/* The tunables a namespace has its own of: those before the mode. */
+#define MLTCP_NET_DEFAULTS	MLTCP_PARAM_MODE
+
+/* Room for any valid value and its newline; longer writes are refused. */
+#define MLTCP_SYSCTL_TEXT	24
+
+struct mltcp_sysctl_net {
+	/*
+	 * Indexed by enum mltcp_param, each one word: a value written through
+	 * net.mltcp.*, or -1 while the namespace follows the module parameter.
+	 */
+	int defaults[MLTCP_NET_DEFAULTS];
+	struct ctl_table_header *header;
+	struct ctl_table *table;
+};
+
+static unsigned int mltcp_sysctl_net_id __read_mostly;
+
+static struct mltcp_sysctl_net *mltcp_sysctl_pernet(const struct net *net)
+{
+	return net_generic(net, mltcp_sysctl_net_id);
+}
+
+/* The namespace's own value, else the module parameter's. */
+static u32 mltcp_net_default(const struct mltcp_sysctl_net *sn, enum mltcp_param which)
+{
+	int value = READ_ONCE(sn->defaults[which]);
+
+	return value < 0 ? mltcp_default(which) : value;
+}
+
+void mltcp_net_defaults(const struct net *net, struct mltcp_params *p)
+{
+	const struct mltcp_sysctl_net *sn = mltcp_sysctl_pernet(net);
+
+	p->slope = mltcp_net_default(sn, MLTCP_PARAM_SLOPE);
+	p->intercept = mltcp_net_default(sn, MLTCP_PARAM_INTERCEPT);
+	p->idle_gap_us = mltcp_net_default(sn, MLTCP_PARAM_IDLE_GAP);
+	p->base = mltcp_net_default(sn, MLTCP_PARAM_BASE);
+	p->mode = mltcp_default(MLTCP_PARAM_MODE);
+}
+
+/*
+ * One handler for the four defaults; table->data points to the namespace's
+ * slot, table->extra1 to which tunable it is. Text in and out in the
+ * policy's forms (as the module parameters): "1.6", read back "1.600", for
+ * slope and intercept, an integer for the idle gap, a name for the base. A
+ * value malformed or out of range, a partial write (non-zero offset) or an
+ * oversized one is refused with -EINVAL and changes nothing.
+ */
+static int mltcp_proc_default(struct ctl_table *table, int write, void *buffer,
+			      size_t *lenp, loff_t *ppos)
+{
+	enum mltcp_param which = *(int *)table->extra1;
+	int *slot = table->data;
+	struct mltcp_sysctl_net *sn = container_of(slot - which, struct mltcp_sysctl_net,
+						   defaults[0]);
+	char text[MLTCP_SYSCTL_TEXT];
+	struct ctl_table tmp = { .data = text, .maxlen = sizeof(text) };
+	const char *number = text;
+	u32 value;
+	int err;
+
+	if (!write) {
+		if (mltcp_param_format(which, mltcp_net_default(sn, which), text,
+				       sizeof(text)) < 0)
+			return -EINVAL;
+		return proc_dostring(&tmp, 0, buffer, lenp, ppos);
+	}
+
+	if (*ppos || *lenp >= sizeof(text))
+		return -EINVAL;
+	text[0] = '\0';
+	err = proc_dostring(&tmp, 1, buffer, lenp, ppos);
+	if (err)
+		return err;
+	/* The idle gap was read with kstrtou32(), which takes a leading '+'. */
+	if (which == MLTCP_PARAM_IDLE_GAP && *number == '+')
+		number++;
+	if (mltcp_param_parse(which, number, &value))
+		return -EINVAL;
+	WRITE_ONCE(sn->defaults[which], value);
+	return 0;
+}
+
+static int mltcp_sysctl_index[MLTCP_NET_DEFAULTS] = {
+	MLTCP_PARAM_SLOPE, MLTCP_PARAM_INTERCEPT, MLTCP_PARAM_IDLE_GAP, MLTCP_PARAM_BASE,
+};
+
+#define MLTCP_SYSCTL(which) {					\
+	.maxlen = sizeof(int),					\
+	.mode = 0644,						\
+	.proc_handler = mltcp_proc_default,			\
+	.extra1 = &mltcp_sysctl_index[which],			\
+}
+
+/* In enum mltcp_param order: entry i serves defaults[i]; names set at init. */
+static const struct ctl_table mltcp_sysctl_template[] = {
+	MLTCP_SYSCTL(MLTCP_PARAM_SLOPE),
+	MLTCP_SYSCTL(MLTCP_PARAM_INTERCEPT),
+	MLTCP_SYSCTL(MLTCP_PARAM_IDLE_GAP),
+	MLTCP_SYSCTL(MLTCP_PARAM_BASE),
+	{ }
+};
+
+static int __net_init mltcp_sysctl_net_init(struct net *net)
+{
+	struct mltcp_sysctl_net *sn = mltcp_sysctl_pernet(net);
+	struct ctl_table *table;
+	int i;
+
+	table = kmemdup(mltcp_sysctl_template, sizeof(mltcp_sysctl_template), GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	for (i = 0; i < MLTCP_NET_DEFAULTS; i++) {
+		sn->defaults[i] = -1;	/* follow the module parameter */
+		table[i].procname = mltcp_param_name(i);
+		table[i].data = &sn->defaults[i];
+	}
+	sn->header = register_net_sysctl(net, "net/mltcp", table);
+	if (!sn->header) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	sn->table = table;
+	return 0;
+}
+
+static void __net_exit mltcp_sysctl_net_exit(struct net *net)
+{
+	struct mltcp_sysctl_net *sn = mltcp_sysctl_pernet(net);
+
+	unregister_net_sysctl_table(sn->header);
+	kfree(sn->table);
+}
+
+static struct pernet_operations mltcp_sysctl_net_ops = {
+	.init = mltcp_sysctl_net_init,
+	.exit = mltcp_sysctl_net_exit,
+	.id = &mltcp_sysctl_net_id,
+	.size = sizeof(struct mltcp_sysctl_net),
+};
+
+int mltcp_sysctl_init(void)
+{
+	return register_pernet_subsys(&mltcp_sysctl_net_ops);
+}
+
+void mltcp_sysctl_exit(void)
+{
+	unregister_pernet_subsys(&mltcp_sysctl_net_ops);
+}

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The policy around the core (kmod/mltcp_policy.c): job requests, matching,
+// latching, flow records and the text forms of the tunables. The module, the
+// BPF twin and mltcpctl all run this code; these tests pin its behaviour.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <string>
+
+#include "mltcp_policy.h"
+
+namespace
+{
+
+static_assert(MLTCP_AF_INET == AF_INET && MLTCP_AF_INET6 == AF_INET6,
+	      "the policy's address families are the kernel's");
+
+mltcp_params Defaults()
+{
+	mltcp_params p{};
+	mltcp_params_default(&p);
+	return p;
+}
+
+mltcp_job_request Request(uint32_t id)
+{
+	mltcp_job_request r{};
+	r.values.id = id;
+	return r;
+}
+
+void SetPeer(mltcp_job_request &r, const char *addr, uint8_t len)
+{
+	r.given |= MLTCP_JOB_F_PEER;
+	if (inet_pton(AF_INET, addr, r.values.peer) == 1) {
+		r.values.peer_family = MLTCP_AF_INET;
+	} else {
+		ASSERT_EQ(inet_pton(AF_INET6, addr, r.values.peer), 1) << addr;
+		r.values.peer_family = MLTCP_AF_INET6;
+	}
+	r.values.peer_prefixlen = len;
+}
+
+mltcp_flow_key KeyTo(const char *addr, uint16_t dport = 80, uint16_t sport = 40000,
+		     uint32_t mark = 0)
+{
+	mltcp_flow_key k{};
+	k.dport = dport;
+	k.sport = sport;
+	k.mark = mark;
+	if (inet_pton(AF_INET, addr, k.daddr) == 1) {
+		k.v4 = 1;
+	} else {
+		EXPECT_EQ(inet_pton(AF_INET6, addr, k.daddr), 1) << addr;
+	}
+	return k;
+}
+
+bool Matches(const mltcp_job_spec &job, const mltcp_flow_key &key)
+{
+	return mltcp_job_matches(&job, &key);
+}
+
+std::string Format(mltcp_param which, uint32_t value)
+{
+	char buf[MLTCP_PARAM_TEXT];
+	int n = mltcp_param_format(which, value, buf, sizeof(buf));
+	return n < 0 ? "<invalid>" : std::string(buf, static_cast<size_t>(n));
+}
+
+// Every criterion and one setting; mark and peer given unmasked.
+mltcp_job_request CriteriaRequest()
+{
+	mltcp_job_request r = Request(7);
+
+	r.given = MLTCP_JOB_F_DPORT | MLTCP_JOB_F_SPORT | MLTCP_JOB_F_MARK | MLTCP_JOB_F_SLOPE;
+	r.values.dport_min = 100;
+	r.values.dport_max = 200;
+	r.values.sport_min = 5000;
+	r.values.sport_max = 5000;
+	r.values.mark = 0x1f;
+	r.values.mark_mask = 0xf0;
+	r.values.slope = 2048;
+	SetPeer(r, "10.8.3.4", 16);
+	return r;
+}
+
+TEST(JobApply, AddsGivenFieldsAndMasks)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request r = CriteriaRequest();
+
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.id, 7u);
+	EXPECT_EQ(spec.fields, MLTCP_JOB_F_DPORT | MLTCP_JOB_F_SPORT | MLTCP_JOB_F_MARK |
+				       MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_PEER);
+	EXPECT_EQ(spec.mark, 0x10u);
+	EXPECT_EQ(spec.mark_mask, 0xf0u);
+	EXPECT_EQ(spec.slope, 2048u);
+	uint32_t want;
+	inet_pton(AF_INET, "10.8.0.0", &want);
+	EXPECT_EQ(spec.peer[0], want);
+	EXPECT_EQ(spec.peer[1] | spec.peer[2] | spec.peer[3], 0u);
+}
+
+TEST(JobApply, ChangeKeepsOtherFieldsAndClears)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request add = Request(3);
+	add.given = MLTCP_JOB_F_SPORT | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT;
+	add.values.sport_min = add.values.sport_max = 5000;
+	add.values.intercept = 100;
+	add.values.exempt = 1;
+	ASSERT_EQ(mltcp_job_apply(&spec, &add), MLTCP_JOB_OK);
+	ASSERT_EQ(spec.exempt, 1);
+
+	mltcp_job_request set = Request(3);
+	set.given = MLTCP_JOB_F_IDLE_GAP;
+	set.values.idle_gap_us = 50000;
+	set.clear = MLTCP_JOB_F_SPORT | MLTCP_JOB_F_EXEMPT;
+	ASSERT_EQ(mltcp_job_apply(&spec, &set), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.fields, MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_IDLE_GAP);
+	EXPECT_EQ(spec.intercept, 100u);
+	EXPECT_EQ(spec.idle_gap_us, 50000u);
+	EXPECT_EQ(spec.exempt, 0);
+}
+
+TEST(JobApply, ExemptOffIsNoSetting)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request r = Request(1);
+	r.given = MLTCP_JOB_F_EXEMPT;
+	r.values.exempt = 0;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.fields & MLTCP_JOB_F_EXEMPT, 0u);
+}
+
+struct BadCase {
+	const char *name;
+	void (*make)(mltcp_job_request &);
+	mltcp_job_error error;
+	uint32_t field;
+};
+
+const BadCase kBad[] = {
+	{ "id0", [](mltcp_job_request &r) { r.values.id = 0; }, MLTCP_JOB_E_ID, 0 },
+	{ "clear_unknown", [](mltcp_job_request &r) { r.clear = 1u << 20; },
+	  MLTCP_JOB_E_CLEAR_UNKNOWN, 0 },
+	{ "clear_and_set",
+	  [](mltcp_job_request &r) {
+		  r.given = r.clear = MLTCP_JOB_F_SLOPE;
+	  },
+	  MLTCP_JOB_E_CLEAR_AND_SET, 0 },
+	{ "dport",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_DPORT;
+		  r.values.dport_min = 10;
+		  r.values.dport_max = 9;
+	  },
+	  MLTCP_JOB_E_DPORT, MLTCP_JOB_F_DPORT },
+	{ "sport",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_SPORT;
+		  r.values.sport_min = 10;
+		  r.values.sport_max = 9;
+	  },
+	  MLTCP_JOB_E_SPORT, MLTCP_JOB_F_SPORT },
+	{ "peer_family",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_PEER;
+		  r.values.peer_family = 1;
+	  },
+	  MLTCP_JOB_E_PEER_FAMILY, MLTCP_JOB_F_PEER },
+	{ "peer_v4_33",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_PEER;
+		  r.values.peer_family = MLTCP_AF_INET;
+		  r.values.peer_prefixlen = 33;
+	  },
+	  MLTCP_JOB_E_PEER_PREFIXLEN, MLTCP_JOB_F_PEER },
+	{ "peer_v6_129",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_PEER;
+		  r.values.peer_family = MLTCP_AF_INET6;
+		  r.values.peer_prefixlen = 129;
+	  },
+	  MLTCP_JOB_E_PEER_PREFIXLEN, MLTCP_JOB_F_PEER },
+	{ "slope",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_SLOPE;
+		  r.values.slope = MLTCP_SLOPE_MAX + 1;
+	  },
+	  MLTCP_JOB_E_SLOPE, MLTCP_JOB_F_SLOPE },
+	{ "slope_wraps_u16",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_SLOPE;
+		  r.values.slope = 65536 + 1024;
+	  },
+	  MLTCP_JOB_E_SLOPE, MLTCP_JOB_F_SLOPE },
+	{ "intercept",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_INTERCEPT;
+		  r.values.intercept = MLTCP_INTERCEPT_MAX + 1;
+	  },
+	  MLTCP_JOB_E_INTERCEPT, MLTCP_JOB_F_INTERCEPT },
+	{ "idle_gap_low",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_IDLE_GAP;
+		  r.values.idle_gap_us = MLTCP_IDLE_GAP_MIN_US - 1;
+	  },
+	  MLTCP_JOB_E_IDLE_GAP, MLTCP_JOB_F_IDLE_GAP },
+	{ "idle_gap_high",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_IDLE_GAP;
+		  r.values.idle_gap_us = MLTCP_IDLE_GAP_MAX_US + 1;
+	  },
+	  MLTCP_JOB_E_IDLE_GAP, MLTCP_JOB_F_IDLE_GAP },
+	{ "iter_bytes_0",
+	  [](mltcp_job_request &r) { r.given = MLTCP_JOB_F_ITER_BYTES; },
+	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
+	{ "iter_bytes_high",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_ITER_BYTES;
+		  r.values.iter_bytes = MLTCP_ITER_BYTES_MAX + 1;
+	  },
+	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
+	{ "base",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_BASE;
+		  r.values.base = 2;
+	  },
+	  MLTCP_JOB_E_BASE, MLTCP_JOB_F_BASE },
+};
+
+TEST(JobApply, RefusesBadRequestsAndChangesNothing)
+{
+	for (const BadCase &c : kBad) {
+		mltcp_job_spec spec{};
+		mltcp_job_request ok = Request(5);
+		ok.given = MLTCP_JOB_F_SLOPE;
+		ok.values.slope = 100;
+		ASSERT_EQ(mltcp_job_apply(&spec, &ok), MLTCP_JOB_OK);
+		mltcp_job_spec before = spec;
+
+		mltcp_job_request r = Request(5);
+		c.make(r);
+		EXPECT_EQ(mltcp_job_apply(&spec, &r), c.error) << c.name;
+		EXPECT_EQ(mltcp_job_error_field(c.error), c.field) << c.name;
+		EXPECT_EQ(std::memcmp(&spec, &before, sizeof(spec)), 0) << c.name;
+		std::string text = mltcp_job_strerror(c.error);
+		EXPECT_EQ(text.find('\n'), std::string::npos) << c.name;
+		EXPECT_NE(text, "invalid job") << c.name;
+	}
+}
+
+TEST(JobApply, PeerIsMaskedToEveryPrefixLength)
+{
+	// The stored peer, byte by byte in network order: exactly the first len
+	// bits of an all-ones address, whatever the host's byte order.
+	for (int len = 0; len <= 128; len++) {
+		for (bool v4 : { true, false }) {
+			if (v4 && len > 32)
+				continue;
+			mltcp_job_spec spec{};
+			mltcp_job_request r = Request(1);
+			SetPeer(r,
+				v4 ? "255.255.255.255" : "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+				static_cast<uint8_t>(len));
+			if (v4)
+				memset(&r.values.peer[1], 0xff, 12); // not part of an IPv4 peer
+			ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+			const auto *bytes = reinterpret_cast<const uint8_t *>(spec.peer);
+			for (int i = 0; i < 16; i++) {
+				int left = len - 8 * i;
+				uint8_t want = left >= 8   ? 0xff
+					       : left <= 0 ? 0
+							   : static_cast<uint8_t>(0xff << (8 - left));
+				ASSERT_EQ(bytes[i], want)
+					<< (v4 ? "v4 /" : "v6 /") << len << " byte " << i;
+			}
+		}
+	}
+}
+
+// The module reports these messages as netlink extended acks, and the
+// in-guest suite (tests/kernel/test_13_malformed.py) looks for these words.
+TEST(JobApply, MessagesTheKernelSuiteLooksFor)
+{
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_CLEAR_AND_SET)).find("cleared and set"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_DPORT)).find("below"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_SPORT)).find("below"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_PEER_PREFIXLEN)).find("above 32"),
+		  std::string::npos);
+}
+
+TEST(JobMatches, NoCriteriaMatchesEveryFlow)
+{
+	mltcp_job_spec spec{};
+	spec.id = 1;
+	EXPECT_TRUE(Matches(spec, KeyTo("10.0.0.1")));
+	EXPECT_TRUE(Matches(spec, KeyTo("2001:db8::1")));
+}
+
+TEST(JobMatches, EveryCriterionMustHold)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request r = CriteriaRequest();
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+
+	EXPECT_TRUE(Matches(spec, KeyTo("10.8.3.4", 150, 5000, 0x1f)));
+	EXPECT_TRUE(Matches(spec, KeyTo("10.8.3.4", 100, 5000, 0x10)));
+	EXPECT_TRUE(Matches(spec, KeyTo("10.8.3.4", 200, 5000, 0x10)));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.8.3.4", 99, 5000, 0x10)));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.8.3.4", 201, 5000, 0x10)));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.8.3.4", 150, 5001, 0x10)));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.8.3.4", 150, 5000, 0x20)));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.9.3.4", 150, 5000, 0x10)));
+	EXPECT_FALSE(Matches(spec, KeyTo("::ffff:10.9.3.4", 150, 5000, 0x10)));
+}
+
+TEST(JobMatches, PrefixesOfEveryLength)
+{
+	// A bit flipped just inside the prefix must miss, just outside must match.
+	for (int len = 0; len <= 128; len++) {
+		mltcp_job_spec spec{};
+		mltcp_job_request r = Request(1);
+		SetPeer(r, "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", static_cast<uint8_t>(len));
+		ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+		mltcp_flow_key k = KeyTo("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff");
+		EXPECT_TRUE(mltcp_job_matches(&spec, &k)) << len;
+		if (len > 0) {
+			mltcp_flow_key in = k;
+			reinterpret_cast<uint8_t *>(in.daddr)[(len - 1) / 8] ^=
+				static_cast<uint8_t>(0x80 >> ((len - 1) % 8));
+			EXPECT_FALSE(mltcp_job_matches(&spec, &in)) << len;
+		}
+		if (len < 128) {
+			mltcp_flow_key out = k;
+			reinterpret_cast<uint8_t *>(out.daddr)[len / 8] ^=
+				static_cast<uint8_t>(0x80 >> (len % 8));
+			EXPECT_TRUE(mltcp_job_matches(&spec, &out)) << len;
+		}
+	}
+	for (int len = 0; len <= 32; len++) {
+		mltcp_job_spec spec{};
+		mltcp_job_request r = Request(1);
+		SetPeer(r, "10.255.255.255", static_cast<uint8_t>(len));
+		ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+		mltcp_flow_key k = KeyTo("10.255.255.255");
+		EXPECT_TRUE(mltcp_job_matches(&spec, &k)) << len;
+		if (len > 0) {
+			mltcp_flow_key in = k;
+			reinterpret_cast<uint8_t *>(in.daddr)[(len - 1) / 8] ^=
+				static_cast<uint8_t>(0x80 >> ((len - 1) % 8));
+			EXPECT_FALSE(mltcp_job_matches(&spec, &in)) << len;
+		}
+	}
+}
+
+TEST(JobMatches, FamiliesNeverCross)
+{
+	mltcp_job_spec v4{}, v6{};
+	mltcp_job_request r4 = Request(1), r6 = Request(2);
+	SetPeer(r4, "0.0.0.0", 0);
+	SetPeer(r6, "::", 0);
+	ASSERT_EQ(mltcp_job_apply(&v4, &r4), MLTCP_JOB_OK);
+	ASSERT_EQ(mltcp_job_apply(&v6, &r6), MLTCP_JOB_OK);
+	EXPECT_TRUE(Matches(v4, KeyTo("192.0.2.1")));
+	EXPECT_FALSE(Matches(v4, KeyTo("2001:db8::1")));
+	EXPECT_TRUE(Matches(v6, KeyTo("2001:db8::1")));
+	EXPECT_FALSE(Matches(v6, KeyTo("192.0.2.1")));
+}
+
+TEST(FlowLatch, DefaultsAloneAndTheGlobalMode)
+{
+	mltcp_flow fl{};
+	mltcp_params d = Defaults();
+	d.slope = 100;
+	d.mode = MLTCP_MODE_AI;
+	mltcp_flow_init(&fl, 1000, 5);
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.params.slope, 100);
+	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
+	EXPECT_EQ(fl.iter.start_acked, 1000u);
+
+	// Latched again (a job change): the mode stays what the flow chose.
+	d.mode = MLTCP_MODE_MD;
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
+}
+
+TEST(FlowLatch, JobOverridesThenExempt)
+{
+	mltcp_flow fl{};
+	mltcp_params d = Defaults();
+	mltcp_job_spec spec{};
+	mltcp_job_request r = Request(4);
+	r.given = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_IDLE_GAP | MLTCP_JOB_F_BASE |
+		  MLTCP_JOB_F_ITER_BYTES;
+	r.values.slope = 3000;
+	r.values.idle_gap_us = 7000;
+	r.values.base = MLTCP_BASE_RENO;
+	r.values.iter_bytes = 1 << 20;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.params.slope, 3000);
+	EXPECT_EQ(fl.params.intercept, d.intercept);
+	EXPECT_EQ(fl.params.idle_gap_us, 7000u);
+	EXPECT_EQ(fl.params.base, MLTCP_BASE_RENO);
+	EXPECT_EQ(fl.iter.bytes, 1u << 20);
+	EXPECT_TRUE(fl.iter.flags & MLTCP_ITER_FIXED);
+
+	// mltcp_cubic keeps its own base whatever the job says.
+	mltcp_flow cub{};
+	mltcp_flow_init(&cub, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&cub, &d, &spec, MLTCP_BASE_CUBIC));
+	EXPECT_EQ(cub.params.base, MLTCP_BASE_CUBIC);
+
+	mltcp_job_request ex = Request(4);
+	ex.given = MLTCP_JOB_F_EXEMPT;
+	ex.values.exempt = 1;
+	ex.clear = MLTCP_JOB_F_ITER_BYTES;
+	ASSERT_EQ(mltcp_job_apply(&spec, &ex), MLTCP_JOB_OK);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.params.slope, 0);
+	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
+	EXPECT_FALSE(fl.iter.flags & MLTCP_ITER_FIXED);
+	EXPECT_EQ(fl.iter.bytes, 0u);
+}
+
+TEST(FlowLatch, BaseChangeRestartsCubic)
+{
+	mltcp_flow fl{};
+	mltcp_params d = Defaults();
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	fl.cubic.w_max = 77;
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.cubic.w_max, 77u); // same base: state kept
+	mltcp_job_spec reno{};
+	reno.id = 1;
+	reno.fields = MLTCP_JOB_F_BASE;
+	reno.base = MLTCP_BASE_RENO;
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &reno, MLTCP_BASE_SELECTABLE));
+	EXPECT_EQ(fl.cubic.w_max, 0u);
+}
+
+TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)
+{
+	mltcp_params d = Defaults();
+	for (uint32_t slope : { MLTCP_SLOPE_MAX + 1, 65536u + 100u }) {
+		mltcp_flow fl{};
+		mltcp_job_spec bad{};
+		bad.id = 9;
+		bad.fields = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_ITER_BYTES;
+		bad.slope = slope;
+		bad.iter_bytes = 4096;
+		mltcp_flow_init(&fl, 0, 0);
+		EXPECT_FALSE(mltcp_flow_latch(&fl, &d, &bad, MLTCP_BASE_SELECTABLE));
+		EXPECT_EQ(fl.params.slope, d.slope);
+		EXPECT_EQ(fl.iter.bytes, 0u);
+	}
+}
+
+TEST(FlowRecord, ReportsTheFlowsProgress)
+{
+	mltcp_flow fl{};
+	mltcp_params d = Defaults();
+	mltcp_job_spec spec{};
+	spec.id = 2;
+	spec.fields = MLTCP_JOB_F_ITER_BYTES;
+	spec.iter_bytes = 1000;
+	mltcp_flow_init(&fl, 100, 0);
+	fl.job = 42;
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+
+	mltcp_flow_record rec{};
+	mltcp_flow_fill_record(&rec, &fl, 600);
+	EXPECT_EQ(rec.bytes_this_iter, 500u);
+	EXPECT_EQ(rec.iter_bytes, 1000u);
+	EXPECT_EQ(rec.iter_fixed, 1);
+	EXPECT_EQ(rec.r, MLTCP_ONE / 2);
+	EXPECT_EQ(rec.f, mltcp_f(&fl.iter, &fl.params, 600));
+	EXPECT_EQ(rec.job, 42u);
+	EXPECT_EQ(rec.mode, d.mode);
+	EXPECT_EQ(rec.base, d.base);
+	EXPECT_EQ(rec.slope, d.slope);
+	EXPECT_EQ(rec.intercept, d.intercept);
+	EXPECT_EQ(rec.idle_gap_us, d.idle_gap_us);
+}
+
+TEST(ParamText, NamesRoundTrip)
+{
+	for (uint32_t mode = MLTCP_MODE_AI; mode <= MLTCP_MODE_ALL; mode++) {
+		const char *name = mltcp_mode_name(mode);
+		ASSERT_NE(name, nullptr) << mode;
+		EXPECT_EQ(mltcp_mode_parse(name), static_cast<int>(mode));
+		EXPECT_EQ(mltcp_mode_parse((std::string(name) + "\n").c_str()),
+			  static_cast<int>(mode));
+	}
+	EXPECT_STREQ(mltcp_mode_name(MLTCP_MODE_MD | MLTCP_MODE_RESTART), "md-restart");
+	EXPECT_EQ(mltcp_mode_name(0), nullptr);
+	EXPECT_EQ(mltcp_mode_name(8), nullptr);
+	EXPECT_EQ(mltcp_mode_parse("md-"), -1);
+	EXPECT_EQ(mltcp_mode_parse("md-restartx"), -1);
+	EXPECT_EQ(mltcp_mode_parse(""), -1);
+	EXPECT_EQ(mltcp_base_parse("reno"), MLTCP_BASE_RENO);
+	EXPECT_EQ(mltcp_base_parse("cubic\n"), MLTCP_BASE_CUBIC);
+	EXPECT_EQ(mltcp_base_parse("cubic\n\n"), -1);
+	EXPECT_EQ(mltcp_base_name(2), nullptr);
+	for (int p = 0; p < MLTCP_NR_PARAMS; p++)
+		EXPECT_NE(mltcp_param_name(static_cast<mltcp_param>(p)), nullptr);
+	EXPECT_STREQ(mltcp_param_name(MLTCP_PARAM_IDLE_GAP), "idle_gap_us");
+}
+
+TEST(ParamText, FormatsAsSysfsAlwaysHas)
+{
+	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_DEFAULT_SLOPE), "1.600");
+	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, MLTCP_DEFAULT_INTERCEPT), "0.200");
+	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, 0), "0.000");
+	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_SLOPE_MAX), "16.000");
+	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_SLOPE_MAX + 1), "<invalid>");
+	EXPECT_EQ(Format(MLTCP_PARAM_IDLE_GAP, 20000), "20000");
+	EXPECT_EQ(Format(MLTCP_PARAM_BASE, MLTCP_BASE_RENO), "reno");
+	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_ALL), "both-restart");
+	EXPECT_EQ(Format(MLTCP_PARAM_MODE, 0), "<invalid>");
+
+	// Every fixed-point value prints as the module always printed it.
+	for (uint32_t v = 0; v <= MLTCP_SLOPE_MAX; v++) {
+		char want[32], got[MLTCP_PARAM_TEXT];
+		uint32_t milli = mltcp_fixed_to_milli(v);
+		snprintf(want, sizeof(want), "%u.%03u", milli / 1000, milli % 1000);
+		ASSERT_GT(mltcp_format_fixed(v, got, sizeof(got)), 0);
+		ASSERT_STREQ(got, want) << v;
+	}
+
+	// r and F in debugfs go beyond the tunables' range.
+	for (uint32_t v : { 16385u, 32768u, 65535u, 1u << 20, 0xffffffffu }) {
+		char want[32], got[MLTCP_PARAM_TEXT];
+		uint32_t milli = mltcp_fixed_to_milli(v);
+		snprintf(want, sizeof(want), "%u.%03u", milli / 1000, milli % 1000);
+		ASSERT_GT(mltcp_format_fixed(v, got, sizeof(got)), 0);
+		ASSERT_STREQ(got, want) << v;
+	}
+
+	char tiny[5];
+	EXPECT_EQ(mltcp_format_fixed(MLTCP_SLOPE_MAX, tiny, sizeof(tiny)), -1);
+	EXPECT_STREQ(tiny, "");
+	EXPECT_EQ(mltcp_param_format(MLTCP_PARAM_MODE, MLTCP_MODE_ALL, tiny, sizeof(tiny)), -1);
+}
+
+TEST(ParamText, ParsesWithinRangeOnly)
+{
+	uint32_t v = 12345;
+	EXPECT_EQ(mltcp_param_parse(MLTCP_PARAM_SLOPE, "1.6", &v), 0);
+	EXPECT_EQ(v, 1638u);
+	EXPECT_EQ(mltcp_param_parse(MLTCP_PARAM_IDLE_GAP, "20000\n", &v), 0);
+	EXPECT_EQ(v, 20000u);
+	EXPECT_EQ(mltcp_param_parse(MLTCP_PARAM_MODE, "md-restart", &v), 0);
+	EXPECT_EQ(v, static_cast<uint32_t>(MLTCP_MODE_MD | MLTCP_MODE_RESTART));
+	EXPECT_EQ(mltcp_param_parse(MLTCP_PARAM_BASE, "reno", &v), 0);
+	EXPECT_EQ(v, 0u);
+
+	v = 777;
+	for (auto bad : { std::make_pair(MLTCP_PARAM_SLOPE, "16.001"),
+			  std::make_pair(MLTCP_PARAM_SLOPE, "-1"),
+			  std::make_pair(MLTCP_PARAM_INTERCEPT, "abc"),
+			  std::make_pair(MLTCP_PARAM_IDLE_GAP, "999"),
+			  std::make_pair(MLTCP_PARAM_IDLE_GAP, "60000001"),
+			  std::make_pair(MLTCP_PARAM_IDLE_GAP, "99999999999999999999"),
+			  std::make_pair(MLTCP_PARAM_IDLE_GAP, "20ms"),
+			  std::make_pair(MLTCP_PARAM_IDLE_GAP, ""),
+			  std::make_pair(MLTCP_PARAM_BASE, "bbr"),
+			  std::make_pair(MLTCP_PARAM_MODE, "all") }) {
+		EXPECT_EQ(mltcp_param_parse(bad.first, bad.second, &v), -1) << bad.second;
+		EXPECT_EQ(v, 777u) << bad.second;
+	}
+}
+
+TEST(ParamText, GetAndSetEveryParameter)
+{
+	mltcp_params p{};
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		auto which = static_cast<mltcp_param>(i);
+		mltcp_param_set(&p, which, static_cast<uint32_t>(i + 1));
+		EXPECT_EQ(mltcp_param_get(&p, which), static_cast<uint32_t>(i + 1));
+	}
+	EXPECT_EQ(p.slope, 1);
+	EXPECT_EQ(p.intercept, 2);
+	EXPECT_EQ(p.idle_gap_us, 3u);
+	EXPECT_EQ(p.base, 4);
+	EXPECT_EQ(p.mode, 5);
+}
+
+} // namespace

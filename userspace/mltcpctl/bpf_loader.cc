@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// How load and unload find each other (measured on 6.18 with libbpf 1.1):
+// the three tcp_congestion_ops are plain (non-link) struct_ops maps.
+// Registering one (bpf_map__attach_struct_ops, a map update) makes the kernel
+// hold a reference to the map, so the registration outlives mltcpctl. "bpf
+// load" pins the three maps, the config, stats and jobs maps and the flow
+// iterator's link under the pin directory; "bpf unload" deletes element 0 of
+// each pinned struct_ops map, which unregisters it, then removes the pins
+// (the job table goes with them: jobs do not outlive the backend, as the
+// module's go with the module). If the pins are gone (bpffs unmounted),
+// unload finds registered struct_ops maps by name instead, as "bpftool
+// struct_ops unregister" does.
+#include "bpf_loader.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "mltcp.skel.h"
+#include "netlink.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+namespace mltcpctl::bpf
+{
+
+const std::array<const char *, 3> kAlgorithms{ "mltcp", "mltcp_reno", "mltcp_cubic" };
+const std::array<const char *, MLTCP_BPF_NR_STATS> kStatNames{
+	"flows_started",	"iterations",
+	"tx_start_in_recovery", "tx_start_data_outstanding",
+	"tx_start_not_idle",	"tx_start_short_gap",
+};
+
+namespace
+{
+
+constexpr unsigned long kBpfFsMagic = 0xcafe4a11;
+constexpr const char *kAvailable = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+const std::string kPinDir = MLTCP_BPF_PIN_DIR;
+
+// ---- RAII ----
+
+struct SkelDeleter {
+	void operator()(mltcp_bpf *skel) const { mltcp_bpf__destroy(skel); }
+};
+using Skel = std::unique_ptr<mltcp_bpf, SkelDeleter>;
+
+struct LinkDeleter {
+	void operator()(bpf_link *link) const { bpf_link__destroy(link); }
+};
+using Link = std::unique_ptr<bpf_link, LinkDeleter>;
+
+// ---- errors and libbpf's messages ----
+
+std::string g_libbpf_log;
+bool g_debug;
+
+int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+	int len;
+
+	if (level == LIBBPF_DEBUG && !g_debug)
+		return 0;
+	va_copy(copy, ap);
+	len = vsnprintf(nullptr, 0, fmt, copy);
+	va_end(copy);
+	if (len <= 0)
+		return 0;
+	std::string text(static_cast<size_t>(len) + 1, '\0');
+	vsnprintf(text.data(), text.size(), fmt, ap);
+	text.resize(static_cast<size_t>(len));
+	if (g_debug)
+		std::cerr << text;
+	else
+		g_libbpf_log += text;
+	return 0;
+}
+
+std::string errno_text(int err)
+{
+	return std::strerror(err < 0 ? -err : err);
+}
+
+// The last "libbpf: ..." line, the most useful context for a one-line error.
+std::string last_libbpf_line()
+{
+	std::istringstream in(g_libbpf_log);
+	std::string line, last;
+
+	while (std::getline(in, line)) {
+		if (line.rfind("libbpf: ", 0) == 0)
+			last = line.substr(8);
+	}
+	return last;
+}
+
+Error libbpf_error(const std::string &what, int err)
+{
+	std::string context = last_libbpf_line();
+	std::string msg = what + ": " + errno_text(err);
+
+	if (!context.empty())
+		msg += " (" + context + ")";
+	if (!g_debug)
+		msg += "; mltcpctl -d bpf load shows libbpf's and the verifier's log";
+	return Error(msg);
+}
+
+// ---- files ----
+
+std::string pin_path(const char *name)
+{
+	return kPinDir + "/" + name;
+}
+
+bool exists(const std::string &path)
+{
+	struct stat st;
+
+	return stat(path.c_str(), &st) == 0;
+}
+
+bool on_bpffs(const std::string &path)
+{
+	struct statfs st;
+
+	return statfs(path.c_str(), &st) == 0 &&
+	       static_cast<unsigned long>(st.f_type) == kBpfFsMagic;
+}
+
+// Pins need bpffs; it is mounted on /sys/fs/bpf when it is not yet.
+void ensure_bpffs()
+{
+	const std::string parent = "/sys/fs/bpf";
+
+	if (on_bpffs(parent))
+		return;
+	if (mount("bpf", parent.c_str(), "bpf", 0, "mode=0700") != 0)
+		throw Error("cannot mount bpffs on " + parent + ": " + errno_text(errno));
+}
+
+std::set<std::string> available_ccs()
+{
+	std::ifstream in(kAvailable);
+	std::set<std::string> names;
+	std::string name;
+
+	while (in >> name)
+		names.insert(name);
+	return names;
+}
+
+Fd open_pinned(const std::string &path)
+{
+	return Fd(bpf_obj_get(path.c_str()));
+}
+
+// ---- struct_ops maps in the kernel ----
+
+bool is_algorithm(const std::string &name)
+{
+	for (const char *a : kAlgorithms) {
+		if (name == a)
+			return true;
+	}
+	return false;
+}
+
+// Every struct_ops map named like one of ours, with its state. The value
+// starts with the kernel's refcount and state, 4 bytes each.
+std::vector<OpsMap> scan_ops_maps()
+{
+	std::vector<OpsMap> maps;
+	uint32_t id = 0;
+
+	while (bpf_map_get_next_id(id, &id) == 0) {
+		Fd fd(bpf_map_get_fd_by_id(id));
+		bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+		uint32_t key = 0;
+
+		if (!fd.valid() || bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 ||
+		    info.type != BPF_MAP_TYPE_STRUCT_OPS || !is_algorithm(info.name) ||
+		    info.value_size < 8)
+			continue;
+		std::vector<unsigned char> value(info.value_size);
+		uint32_t state = 0xffffffff;
+		if (bpf_map_lookup_elem(fd.get(), &key, value.data()) == 0)
+			std::memcpy(&state, value.data() + 4, sizeof(state));
+		maps.push_back({ info.name, id, state });
+	}
+	return maps;
+}
+
+// ---- load ----
+
+// What load has done so far; undone unless commit() is reached, so a failed
+// load leaves nothing registered and nothing pinned.
+class PendingLoad
+{
+public:
+	explicit PendingLoad(std::string dir) : dir_(std::move(dir)) {}
+	PendingLoad(const PendingLoad &) = delete;
+	PendingLoad &operator=(const PendingLoad &) = delete;
+	~PendingLoad()
+	{
+		if (committed_)
+			return;
+		registrations_.clear(); // destroying a connected link unregisters
+		for (auto it = pins_.rbegin(); it != pins_.rend(); ++it)
+			unlink(it->c_str());
+		if (made_dir_)
+			rmdir(dir_.c_str());
+	}
+
+	void make_dir()
+	{
+		if (mkdir(dir_.c_str(), 0700) != 0)
+			throw Error("cannot create " + dir_ + ": " + errno_text(errno));
+		made_dir_ = true;
+	}
+
+	void pin_map(bpf_map *map, const char *name)
+	{
+		std::string path = dir_ + "/" + name;
+
+		pinned(path, bpf_map__pin(map, path.c_str()));
+	}
+
+	void pin_link(bpf_link *link, const char *name)
+	{
+		std::string path = dir_ + "/" + name;
+
+		pinned(path, bpf_link__pin(link, path.c_str()));
+	}
+
+	void register_ops(bpf_map *map, const char *name)
+	{
+		Link link(bpf_map__attach_struct_ops(map));
+
+		if (!link) {
+			int err = errno;
+			if (err == EEXIST)
+				throw Error(std::string(name) +
+					    " is already registered (by the tcp_mltcp module or "
+					    "another loader)");
+			throw libbpf_error(std::string("cannot register ") + name, err);
+		}
+		registrations_.push_back(std::move(link));
+	}
+
+	// Keeps the registrations after the links are destroyed: the kernel's
+	// reference to each registered map keeps it alive.
+	void commit()
+	{
+		for (Link &link : registrations_)
+			bpf_link__disconnect(link.get());
+		committed_ = true;
+	}
+
+private:
+	void pinned(const std::string &path, int err)
+	{
+		if (err)
+			throw libbpf_error("cannot pin " + path, err);
+		pins_.push_back(path);
+	}
+
+	std::string dir_;
+	bool made_dir_ = false;
+	bool committed_ = false;
+	std::vector<std::string> pins_;
+	std::vector<Link> registrations_;
+};
+
+// Kernels before 5.9 have no TCP iterator: load the congestion control
+// without the flow list rather than not at all.
+Skel open_and_load(bool &with_flows)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		Skel skel(mltcp_bpf__open());
+
+		if (!skel)
+			throw libbpf_error("cannot open the BPF object", errno);
+		if (attempt == 1)
+			bpf_program__set_autoload(skel->progs.mltcp_flows, false);
+		g_libbpf_log.clear();
+		int err = mltcp_bpf__load(skel.get());
+		if (!err) {
+			with_flows = attempt == 0;
+			return skel;
+		}
+		if (attempt == 0 && g_libbpf_log.find("prog 'mltcp_flows'") != std::string::npos)
+			continue;
+		throw libbpf_error("cannot load the BPF programs", err);
+	}
+	throw Error("cannot load the BPF programs");
+}
+
+// ---- unload ----
+
+// Unregisters through the map: deleting element 0 of a registered
+// struct_ops map. Returns true if this call unregistered it.
+bool unregister_map(int fd, const std::string &what)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_delete_elem(fd, &zero) == 0)
+		return true;
+	// EINPROGRESS: already unregistered, kept alive by sockets; ENOENT: never registered.
+	if (errno == EINPROGRESS || errno == ENOENT)
+		return false;
+	throw Error("cannot unregister " + what + ": " + errno_text(errno));
+}
+
+// ---- status ----
+
+std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats()
+{
+	Fd fd = open_pinned(pin_path(MLTCP_BPF_PIN_STATS));
+	int cpus = libbpf_num_possible_cpus();
+	std::array<uint64_t, MLTCP_BPF_NR_STATS> stats{};
+
+	if (!fd.valid() || cpus <= 0)
+		return std::nullopt;
+	std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus));
+	for (uint32_t i = 0; i < MLTCP_BPF_NR_STATS; i++) {
+		if (bpf_map_lookup_elem(fd.get(), &i, per_cpu.data()) != 0)
+			return std::nullopt;
+		for (uint64_t v : per_cpu)
+			stats[i] += v;
+	}
+	return stats;
+}
+
+} // namespace
+
+bool has_capability(int cap)
+{
+	__user_cap_header_struct header{ _LINUX_CAPABILITY_VERSION_3, 0 };
+	__user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (syscall(SYS_capget, &header, data) != 0)
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+// CAP_SYS_ADMIN stands in for CAP_BPF and CAP_PERFMON, as in the kernel.
+void require_caps(const std::string &command, bool net_admin, bool perfmon)
+{
+	bool admin = has_capability(CAP_SYS_ADMIN);
+	std::vector<std::string> missing;
+
+	if (!admin && !has_capability(CAP_BPF))
+		missing.push_back("CAP_BPF");
+	if (net_admin && !has_capability(CAP_NET_ADMIN))
+		missing.push_back("CAP_NET_ADMIN");
+	if (perfmon && !admin && !has_capability(CAP_PERFMON))
+		missing.push_back("CAP_PERFMON");
+	if (missing.empty())
+		return;
+	std::string list;
+	for (size_t i = 0; i < missing.size(); i++)
+		list += (i ? " and " : "") + missing[i];
+	throw Error("permission denied: " + command + " needs " + list +
+		    ", which this process does not have: run it as root");
+}
+
+void set_debug(bool debug)
+{
+	g_debug = debug;
+	libbpf_set_print(print_libbpf);
+}
+
+const char *state_name(uint32_t state)
+{
+	// enum bpf_struct_ops_state
+	switch (state) {
+	case 0: return "init";
+	case 1: return "inuse";
+	case 2: return "tobefree";
+	case 3: return "ready";
+	default: return "unknown";
+	}
+}
+
+Loaded load(const mltcp_params &defaults)
+{
+	Loaded loaded;
+	uint32_t zero = 0;
+
+	require_caps("bpf load", true, true);
+	if (!mltcp_params_valid(&defaults))
+		throw Error("invalid defaults");
+	ensure_bpffs();
+	if (exists(kPinDir))
+		throw Error("already loaded: " + kPinDir + " exists (mltcpctl bpf unload first)");
+	std::set<std::string> available = available_ccs();
+	for (const char *name : kAlgorithms) {
+		if (available.count(name))
+			throw Error(std::string(name) +
+				    " is already registered (by the tcp_mltcp module or another "
+				    "loader)");
+	}
+
+	Skel skel = open_and_load(loaded.flows);
+	int rc = bpf_map__update_elem(skel->maps.mltcp_config, &zero, sizeof(zero), &defaults,
+				      sizeof(defaults), BPF_ANY);
+	if (rc)
+		throw libbpf_error("cannot write the defaults", rc);
+
+	PendingLoad pending(kPinDir);
+	pending.make_dir();
+	pending.pin_map(skel->maps.mltcp_config, MLTCP_BPF_PIN_CONFIG);
+	pending.pin_map(skel->maps.mltcp_stats, MLTCP_BPF_PIN_STATS);
+	pending.pin_map(skel->maps.mltcp_jobs, MLTCP_BPF_PIN_JOBS);
+	Link flows;
+	if (loaded.flows) {
+		flows.reset(bpf_program__attach_iter(skel->progs.mltcp_flows, nullptr));
+		if (!flows)
+			throw libbpf_error("cannot create the flow iterator", errno);
+		pending.pin_link(flows.get(), MLTCP_BPF_PIN_FLOWS);
+	}
+	pending.register_ops(skel->maps.mltcp, "mltcp");
+	pending.register_ops(skel->maps.mltcp_reno, "mltcp_reno");
+	pending.register_ops(skel->maps.mltcp_cubic, "mltcp_cubic");
+	pending.pin_map(skel->maps.mltcp, "mltcp");
+	pending.pin_map(skel->maps.mltcp_reno, "mltcp_reno");
+	pending.pin_map(skel->maps.mltcp_cubic, "mltcp_cubic");
+
+	available = available_ccs();
+	for (const char *name : kAlgorithms) {
+		if (!available.count(name))
+			throw Error(std::string("registered ") + name + " but " + kAvailable +
+				    " does not list it");
+	}
+	pending.commit();
+	return loaded;
+}
+
+Unloaded unload()
+{
+	Unloaded out;
+	bool pinned = exists(kPinDir);
+
+	require_caps("bpf unload", true, false);
+	for (const char *name : kAlgorithms) {
+		std::string path = pin_path(name);
+		Fd fd = open_pinned(path);
+
+		if (fd.valid()) {
+			if (unregister_map(fd.get(), path))
+				out.unloaded.push_back(name);
+		} else if (errno != ENOENT) {
+			throw Error("cannot open " + path + ": " + errno_text(errno));
+		}
+	}
+	if (!pinned) {
+		// Registered without our pins (bpffs remounted, or bpftool): by name.
+		for (const OpsMap &m : scan_ops_maps()) {
+			Fd fd(bpf_map_get_fd_by_id(m.id));
+
+			if (m.state == 1 && fd.valid() &&
+			    unregister_map(fd.get(),
+					   m.name + " (map id " + std::to_string(m.id) + ")"))
+				out.unloaded.push_back(m.name);
+		}
+	}
+	for (const char *name : { MLTCP_BPF_PIN_FLOWS, MLTCP_BPF_PIN_CONFIG, MLTCP_BPF_PIN_STATS,
+				  MLTCP_BPF_PIN_JOBS, "mltcp", "mltcp_reno", "mltcp_cubic" }) {
+		std::string path = pin_path(name);
+
+		if (unlink(path.c_str()) != 0 && errno != ENOENT)
+			throw Error("cannot remove " + path + ": " + errno_text(errno));
+	}
+	if (pinned && rmdir(kPinDir.c_str()) != 0 && errno != ENOENT)
+		throw Error("cannot remove " + kPinDir + ": " + errno_text(errno));
+	if (!pinned && out.unloaded.empty())
+		throw Error("not loaded (no " + kPinDir + ", and no registered mltcp struct_ops)");
+
+	// What survives is held by sockets that selected it before the unload,
+	// or by a network namespace whose default (net.ipv4.tcp_congestion_control)
+	// it is: new sockets there still get it until the default changes or the
+	// namespace goes.
+	out.in_use = scan_ops_maps();
+	return out;
+}
+
+Status status()
+{
+	std::set<std::string> available = available_ccs();
+	Status st;
+
+	require_caps("bpf status", false, false);
+	for (const char *name : kAlgorithms) {
+		if (available.count(name))
+			st.registered.push_back(name);
+	}
+	st.pinned = exists(kPinDir);
+	if (st.pinned) {
+		if (exists(pin_path(MLTCP_BPF_PIN_CONFIG)))
+			st.params = read_defaults(open_config());
+		st.stats = read_stats();
+		st.flows = exists(pin_path(MLTCP_BPF_PIN_FLOWS));
+	}
+	st.loaded = st.pinned && st.registered.size() == kAlgorithms.size();
+	st.struct_ops = scan_ops_maps();
+	return st;
+}
+
+Fd open_config()
+{
+	std::string path = pin_path(MLTCP_BPF_PIN_CONFIG);
+	Fd fd = open_pinned(path);
+	bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (!fd.valid()) {
+		int err = errno;
+		if (err == ENOENT)
+			throw Error("the BPF backend is not loaded (no " + path +
+				    "; mltcpctl bpf load)");
+		if (err == EACCES || err == EPERM)
+			throw Error("permission denied: the BPF backend's maps need CAP_BPF (run "
+				    "as root)");
+		throw Error("cannot open " + path + ": " + errno_text(err));
+	}
+	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 || info.type != BPF_MAP_TYPE_ARRAY ||
+	    info.key_size != 4 || info.value_size != sizeof(mltcp_params))
+		throw Error(path + " is not this version's config map (reload the BPF backend)");
+	return fd;
+}
+
+mltcp_params read_defaults(const Fd &config)
+{
+	mltcp_params params;
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(config.get(), &zero, &params) != 0)
+		throw Error("cannot read the BPF backend's defaults: " + errno_text(errno));
+	if (!mltcp_params_valid(&params))
+		mltcp_params_default(&params);
+	return params;
+}
+
+void write_defaults(const Fd &config, const mltcp_params &defaults)
+{
+	uint32_t zero = 0;
+
+	if (!mltcp_params_valid(&defaults))
+		throw Error("invalid defaults");
+	if (bpf_map_update_elem(config.get(), &zero, &defaults, BPF_ANY) != 0)
+		throw Error("cannot write the BPF backend's defaults: " + errno_text(errno));
+}
+
+std::string libbpf_version()
+{
+	return "libbpf " + std::to_string(libbpf_major_version()) + "." +
+	       std::to_string(libbpf_minor_version());
+}
+
+} // namespace mltcpctl::bpf

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The BPF backend's life cycle, for "mltcpctl bpf load|unload|status": libbpf,
+// the generated skeleton of bpf/mltcp.bpf.c, and the bpffs pins that let the
+// other commands find what "load" registered after mltcpctl exited. Returns
+// what it did; the caller prints it.
+#ifndef MLTCPCTL_BPF_LOADER_H
+#define MLTCPCTL_BPF_LOADER_H
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fd.h"
+#include "mltcp_bpf.h"
+
+namespace mltcpctl::bpf
+{
+
+using mltcp::Fd;
+
+// The three algorithms, as registered and pinned.
+extern const std::array<const char *, 3> kAlgorithms;
+// Names of the counters of the stats map, by index.
+extern const std::array<const char *, MLTCP_BPF_NR_STATS> kStatNames;
+
+// Whether this process has the capability (effective set), e.g. CAP_NET_ADMIN.
+bool has_capability(int cap);
+
+// CAP_BPF (or CAP_SYS_ADMIN), and CAP_NET_ADMIN or CAP_PERFMON when asked;
+// throws Error naming what is missing, before anything is touched.
+void require_caps(const std::string &command, bool net_admin, bool perfmon);
+
+// libbpf's messages: the last one completes a one-line error; with debug
+// they all go to stderr as they come.
+void set_debug(bool debug);
+
+// A struct_ops map named like one of ours, with the kernel's state of it:
+// "inuse" is registered, "tobefree" unregistered but kept by sockets.
+struct OpsMap {
+	std::string name;
+	uint32_t id = 0;
+	uint32_t state = 0;
+};
+const char *state_name(uint32_t state);
+
+// Registers the three algorithms with these defaults and pins everything.
+// flows: false when the kernel cannot load the TCP iterator (before 5.9).
+// A failed load leaves nothing registered and nothing pinned.
+struct Loaded {
+	bool flows = false;
+};
+Loaded load(const mltcp_params &defaults);
+
+// Unregisters through the pins, or by name when there are none.
+struct Unloaded {
+	std::vector<std::string> unloaded;
+	std::vector<OpsMap> in_use; // held by sockets or a namespace's default
+};
+Unloaded unload();
+
+struct Status {
+	bool loaded = false;
+	bool pinned = false;
+	bool flows = false;
+	std::vector<std::string> registered;
+	std::optional<mltcp_params> params;
+	std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> stats;
+	std::vector<OpsMap> struct_ops;
+};
+Status status();
+
+// The pinned config map, checked to be this version's; throws Error.
+Fd open_config();
+// The defaults flows latch: the map's value, or the built-in defaults when
+// it holds none valid (as the BPF side does).
+mltcp_params read_defaults(const Fd &config);
+void write_defaults(const Fd &config, const mltcp_params &defaults);
+
+// "libbpf 1.1"
+std::string libbpf_version();
+
+} // namespace mltcpctl::bpf
+
+#endif // MLTCPCTL_BPF_LOADER_H
