@@ -308,10 +308,8 @@ void BPF_PROG(mltcp_cong_avd, struct sock *sk, u32 ack, u32 acked)
 	u32 now = mltcp_now_us(tp);
 	u32 f, w;
 
-	if (!mltcp_cwnd_limited(tp)) {
-		mltcp_cubic_pause(&ca->cubic, now);
+	if (!mltcp_flow_may_grow(ca, mltcp_cwnd_limited(tp), now))
 		return;
-	}
 	if (tp->snd_cwnd < tp->snd_ssthresh) {
 		acked = tcp_slow_start(tp, acked);
 		if (!acked)
@@ -319,10 +317,7 @@ void BPF_PROG(mltcp_cong_avd, struct sock *sk, u32 ack, u32 acked)
 	}
 
 	f = mltcp_f_increase(&ca->iter, &ca->params, tp->bytes_acked);
-	if (ca->params.base == MLTCP_BASE_CUBIC)
-		w = mltcp_cubic_ai_w(&ca->cubic, tp->snd_cwnd, acked, now, tp->srtt_us >> 3, f);
-	else
-		w = mltcp_reno_ai_w(tp->snd_cwnd, f);
+	w = mltcp_flow_ai_w(ca, f, tp->snd_cwnd, acked, now, tp->srtt_us >> 3);
 	tcp_cong_avoid_ai(tp, w, acked);
 }
 
@@ -333,9 +328,7 @@ u32 BPF_PROG(mltcp_ssthresh, struct sock *sk)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
-	if (ca->params.base == MLTCP_BASE_CUBIC)
-		return mltcp_cubic_ssthresh(&ca->cubic, tp->snd_cwnd, f);
-	return mltcp_reno_ssthresh(tp->snd_cwnd, f);
+	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd);
 }
 
 SEC("struct_ops")

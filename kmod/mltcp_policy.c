@@ -312,7 +312,20 @@ static const char *const mltcp_mode_names[MLTCP_MODE_ALL + 1] = {
 	[MLTCP_MODE_ALL] = "both-restart",
 };
 
+static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
+	[MLTCP_TX_NEW_ITERATION] = "iterations",
+	[MLTCP_TX_IN_RECOVERY] = "tx_start_in_recovery",
+	[MLTCP_TX_OUTSTANDING] = "tx_start_data_outstanding",
+	[MLTCP_TX_NOT_IDLE] = "tx_start_not_idle",
+	[MLTCP_TX_SHORT_GAP] = "tx_start_short_gap",
+};
+
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
+
+const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict)
+{
+	return (u32)verdict < MLTCP_TX_NR_VERDICTS ? mltcp_verdict_names[verdict] : NULL;
+}
 
 const char *mltcp_param_name(enum mltcp_param which)
 {

@@ -183,6 +183,39 @@ struct mltcp_flow_record {
 	char ca[MLTCP_CA_NAME_MAX];	/* "mltcp", "mltcp_reno" or "mltcp_cubic" */
 };
 
+/*
+ * Per ACK, first: a flow grows only while its window limits it; otherwise
+ * the CUBIC curve's clock stops (RFC 9438 5.8) and the hook returns.
+ */
+static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited, u32 now_us)
+{
+	if (!cwnd_limited)
+		mltcp_cubic_pause(&fl->cubic, now_us);
+	return cwnd_limited;
+}
+
+/*
+ * Per ACK in congestion avoidance: the divisor for tcp_cong_avoid_ai(), the
+ * base's growth scaled by f (mltcp_f_increase(), which the caller computes
+ * first, so that cwnd is read after it as the hooks always did). Inline, so
+ * each datapath's hook compiles to the same code as if written out in it.
+ */
+static inline u32 mltcp_flow_ai_w(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 acked,
+				  u32 now_us, u32 srtt_us)
+{
+	if (fl->params.base == MLTCP_BASE_CUBIC)
+		return mltcp_cubic_ai_w(&fl->cubic, cwnd, acked, now_us, srtt_us, f);
+	return mltcp_reno_ai_w(cwnd, f);
+}
+
+/* At a loss or ECN signal: the base's ssthresh, its decrease softened by f (mltcp_f_decrease()). */
+static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd)
+{
+	if (fl->params.base == MLTCP_BASE_CUBIC)
+		return mltcp_cubic_ssthresh(&fl->cubic, cwnd, f);
+	return mltcp_reno_ssthresh(cwnd, f);
+}
+
 /* The MLTCP part of a record; the datapath fills addresses, ports, cwnd, names. */
 void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_flow *fl,
 			    u64 bytes_acked);
@@ -231,6 +264,9 @@ int mltcp_format_fixed(u32 fixed, char *buf, u32 len);
 
 u32 mltcp_param_get(const struct mltcp_params *p, enum mltcp_param which);
 void mltcp_param_set(struct mltcp_params *p, enum mltcp_param which, u32 value);
+
+/* How a "sending resumed" event was judged, as the statistics name it ("iterations", ...). */
+const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict);
 
 /* A message for an error of mltcp_job_apply(), one line, no newline. */
 const char *mltcp_job_strerror(enum mltcp_job_error err);

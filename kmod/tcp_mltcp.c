@@ -45,14 +45,6 @@
 #include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
 
-static const char * const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
-	[MLTCP_TX_NEW_ITERATION] = "iterations",
-	[MLTCP_TX_IN_RECOVERY] = "tx_start_in_recovery",
-	[MLTCP_TX_OUTSTANDING] = "tx_start_data_outstanding",
-	[MLTCP_TX_NOT_IDLE] = "tx_start_not_idle",
-	[MLTCP_TX_SHORT_GAP] = "tx_start_short_gap",
-};
-
 static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
 static atomic_long_t mltcp_flows_started;
 
@@ -129,10 +121,8 @@ static void mltcp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	u32 now = mltcp_now_us(tp);
 	u32 f, w;
 
-	if (!tcp_is_cwnd_limited(sk)) {
-		mltcp_cubic_pause(&ca->cubic, now);
+	if (!mltcp_flow_may_grow(ca, tcp_is_cwnd_limited(sk), now))
 		return;
-	}
 	if (tcp_in_slow_start(tp)) {
 		acked = tcp_slow_start(tp, acked);
 		if (!acked)
@@ -140,11 +130,7 @@ static void mltcp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	}
 
 	f = mltcp_f_increase(&ca->iter, &ca->params, tp->bytes_acked);
-	if (ca->params.base == MLTCP_BASE_CUBIC)
-		w = mltcp_cubic_ai_w(&ca->cubic, tcp_snd_cwnd(tp), acked, now,
-				     tp->srtt_us >> 3, f);
-	else
-		w = mltcp_reno_ai_w(tcp_snd_cwnd(tp), f);
+	w = mltcp_flow_ai_w(ca, f, tcp_snd_cwnd(tp), acked, now, tp->srtt_us >> 3);
 	tcp_cong_avoid_ai(tp, w, acked);
 }
 
@@ -154,9 +140,7 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
-	if (ca->params.base == MLTCP_BASE_CUBIC)
-		return mltcp_cubic_ssthresh(&ca->cubic, tcp_snd_cwnd(tp), f);
-	return mltcp_reno_ssthresh(tcp_snd_cwnd(tp), f);
+	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp));
 }
 
 static void mltcp_set_state(struct sock *sk, u8 new_state)
@@ -253,7 +237,7 @@ static int mltcp_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "flows_started %ld\n", atomic_long_read(&mltcp_flows_started));
 	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
-		seq_printf(m, "%s %ld\n", mltcp_verdict_names[i],
+		seq_printf(m, "%s %ld\n", mltcp_verdict_name(i),
 			   atomic_long_read(&mltcp_verdicts[i]));
 	return 0;
 }

@@ -46,11 +46,13 @@ namespace mltcpctl::bpf
 {
 
 const std::array<const char *, 3> kAlgorithms{ "mltcp", "mltcp_reno", "mltcp_cubic" };
-const std::array<const char *, MLTCP_BPF_NR_STATS> kStatNames{
-	"flows_started",	"iterations",
-	"tx_start_in_recovery", "tx_start_data_outstanding",
-	"tx_start_not_idle",	"tx_start_short_gap",
-};
+const char *stat_name(unsigned index)
+{
+	if (index == MLTCP_BPF_STAT_FLOWS_STARTED)
+		return "flows_started";
+	// The verdicts in the order of the core's enum, named as the module's debugfs names them.
+	return mltcp_verdict_name(static_cast<mltcp_tx_verdict>(index - MLTCP_BPF_STAT_VERDICT0));
+}
 
 namespace
 {

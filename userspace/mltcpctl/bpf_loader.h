@@ -23,8 +23,8 @@ using mltcp::Fd;
 
 // The three algorithms, as registered and pinned.
 extern const std::array<const char *, 3> kAlgorithms;
-// Names of the counters of the stats map, by index.
-extern const std::array<const char *, MLTCP_BPF_NR_STATS> kStatNames;
+// Name of a counter of the stats map, by index (< MLTCP_BPF_NR_STATS).
+const char *stat_name(unsigned index);
 
 // Whether this process has the capability (effective set), e.g. CAP_NET_ADMIN.
 bool has_capability(int cap);

@@ -214,8 +214,10 @@ void bpf_status(const Command &cmd, std::ostream &out)
 		stats = nlohmann::json::object();
 		stats_text = "stats";
 		for (size_t i = 0; i < st.stats->size(); i++) {
-			stats[bpf::kStatNames[i]] = (*st.stats)[i];
-			stats_text += std::string(" ") + bpf::kStatNames[i] + " " +
+			const char *name = bpf::stat_name(static_cast<unsigned>(i));
+
+			stats[name] = (*st.stats)[i];
+			stats_text += std::string(" ") + name + " " +
 				      std::to_string((*st.stats)[i]);
 		}
 	}
