@@ -69,7 +69,7 @@ PROFILES = {
     "bpf": Profile(
         forward=Shaping(rate_mbit=1000, burst_bytes=256 * 1024, limit_bytes=2 * 1024 * 1024),
         reverse=Shaping(),
-        bulk_seconds=3, bulk_omit=0, bulk_ref_vs_rate=0.0, bulk_vs_rate=0.8,
+        bulk_seconds=3, bulk_omit=0, bulk_ref_vs_rate=0.75, bulk_vs_rate=0.8,
         bulk_vs_base=0.9, onoff_bytes=4 << 20, onoff_count=8),
 }
 
