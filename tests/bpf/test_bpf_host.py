@@ -280,7 +280,7 @@ def test_load_takes_initial_values():
 # ---- defaults: one set for the host ----
 
 
-def test_defaults_show_is_global_either_way(loaded):
+def test_defaults_show_is_global_either_way(netns_pair, loaded):
     want = {"backend": "bpf", "scope": "global", "slope": 1.6, "intercept": 0.2,
             "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}
     assert tool_json("defaults", "show") == want
@@ -290,7 +290,7 @@ def test_defaults_show_is_global_either_way(loaded):
         "slope 1.6 intercept 0.2 idle-gap 20ms base cubic mode md-restart\n")
 
 
-def test_defaults_set_global_round_trips_exactly(loaded):
+def test_defaults_set_global_round_trips_exactly(netns_pair, loaded):
     try:
         tool("defaults", "set", "global", "slope", "0.0625", "intercept", "1.1", "idle-gap",
              "1.5s", "base", "reno", "mode", "both-restart")
