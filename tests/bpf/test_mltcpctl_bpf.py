@@ -11,6 +11,7 @@ and auto-selection must pick the BPF backend.
 Needs root. The tool is $MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl.
 Run: tests/bpf/run.sh
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -130,19 +131,6 @@ class Flow:
         self.proc.wait(timeout=30)
 
 
-@pytest.fixture
-def flows(pair):
-    opened = []
-
-    def open_flow(port, cc="mltcp"):
-        opened.append(Flow(port, cc))
-        return opened[-1]
-
-    yield open_flow
-    for f in opened:
-        f.close()
-
-
 def settings(flow):
     return {k: flow[k] for k in ("slope", "intercept", "idle_gap_us")}
 
@@ -210,19 +198,25 @@ def test_job_round_trip():
         f"job 1 dport {JOB_PORT} slope 2 intercept 0.5\n")
 
 
-def test_job_set_changes_later_flows(flows):
-    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
-    before = flows(JOB_PORT)
-    ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
-    assert ctl_json("job", "show", 1)[0] == {
-        "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
-        "idle_gap_us": 50000, "exempt": False}
-    after = flows(JOB_PORT)
-    assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
-    # Latched at init: the BPF backend cannot re-latch live flows.
-    assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
-    ctl("job", "set", 1, "dport", "any")
-    assert flows(OTHER_PORT).show()["job"] == 1
+def test_job_set_changes_later_flows(pair):
+    with contextlib.ExitStack() as opened:
+        def flows(port):
+            flow = Flow(port)
+            opened.callback(flow.close)
+            return flow
+
+        ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+        before = flows(JOB_PORT)
+        ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
+        assert ctl_json("job", "show", 1)[0] == {
+            "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
+            "idle_gap_us": 50000, "exempt": False}
+        after = flows(JOB_PORT)
+        assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
+        # Latched at init: the BPF backend cannot re-latch live flows.
+        assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
+        ctl("job", "set", 1, "dport", "any")
+        assert flows(OTHER_PORT).show()["job"] == 1
 
 
 def test_table_holds_64_jobs_and_refuses_the_65th():
