@@ -4,11 +4,15 @@
 #   1. same source: the BPF object, its skeleton and tcp_mltcp.ko were
 #      compiled from kmod/mltcp_core.c and kmod/mltcp_policy.c as they are in
 #      the tree (builds the module, ~3 s, if it is missing or stale);
-#   2. tests/bpf/test_bpf_host.py: mltcpctl bpf load, flows through a 1 Gbit/s
-#      tbf between network namespaces, iterations, defaults, unload, 10x
-#      load/unload;
-#   3. tests/bpf/test_mltcpctl_bpf.py: mltcpctl's jobs, flows and defaults
-#      against this backend, backend selection, refusals.
+#   2. tests/datapath with --backend bpf (loaded with mltcpctl bpf load
+#      before, unloaded after): what both datapaths do alike, through
+#      bench/topology.py's dumbbell with a 1 Gbit/s tbf: bulk goodput,
+#      iterations, defaults reaching new flows, jobs and flow show;
+#   3. tests/bpf/test_bpf_host.py: mltcpctl bpf load, pins, privileges, the
+#      host-wide defaults, unload with live sockets, 10x load/unload;
+#   4. tests/bpf/test_mltcpctl_bpf.py: backend selection, the host-wide job
+#      table, refusals, bpf status.
+# pytest runs from the top of the checkout, so that `import bench` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
 
@@ -33,6 +37,6 @@ scripts/build-kmod >/dev/null
 	--source-dir "$top" --bpf-object "$bpf_out/mltcp.bpf.o" \
 	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
 
-MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o \
-	/usr/bin/python3 -m pytest -p no:cacheprovider -v -rA \
-	tests/bpf </dev/null
+export MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o
+/usr/bin/python3 -m pytest -p no:cacheprovider -v -rA --backend bpf tests/datapath </dev/null
+/usr/bin/python3 -m pytest -p no:cacheprovider -v -rA tests/bpf </dev/null

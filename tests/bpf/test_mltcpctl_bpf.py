@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""mltcpctl against the BPF backend on this machine's own kernel, no VM:
-backend selection, jobs in the pinned map matched when a flow selects MLTCP,
-flow show reporting each flow's job and settings (from the iterator's binary
-records), refusals that change nothing, and "mltcpctl bpf status".
+"""mltcpctl against the BPF backend on this machine's own kernel, no VM, where
+it differs from the module: backend selection, the one host-wide job table
+(64 slots, gone at unload, no re-latch of live flows), refusals that change
+nothing, privileges, and "mltcpctl bpf status". Job matching and flow show
+alike on both backends are in tests/datapath/test_jobs.py.
 
 This host cannot load modules, so the tcp_mltcp family never resolves here
 and auto-selection must pick the BPF backend.
 
 Needs root. The tool is $MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl.
-Run: /usr/bin/python3 -m pytest -v tests/bpf
+Run: tests/bpf/run.sh
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 TOP = Path(__file__).resolve().parents[2]
-ONOFF = Path(__file__).resolve().parent / "onoff.py"
+ONOFF = TOP / "tests/datapath/onoff.py"
 PIN_DIR = Path("/sys/fs/bpf/mltcp")
 PREFIX = f"mc{os.getpid()}"
 NS_SEND, NS_RECV = PREFIX + "a", PREFIX + "b"
@@ -129,19 +131,6 @@ class Flow:
         self.proc.wait(timeout=30)
 
 
-@pytest.fixture
-def flows(pair):
-    opened = []
-
-    def open_flow(port, cc="mltcp"):
-        opened.append(Flow(port, cc))
-        return opened[-1]
-
-    yield open_flow
-    for f in opened:
-        f.close()
-
-
 def settings(flow):
     return {k: flow[k] for k in ("slope", "intercept", "idle_gap_us")}
 
@@ -209,81 +198,25 @@ def test_job_round_trip():
         f"job 1 dport {JOB_PORT} slope 2 intercept 0.5\n")
 
 
-def test_matching_flow_gets_the_job_and_others_the_defaults(flows):
-    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
-    match, other = flows(JOB_PORT), flows(OTHER_PORT)
-    m, o = match.show(), other.show()
-    assert m["job"] == 1 and m["dport"] == JOB_PORT
-    assert settings(m) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
-    assert m["exempt"] is False and m["ca"] == "mltcp" and m["cookie"] > 0
-    assert m["src"] == SEND_IP and m["dst"] == RECV_IP and m["mode"] == "md-restart"
-    assert o["job"] is None and settings(o) == DEFAULTS
-    # The job filter, and the same fields as text.
-    assert [f["sport"] for f in ctl_json("-n", NS_SEND, "flow", "show", "job", 1)] == [
-        match.sport]
-    text = ctl("-n", NS_SEND, "flow", "show", "job", "1").stdout
-    assert f":{match.sport} -> {RECV_IP}:{JOB_PORT} job 1 ca mltcp" in text, text
-    assert "slope 2 intercept 0.5" in text, text
+def test_job_set_changes_later_flows(pair):
+    with contextlib.ExitStack() as opened:
+        def flows(port):
+            flow = Flow(port)
+            opened.callback(flow.close)
+            return flow
 
-
-def test_listeners_are_not_listed(pair):
-    """A listener that selected MLTCP has not run its init (no parameters
-    latched): the iterator skips it, as the module's listings do."""
-    code = ("import socket, sys; s = socket.socket(); "
-            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'mltcp'); "
-            "s.bind(('0.0.0.0', 7777)); s.listen(); print('listening', flush=True); "
-            "sys.stdin.readline()")
-    proc = ns_popen(NS_SEND, "/usr/bin/python3", "-c", code)
-    try:
-        assert proc.stdout.readline().strip() == "listening", proc.stderr.read()
-        ss = run("ip", "netns", "exec", NS_SEND, "ss", "-tlni", "sport", "= :7777").stdout
-        assert "mltcp" in ss, ss
-        assert [f for f in ctl_json("-n", NS_SEND, "flow", "show") if f["sport"] == 7777] == []
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
-
-
-def test_first_match_in_ascending_id(flows):
-    ctl("job", "add", 5, "slope", 3)  # no criteria: every flow
-    ctl("job", "add", 2, "dport", JOB_PORT, "slope", 2)
-    a, b = flows(JOB_PORT), flows(OTHER_PORT)
-    assert (a.show()["job"], a.show()["slope"]) == (2, 2.0)
-    assert (b.show()["job"], b.show()["slope"]) == (5, 3.0)
-
-
-def test_exempt_and_fixed_iteration_bytes(flows):
-    ctl("job", "add", 3, "dport", OTHER_PORT, "exempt", "iter-bytes", "1M", "base", "reno")
-    f = flows(OTHER_PORT).show()
-    assert f["job"] == 3 and f["exempt"] is True
-    assert (f["slope"], f["intercept"], f["f"]) == (0.0, 1.0, 1.0)
-    assert f["iter_fixed"] is True and f["iter_bytes"] == 1 << 20 and f["base"] == "reno"
-    # mltcp_cubic keeps its own base, as in the module.
-    g = flows(OTHER_PORT, cc="mltcp_cubic").show()
-    assert g["job"] == 3 and g["base"] == "cubic"
-
-
-def test_job_set_changes_later_flows(flows):
-    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
-    before = flows(JOB_PORT)
-    ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
-    assert ctl_json("job", "show", 1)[0] == {
-        "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
-        "idle_gap_us": 50000, "exempt": False}
-    after = flows(JOB_PORT)
-    assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
-    # Latched at init: the BPF backend cannot re-latch live flows.
-    assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
-    ctl("job", "set", 1, "dport", "any")
-    assert flows(OTHER_PORT).show()["job"] == 1
-
-
-def test_job_del_returns_later_flows_to_the_defaults(flows):
-    ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2)
-    ctl("job", "del", 1)
-    assert ctl_json("job", "show") == []
-    f = flows(JOB_PORT).show()
-    assert f["job"] is None and settings(f) == DEFAULTS
+        ctl("job", "add", 1, "dport", JOB_PORT, "slope", 2, "intercept", 0.5)
+        before = flows(JOB_PORT)
+        ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
+        assert ctl_json("job", "show", 1)[0] == {
+            "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
+            "idle_gap_us": 50000, "exempt": False}
+        after = flows(JOB_PORT)
+        assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
+        # Latched at init: the BPF backend cannot re-latch live flows.
+        assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
+        ctl("job", "set", 1, "dport", "any")
+        assert flows(OTHER_PORT).show()["job"] == 1
 
 
 def test_table_holds_64_jobs_and_refuses_the_65th():

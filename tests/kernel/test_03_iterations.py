@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""On-off flows are recognised as iterations, and stalls that are not compute
-phases (zero-window, RTO) never start one.
+"""Stalls that are not compute phases (zero-window, RTO) never start an
+iteration. (On-off flows learned with the exact iteration count are in
+tests/datapath/test_iterations.py, for both backends.) These need netem
+loss and a receiver that stops reading, with the module's debugfs view:
+the guest's rig.
 
 On-off flows are mltcp-trainsim's, except in the zero-window test: that one
 needs a receiver that stops reading, which trainsim's is not (flowgen.py)."""
 import threading
 import time
 
-import pytest
 
 from bench.topology import TO_LEFT
-from conftest import NAMES
 from netlab import onoff, read_module_stats, start_server, trainsim_onoff
 
 ITERATIONS = 12
@@ -27,18 +28,6 @@ def check_learned(result, nbytes, iterations):
     learned = int(flow["iter_bytes"])
     assert abs(learned - nbytes) <= 0.05 * nbytes, flow
     return flow
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_onoff_flow_is_learned(dumbbell, name, tmp_path):
-    snd, rcv = dumbbell.left[0], dumbbell.right[0]
-    before = read_module_stats()
-    result = trainsim_onoff(snd, rcv, 6000, name, NBYTES, IDLE_MS, ITERATIONS, tmp_path)
-    after = read_module_stats()
-    flow = check_learned(result, NBYTES, ITERATIONS)
-    print(name, flow)
-    assert after["iterations"] - before["iterations"] >= ITERATIONS - 1
-    assert name in result["ss"].split()
 
 
 def test_zero_window_stalls_do_not_start_iterations(dumbbell):

@@ -33,29 +33,17 @@ def pairs():
         pair.close()
 
 
-def test_port_match_gets_slope_and_fixed_iteration_size(pairs):
+def test_job_counts_its_flows(pairs):
+    """The module's per-job counters. (What a matching flow latches, F from a
+    fixed iteration size, and the defaults of the others: tests/datapath/test_jobs.py.)"""
     ctl("job", "add", 1, "dport", "7101-7102", "slope", "2.5", "iter-bytes", "64M")
     matched = pairs(7101)
-    other = pairs(7103)
+    pairs(7103)
     matched.send(200000)
     flow = wait_for(lambda: matched.flow())
-    assert flow["job"] == 1 and flow["ca"] == "mltcp"
-    assert flow["slope"] == 2.5 and flow["intercept"] == 0.2  # intercept: namespace default
-    assert flow["iter_bytes"] == 64 * MIB and flow["iter_fixed"] is True
-    assert flow["idle_gap_us"] == 20000 and flow["base"] == "cubic"
-    # F = intercept + slope * r, r = bytes this iteration / 64M.
-    r = flow["bytes_this_iter"] / (64 * MIB)
-    assert abs(flow["r"] - r) <= 0.002
-    assert abs(flow["f"] - (0.2 + 2.5 * flow["r"])) <= 0.002
-
-    unmatched = other.flow()
-    assert unmatched["job"] is None
-    assert unmatched["slope"] == 1.6 and unmatched["iter_fixed"] is False
-    assert [f["sport"] for f in flows(job=1)] == [matched.sport]
+    assert flow["job"] == 1
     job = ctl_json("job", "show", 1)[0]
     assert job["flows"] == 1 and job["flows_total"] == 1
-    text = ctl("flow", "show", "job", 1).stdout
-    assert "job 1 ca mltcp base cubic" in text and "iter-bytes 64M fixed" in text
 
 
 def test_job_change_reaches_the_live_flow(pairs):

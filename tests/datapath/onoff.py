@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Traffic for the BPF host tests, run inside a network namespace.
+"""Traffic for the datapath suite (and the BPF host tests), run inside a
+network namespace. mltcp-trainsim closes its connections when it ends; this
+keeps them open after the last burst, so mltcpctl can list the flow.
 
   onoff.py sink PORT
       Accepts connections and discards what they send. Prints "listening".

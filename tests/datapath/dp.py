@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""What the datapath suite needs from a backend, and its network.
+
+A Backend runs mltcpctl with "-b kmod|bpf", reads the datapath's event
+counters (the module's debugfs stats or "mltcpctl bpf status") and carries
+the bottleneck and thresholds each backend is measured with:
+
+  kmod (QEMU guest): 100 Mbit/s tbf, 1.5 BDP of queue, 5 ms netem delay on
+       the ACK path, as in the measured rig recipe;
+  bpf  (the host, which has no netem): 1 Gbit/s tbf, 2 MB of queue, RTT from
+       queueing only.
+
+The network is bench/topology.py's dumbbell; traffic is onoff.py (which
+keeps the socket open after its last burst, so mltcpctl can list the flow)
+and iperf3.
+"""
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import time
+
+from bench.topology import Dumbbell, Shaping, queue_limit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+ONOFF = os.path.join(HERE, "onoff.py")
+PYTHON = "/usr/bin/python3"
+TOOL = os.environ.get("MLTCPCTL_TOOL") or os.environ.get("MLTCP_MLTCPCTL") or \
+    os.path.join(TOP, "build", "userspace", "mltcpctl", "mltcpctl")
+BACKENDS = ("kmod", "bpf")
+NAMES = ("mltcp", "mltcp_reno", "mltcp_cubic")
+JOB_PORT, OTHER_PORT = 5301, 9000
+# The shipped defaults, as "defaults show" prints them and as set takes them.
+DEFAULTS = ("slope", "1.6", "intercept", "0.2", "idle-gap", "20ms", "base", "cubic", "mode",
+            "md-restart")
+DEFAULT_SETTINGS = {"slope": 1.6, "intercept": 0.2, "idle_gap_us": 20000}
+KMOD_STATS = "/sys/kernel/debug/tcp_mltcp/stats"
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """A backend's bottleneck, traffic sizes and pass thresholds."""
+    forward: Shaping
+    reverse: Shaping
+    bulk_seconds: int
+    bulk_omit: int
+    bulk_ref_vs_rate: float   # the base's goodput > this x rate: the bottleneck limits it
+    bulk_vs_rate: float       # the variant's goodput >= this x rate
+    bulk_vs_base: float       # the variant's goodput >= this x the base's
+    onoff_bytes: int
+    onoff_count: int
+
+    @property
+    def rate_mbit(self):
+        return self.forward.rate_mbit
+
+
+PROFILES = {
+    # tests/kernel/test_02_bulk.py and test_03_iterations.py before the move.
+    "kmod": Profile(
+        forward=Shaping(rate_mbit=100, burst_bytes=64 * 1024,
+                        limit_bytes=queue_limit(100, 5, 1.5)),
+        reverse=Shaping(delay_ms=5),
+        bulk_seconds=8, bulk_omit=1, bulk_ref_vs_rate=0.75, bulk_vs_rate=0.0,
+        bulk_vs_base=0.95, onoff_bytes=1_000_000, onoff_count=12),
+    # tests/bpf/test_bpf_host.py before the move.
+    "bpf": Profile(
+        forward=Shaping(rate_mbit=1000, burst_bytes=256 * 1024, limit_bytes=2 * 1024 * 1024),
+        reverse=Shaping(),
+        bulk_seconds=3, bulk_omit=0, bulk_ref_vs_rate=0.75, bulk_vs_rate=0.8,
+        bulk_vs_base=0.9, onoff_bytes=4 << 20, onoff_count=8),
+}
+
+
+def run(*args, check=True, timeout=120, **kw):
+    proc = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout, **kw)
+    if check and proc.returncode != 0:
+        raise AssertionError("%s failed (%d): %s" % (" ".join(str(a) for a in args),
+                                                     proc.returncode, proc.stderr.strip()))
+    return proc
+
+
+class Backend:
+    def __init__(self, name):
+        self.name = name
+        self.profile = PROFILES[name]
+        self.jobs_netns = None  # kmod: jobs are per namespace (set by Net); bpf: one table
+
+    # ---- mltcpctl ----
+
+    def ctl(self, *args, check=True):
+        return run(TOOL, "-b", self.name, *args, check=check)
+
+    def ctl_json(self, *args):
+        return json.loads(self.ctl("-j", *args).stdout)
+
+    def _jobs_ns(self):
+        return ["-n", self.jobs_netns] if self.name == "kmod" and self.jobs_netns else []
+
+    def job(self, *args, check=True):
+        """mltcpctl job ... in the table the sender's new flows match against
+        (kmod: the sender namespace's; bpf: the host's one table)."""
+        return self.ctl(*self._jobs_ns(), "job", *[str(a) for a in args], check=check)
+
+    def jobs(self, *args):
+        return self.ctl_json(*self._jobs_ns(), "job", "show", *[str(a) for a in args])
+
+    def clear_jobs(self):
+        for j in self.jobs():
+            self.job("del", j["id"])
+
+    def defaults(self):
+        return self.ctl_json("defaults", "show", "global")
+
+    def set_defaults(self, *words):
+        return self.ctl("defaults", "set", "global", *[str(w) for w in words])
+
+    def stats(self):
+        """The datapath's event counters: iterations, tx_start_*, flows_started."""
+        if self.name == "kmod":
+            with open(KMOD_STATS) as f:
+                return {k: int(v) for k, v in (line.split() for line in f)}
+        return self.ctl_json("bpf", "status")["stats"]
+
+    # ---- making it ready ----
+
+    def setup(self):
+        assert os.geteuid() == 0, "the datapath suite needs root"
+        assert os.access(TOOL, os.X_OK), "%s is not built" % TOOL
+        if self.name == "kmod":
+            assert os.path.isdir("/sys/module/tcp_mltcp"), \
+                "tcp_mltcp is not loaded: scripts/vm-run should have loaded it"
+        else:
+            assert os.path.exists("/sys/kernel/btf/vmlinux"), "this kernel has no BTF"
+            assert "BPF backend" in run(TOOL, "-V").stdout, \
+                "mltcpctl was built without the BPF backend"
+            assert not os.path.isdir("/sys/module/tcp_mltcp"), \
+                "the bpf backend's tests expect no tcp_mltcp module"
+            run(TOOL, "bpf", "unload", check=False)  # a killed run may have left it
+            available = open("/proc/sys/net/ipv4/tcp_available_congestion_control").read()
+            assert not set(NAMES) & set(available.split()), \
+                "mltcp names registered by something else"
+            assert run(TOOL, "-j", "bpf", "load").returncode == 0
+        assert self.ctl("defaults", "show", "global").stdout.split() == list(DEFAULTS), \
+            "the suite expects the shipped defaults"
+
+    def teardown(self):
+        self.ctl("defaults", "set", "global", *DEFAULTS, check=False)
+        if self.name == "bpf":
+            run(TOOL, "bpf", "unload", check=False)
+
+
+class Net:
+    """A dumbbell with one sender (`snd`) and one receiver (`rcv`), shaped
+    as the backend's profile says, with on-off sinks on the receiver."""
+
+    def __init__(self, backend):
+        p = backend.profile
+        self.backend = backend
+        self.bell = Dumbbell(["s1"], ["r"], forward=p.forward, reverse=p.reverse,
+                             prefix="dp%d" % (os.getpid() % 100000))
+        self.snd, self.rcv = self.bell.left[0], self.bell.right[0]
+        backend.jobs_netns = self.snd.name
+        try:
+            for port in (JOB_PORT, OTHER_PORT):
+                sink = self.rcv.spawn(PYTHON, ONOFF, "sink", str(port), stdin=subprocess.PIPE)
+                assert sink.stdout.readline().strip() == "listening", sink.stderr.read()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        self.bell.close()
+
+    def flows(self, *filter_args):
+        return self.backend.ctl_json("-n", self.snd.name, "flow", "show", *filter_args)
+
+    def flow_by_sport(self, sport):
+        found = [f for f in self.flows() if f["sport"] == sport]
+        assert len(found) == 1, "flow with sport %d not listed once: %s" % (sport, self.flows())
+        return found[0]
+
+    def onoff(self, nbytes, count, idle_ms, cc="mltcp", port=OTHER_PORT):
+        """Starts an on-off flow and waits for its last burst; it stays open until closed."""
+        return OnOff(self, nbytes, count, idle_ms, cc, port)
+
+    def onoff_flow(self, nbytes, count, idle_ms, cc="mltcp"):
+        """Runs an on-off flow to its end; returns how flow show lists it then,
+        and the sender's `ss -tin` line of it."""
+        f = self.onoff(nbytes, count, idle_ms, cc)
+        try:
+            return f.show(), f.ss()
+        finally:
+            f.close()
+
+    def iperf(self, cc, port=5201):
+        """A bulk flow with cc: (goodput in Mbit/s, the sender's algorithm as
+        iperf3 reports it, whether `ss -ti` showed cc mid-flow)."""
+        p = self.backend.profile
+        srv = self.rcv.spawn("iperf3", "-s", "-1", "-p", str(port))
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.rcv.run("ss", "-ltn", "sport = :%d" % port).stdout.count("\n") > 1:
+                break
+            time.sleep(0.1)
+        cli = self.snd.spawn("iperf3", "-c", self.rcv.addr, "-p", str(port), "-t",
+                             str(p.bulk_seconds), "-O", str(p.bulk_omit), "-C", cc, "-J")
+        time.sleep(p.bulk_omit + p.bulk_seconds / 2)
+        ss = self.snd.run("ss", "-tin", "dst", self.rcv.addr).stdout
+        out, err = cli.communicate(timeout=p.bulk_seconds + 60)
+        assert cli.returncode == 0, err
+        srv.wait(timeout=30)
+        report = json.loads(out)
+        return (report["end"]["sum_received"]["bits_per_second"] / 1e6,
+                report["end"]["sender_tcp_congestion"],
+                re.search(r"^\s+%s\s" % re.escape(cc), ss, re.M) is not None)
+
+
+class OnOff:
+    """onoff.py send: count bursts of nbytes, each acknowledged, idle_ms apart."""
+
+    def __init__(self, net, nbytes, count, idle_ms, cc, port):
+        self.net = net
+        self.proc = net.snd.spawn(PYTHON, ONOFF, "send", net.rcv.addr, str(port), cc,
+                                  str(nbytes), str(count), str(idle_ms), stdin=subprocess.PIPE)
+        line = self.proc.stdout.readline().split()
+        assert line and line[0] == "sport", self.proc.stderr.read()
+        self.sport = int(line[1])
+        assert self.proc.stdout.readline().strip() == "done", self.proc.stderr.read()
+
+    def show(self, *filter_args):
+        mine = [f for f in self.net.flows(*filter_args) if f["sport"] == self.sport]
+        assert len(mine) == 1, mine
+        return mine[0]
+
+    def ss(self):
+        return self.net.snd.run("ss", "-tin", "sport", "= :%d" % self.sport).stdout
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)

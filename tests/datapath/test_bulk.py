@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""A bulk flow, which has no iteration structure, is its base algorithm: its
+goodput through the backend's bottleneck is within the backend's threshold
+of the same flow with the base (kmod: >= 95% at 100 Mbit/s with 5 ms netem;
+bpf: >= 90% of the base and >= 80% of the rate at 1 Gbit/s), and `ss -ti`
+shows the variant mid-flow.
+
+Moved here from tests/kernel/test_02_bulk.py (test_bulk_flow_matches_its_base)
+and tests/bpf/test_bpf_host.py (test_bulk_flow_uses_it_at_1gbit)."""
+import pytest
+
+# (variant, its base) -- "mltcp" runs over the default base, cubic.
+PAIRS = [("mltcp_reno", "reno"), ("mltcp_cubic", "cubic"), ("mltcp", "cubic")]
+
+
+@pytest.mark.parametrize("variant,base", PAIRS)
+def test_bulk_flow_matches_its_base(backend, net, variant, base):
+    p = backend.profile
+    ref, ref_cc, _ = net.iperf(base)
+    got, got_cc, shown = net.iperf(variant)
+    print("%s: %s %.1f Mbit/s vs %s %.1f Mbit/s (tbf %d Mbit/s)"
+          % (backend.name, variant, got, base, ref, p.rate_mbit))
+    assert ref_cc == base and got_cc == variant
+    assert shown, "ss -ti did not show %s mid-flow" % variant
+    # The bottleneck, not the emulator, limits the reference flow.
+    assert ref > p.bulk_ref_vs_rate * p.rate_mbit
+    assert got >= p.bulk_vs_rate * p.rate_mbit
+    assert got >= p.bulk_vs_base * ref
