@@ -139,102 +139,57 @@ TEST(JobApply, ExemptOffIsNoSetting)
 	EXPECT_EQ(spec.fields & MLTCP_JOB_F_EXEMPT, 0u);
 }
 
+// A request wrong in one way: given names the field set (0: none), set() the bad values.
 struct BadCase {
 	const char *name;
-	void (*make)(mltcp_job_request &);
+	uint32_t given;
+	void (*set)(mltcp_job_request &);
 	mltcp_job_error error;
-	uint32_t field;
+	uint32_t field; // what mltcp_job_error_field() must name
 };
 
+using R = mltcp_job_request;
+constexpr uint32_t kNoField = 0;
+
+// clang-format off
 const BadCase kBad[] = {
-	{ "id0", [](mltcp_job_request &r) { r.values.id = 0; }, MLTCP_JOB_E_ID, 0 },
-	{ "clear_unknown", [](mltcp_job_request &r) { r.clear = 1u << 20; },
-	  MLTCP_JOB_E_CLEAR_UNKNOWN, 0 },
-	{ "clear_and_set",
-	  [](mltcp_job_request &r) {
-		  r.given = r.clear = MLTCP_JOB_F_SLOPE;
-	  },
-	  MLTCP_JOB_E_CLEAR_AND_SET, 0 },
-	{ "dport",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_DPORT;
-		  r.values.dport_min = 10;
-		  r.values.dport_max = 9;
-	  },
+	{ "id0", 0, [](R &r) { r.values.id = 0; }, MLTCP_JOB_E_ID, kNoField },
+	{ "clear_unknown", 0, [](R &r) { r.clear = 1u << 20; }, MLTCP_JOB_E_CLEAR_UNKNOWN, kNoField },
+	{ "clear_and_set", MLTCP_JOB_F_SLOPE, [](R &r) { r.clear = MLTCP_JOB_F_SLOPE; },
+	  MLTCP_JOB_E_CLEAR_AND_SET, kNoField },
+	{ "dport", MLTCP_JOB_F_DPORT, [](R &r) { r.values.dport_min = 10; r.values.dport_max = 9; },
 	  MLTCP_JOB_E_DPORT, MLTCP_JOB_F_DPORT },
-	{ "sport",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_SPORT;
-		  r.values.sport_min = 10;
-		  r.values.sport_max = 9;
-	  },
+	{ "sport", MLTCP_JOB_F_SPORT, [](R &r) { r.values.sport_min = 10; r.values.sport_max = 9; },
 	  MLTCP_JOB_E_SPORT, MLTCP_JOB_F_SPORT },
-	{ "peer_family",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_PEER;
-		  r.values.peer_family = 1;
-	  },
+	{ "peer_family", MLTCP_JOB_F_PEER, [](R &r) { r.values.peer_family = 1; },
 	  MLTCP_JOB_E_PEER_FAMILY, MLTCP_JOB_F_PEER },
-	{ "peer_v4_33",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_PEER;
-		  r.values.peer_family = MLTCP_AF_INET;
-		  r.values.peer_prefixlen = 33;
-	  },
+	{ "peer_v4_33", MLTCP_JOB_F_PEER,
+	  [](R &r) { r.values.peer_family = MLTCP_AF_INET; r.values.peer_prefixlen = 33; },
 	  MLTCP_JOB_E_PEER_PREFIXLEN, MLTCP_JOB_F_PEER },
-	{ "peer_v6_129",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_PEER;
-		  r.values.peer_family = MLTCP_AF_INET6;
-		  r.values.peer_prefixlen = 129;
-	  },
+	{ "peer_v6_129", MLTCP_JOB_F_PEER,
+	  [](R &r) { r.values.peer_family = MLTCP_AF_INET6; r.values.peer_prefixlen = 129; },
 	  MLTCP_JOB_E_PEER_PREFIXLEN, MLTCP_JOB_F_PEER },
-	{ "slope",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_SLOPE;
-		  r.values.slope = MLTCP_SLOPE_MAX + 1;
-	  },
+	{ "slope", MLTCP_JOB_F_SLOPE, [](R &r) { r.values.slope = MLTCP_SLOPE_MAX + 1; },
 	  MLTCP_JOB_E_SLOPE, MLTCP_JOB_F_SLOPE },
-	{ "slope_wraps_u16",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_SLOPE;
-		  r.values.slope = 65536 + 1024;
-	  },
+	{ "slope_wraps_u16", MLTCP_JOB_F_SLOPE, [](R &r) { r.values.slope = 65536 + 1024; },
 	  MLTCP_JOB_E_SLOPE, MLTCP_JOB_F_SLOPE },
-	{ "intercept",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_INTERCEPT;
-		  r.values.intercept = MLTCP_INTERCEPT_MAX + 1;
-	  },
+	{ "intercept", MLTCP_JOB_F_INTERCEPT, [](R &r) { r.values.intercept = MLTCP_INTERCEPT_MAX + 1; },
 	  MLTCP_JOB_E_INTERCEPT, MLTCP_JOB_F_INTERCEPT },
-	{ "idle_gap_low",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_IDLE_GAP;
-		  r.values.idle_gap_us = MLTCP_IDLE_GAP_MIN_US - 1;
-	  },
+	{ "idle_gap_low", MLTCP_JOB_F_IDLE_GAP,
+	  [](R &r) { r.values.idle_gap_us = MLTCP_IDLE_GAP_MIN_US - 1; },
 	  MLTCP_JOB_E_IDLE_GAP, MLTCP_JOB_F_IDLE_GAP },
-	{ "idle_gap_high",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_IDLE_GAP;
-		  r.values.idle_gap_us = MLTCP_IDLE_GAP_MAX_US + 1;
-	  },
+	{ "idle_gap_high", MLTCP_JOB_F_IDLE_GAP,
+	  [](R &r) { r.values.idle_gap_us = MLTCP_IDLE_GAP_MAX_US + 1; },
 	  MLTCP_JOB_E_IDLE_GAP, MLTCP_JOB_F_IDLE_GAP },
-	{ "iter_bytes_0",
-	  [](mltcp_job_request &r) { r.given = MLTCP_JOB_F_ITER_BYTES; },
+	{ "iter_bytes_0", MLTCP_JOB_F_ITER_BYTES, [](R &) {},
 	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
-	{ "iter_bytes_high",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_ITER_BYTES;
-		  r.values.iter_bytes = MLTCP_ITER_BYTES_MAX + 1;
-	  },
+	{ "iter_bytes_high", MLTCP_JOB_F_ITER_BYTES,
+	  [](R &r) { r.values.iter_bytes = MLTCP_ITER_BYTES_MAX + 1; },
 	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
-	{ "base",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_BASE;
-		  r.values.base = 2;
-	  },
+	{ "base", MLTCP_JOB_F_BASE, [](R &r) { r.values.base = 2; },
 	  MLTCP_JOB_E_BASE, MLTCP_JOB_F_BASE },
 };
+// clang-format on
 
 TEST(JobApply, RefusesBadRequestsAndChangesNothing)
 {
@@ -247,7 +202,8 @@ TEST(JobApply, RefusesBadRequestsAndChangesNothing)
 		mltcp_job_spec before = spec;
 
 		mltcp_job_request r = Request(5);
-		c.make(r);
+		r.given = c.given;
+		c.set(r);
 		EXPECT_EQ(mltcp_job_apply(&spec, &r), c.error) << c.name;
 		EXPECT_EQ(mltcp_job_error_field(c.error), c.field) << c.name;
 		EXPECT_EQ(std::memcmp(&spec, &before, sizeof(spec)), 0) << c.name;
@@ -325,43 +281,39 @@ TEST(JobMatches, EveryCriterionMustHold)
 	EXPECT_FALSE(Matches(spec, KeyTo("::ffff:10.9.3.4", 150, 5000, 0x10)));
 }
 
+// The flow to addr with one bit flipped (0: the most significant).
+mltcp_flow_key KeyWithBitFlipped(const char *addr, int bit)
+{
+	mltcp_flow_key k = KeyTo(addr);
+
+	reinterpret_cast<uint8_t *>(k.daddr)[bit / 8] ^= static_cast<uint8_t>(0x80 >> (bit % 8));
+	return k;
+}
+
+// For every prefix length of addr: a bit flipped just inside the prefix
+// must miss, just outside must still match.
+void ExpectPrefixBoundaries(const char *addr, int bits)
+{
+	for (int len = 0; len <= bits; len++) {
+		mltcp_job_spec spec{};
+		mltcp_job_request r = Request(1);
+		SetPeer(r, addr, static_cast<uint8_t>(len));
+		ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+		EXPECT_TRUE(Matches(spec, KeyTo(addr))) << addr << "/" << len;
+		if (len > 0) {
+			EXPECT_FALSE(Matches(spec, KeyWithBitFlipped(addr, len - 1)))
+				<< addr << "/" << len;
+		}
+		if (len < bits) {
+			EXPECT_TRUE(Matches(spec, KeyWithBitFlipped(addr, len))) << addr << "/" << len;
+		}
+	}
+}
+
 TEST(JobMatches, PrefixesOfEveryLength)
 {
-	// A bit flipped just inside the prefix must miss, just outside must match.
-	for (int len = 0; len <= 128; len++) {
-		mltcp_job_spec spec{};
-		mltcp_job_request r = Request(1);
-		SetPeer(r, "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", static_cast<uint8_t>(len));
-		ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
-		mltcp_flow_key k = KeyTo("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff");
-		EXPECT_TRUE(mltcp_job_matches(&spec, &k)) << len;
-		if (len > 0) {
-			mltcp_flow_key in = k;
-			reinterpret_cast<uint8_t *>(in.daddr)[(len - 1) / 8] ^=
-				static_cast<uint8_t>(0x80 >> ((len - 1) % 8));
-			EXPECT_FALSE(mltcp_job_matches(&spec, &in)) << len;
-		}
-		if (len < 128) {
-			mltcp_flow_key out = k;
-			reinterpret_cast<uint8_t *>(out.daddr)[len / 8] ^=
-				static_cast<uint8_t>(0x80 >> (len % 8));
-			EXPECT_TRUE(mltcp_job_matches(&spec, &out)) << len;
-		}
-	}
-	for (int len = 0; len <= 32; len++) {
-		mltcp_job_spec spec{};
-		mltcp_job_request r = Request(1);
-		SetPeer(r, "10.255.255.255", static_cast<uint8_t>(len));
-		ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
-		mltcp_flow_key k = KeyTo("10.255.255.255");
-		EXPECT_TRUE(mltcp_job_matches(&spec, &k)) << len;
-		if (len > 0) {
-			mltcp_flow_key in = k;
-			reinterpret_cast<uint8_t *>(in.daddr)[(len - 1) / 8] ^=
-				static_cast<uint8_t>(0x80 >> ((len - 1) % 8));
-			EXPECT_FALSE(mltcp_job_matches(&spec, &in)) << len;
-		}
-	}
+	ExpectPrefixBoundaries("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", 128);
+	ExpectPrefixBoundaries("10.255.255.255", 32);
 }
 
 TEST(JobMatches, FamiliesNeverCross)
