@@ -2,7 +2,7 @@
 //
 // Writes seed inputs for the fuzz targets into DIR/args and DIR/decode,
 // built with the same encoders mltcpctl uses, so the seeds follow the
-// uapi header as it changes.
+// uapi header as it changes, from the unit tests' sample job, flow and ack.
 #include <arpa/inet.h>
 #include <linux/netlink.h>
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/mltcpctl/fixtures.h"
 #include "message.h"
 #include "mltcp_bpf.h"
 #include "uapi/mltcp.h"
@@ -62,40 +63,13 @@ int main(int argc, char **argv)
 	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }) })
 		write(dir + "/args/seed" + std::to_string(n++), a);
 
-	Job job;
-	job.id = 7;
-	job.dport = PortRange{ 5000, 5010 };
-	job.peer = Prefix{};
-	job.peer->family = AF_INET6;
-	inet_pton(AF_INET6, "fd00::", job.peer->addr.data());
-	job.peer->len = 64;
-	job.mark = Mark{ 1, 3 };
-	job.slope = 2560;
-	job.iter_bytes = 1 << 26;
-	job.exempt = true;
-	job.flows = 1;
-	job.flows_total = 2;
-	job.iterations = 3;
-	job.bytes = 4;
-	Flow flow;
-	flow.job = 7;
-	flow.family = AF_INET;
-	flow.ca = "mltcp";
-	flow.sport = 1;
-	flow.dport = 5000;
-	flow.r = 512;
-	flow.f = 1024;
-	Ack ack;
-	ack.error = ERANGE;
-	ack.message = "integer out of range";
-	ack.offset = 28;
-	ack.min = 0;
-	ack.max = 16384;
-	std::vector<Bytes> seeds = { encode_job(30, MLTCP_CMD_JOB_GET, job, 1, NLM_F_MULTI),
-				     encode_flow(30, flow, 1), encode_ack(ack, 1),
-				     encode_ack(Ack{}, 1), encode_family_request(1) };
-	flow.family = AF_INET6;
-	seeds.push_back(encode_flow(30, flow, 2));
+	Ack ack = test::range_ack(0, 16384);
+	std::vector<Bytes> seeds = {
+		encode_job(30, MLTCP_CMD_JOB_GET, test::sample_job(), 1, NLM_F_MULTI),
+		encode_flow(30, test::sample_flow(AF_INET), 1), encode_ack(ack, 1),
+		encode_ack(Ack{}, 1), encode_family_request(1)
+	};
+	seeds.push_back(encode_flow(30, test::sample_flow(AF_INET6), 2));
 	Bytes all;
 	for (const Bytes &s : seeds)
 		all.insert(all.end(), s.begin(), s.end());

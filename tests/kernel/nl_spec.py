@@ -139,29 +139,25 @@ def check_header(spec, header=HEADER):
             extra = [c_name(d["name-prefix"], "all")]
             expect(extra[0], sum(enum_values(spec, d["name"]).values()))
         expect_members(d["enum-name"], names, extra)
-    for aset in spec["attribute-sets"]:
-        prefix = aset["name-prefix"]
+    def expect_numbered(owner, values, unspec_is_zero):
+        """An attribute set or the operations: PREFIX_UNSPEC, one constant
+        a member, __PREFIX_MAX and PREFIX_MAX."""
+        prefix = owner["name-prefix"]
         names = [c_name(prefix, "unspec")]
-        expect(names[0], 0)
-        for name, value in attr_values(aset).items():
+        if unspec_is_zero:
+            expect(names[0], 0)
+        for name, value in values.items():
             names.append(c_name(prefix, name))
             expect(names[-1], value)
-        last = max(attr_values(aset).values())
+        last = max(values.values())
         extra = [c_name("__", prefix, "max"), c_name(prefix, "max")]
         expect(extra[0], last + 1)
         expect(extra[1], last)
-        expect_members(aset["enum-name"], names, extra)
-    ops = spec["operations"]
-    prefix = ops["name-prefix"]
-    names = [c_name(prefix, "unspec")]
-    for name, value in op_values(spec).items():
-        names.append(c_name(prefix, name))
-        expect(names[-1], value)
-    last = max(op_values(spec).values())
-    extra = [c_name("__", prefix, "max"), c_name(prefix, "max")]
-    expect(extra[0], last + 1)
-    expect(extra[1], last)
-    expect_members(ops["enum-name"], names, extra)
+        expect_members(owner["enum-name"], names, extra)
+
+    for aset in spec["attribute-sets"]:
+        expect_numbered(aset, attr_values(aset), True)
+    expect_numbered(spec["operations"], op_values(spec), False)
     return errors
 
 

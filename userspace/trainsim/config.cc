@@ -107,6 +107,21 @@ uint64_t need_unsigned(std::string_view name, std::string_view value)
 	return need(parse_unsigned(value), name, value, "number", "a non-negative decimal integer");
 }
 
+// An option that sets one number of the config: parsed, then refused outside
+// [min, max] with the words given (what it "must be").
+template <typename Field>
+Handler number(Field Config::*field, uint64_t (*need)(std::string_view, std::string_view),
+	       uint64_t min = 0, const char *must_be = "",
+	       uint64_t max = std::numeric_limits<uint64_t>::max())
+{
+	return [=](Draft &d, std::string_view name, std::string_view value) {
+		uint64_t number = need(name, value);
+		if (number < min || number > max)
+			throw OptionError(std::string(name) + ": must be " + must_be);
+		d.config.*field = number;
+	};
+}
+
 const std::map<std::string, Handler, std::less<>> &handlers()
 {
 	static const std::map<std::string, Handler, std::less<>> table = {
@@ -155,33 +170,11 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 						    " (expected HOST:PORT, e.g. 10.0.0.2:5000)");
 			  d.config.next = *endpoint;
 		  } },
-		{ "--bytes",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.bytes = need_size(name, value);
-			  if (d.config.bytes == 0)
-				  throw OptionError(std::string(name) +
-						    ": must be at least 1 byte");
-		  } },
-		{ "--compute",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.compute_us = need_duration(name, value);
-		  } },
-		{ "--jitter",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.jitter_us = need_duration(name, value);
-		  } },
-		{ "--iterations",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.iterations = need_unsigned(name, value);
-			  if (*d.config.iterations == 0)
-				  throw OptionError(std::string(name) + ": must be at least 1");
-		  } },
-		{ "--duration",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.duration_us = need_duration(name, value);
-			  if (*d.config.duration_us == 0)
-				  throw OptionError(std::string(name) + ": must be longer than 0");
-		  } },
+		{ "--bytes", number(&Config::bytes, need_size, 1, "at least 1 byte") },
+		{ "--compute", number(&Config::compute_us, need_duration) },
+		{ "--jitter", number(&Config::jitter_us, need_duration) },
+		{ "--iterations", number(&Config::iterations, need_unsigned, 1, "at least 1") },
+		{ "--duration", number(&Config::duration_us, need_duration, 1, "longer than 0") },
 		{ "--collective",
 		  [](Draft &d, std::string_view name, std::string_view value) {
 			  if (value != "exchange" && value != "ring" && value != "push")
@@ -205,33 +198,18 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 					  std::string(name) + ": invalid time " + quoted(value) +
 					  " (seconds since the epoch, e.g. 1763790000.25)");
 		  } },
-		{ "--offset",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.offset_us = need_duration(name, value);
-		  } },
+		{ "--offset", number(&Config::offset_us, need_duration) },
 		{ "--log",
 		  [](Draft &d, std::string_view name, std::string_view value) {
 			  if (value.empty())
 				  throw OptionError(std::string(name) + ": empty file name");
 			  d.config.log_path = value == "-" ? "" : std::string(value);
 		  } },
-		{ "--seed",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.seed = need_unsigned(name, value);
-		  } },
+		{ "--seed", number(&Config::seed, need_unsigned) },
 		{ "--connect-timeout",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.connect_timeout_us = need_duration(name, value);
-			  if (d.config.connect_timeout_us == 0)
-				  throw OptionError(std::string(name) + ": must be longer than 0");
-		  } },
-		{ "--chunk",
-		  [](Draft &d, std::string_view name, std::string_view value) {
-			  d.config.chunk_bytes = need_size(name, value);
-			  if (d.config.chunk_bytes == 0 || d.config.chunk_bytes > max_chunk_bytes)
-				  throw OptionError(std::string(name) +
-						    ": must be between 1 byte and 64M");
-		  } },
+		  number(&Config::connect_timeout_us, need_duration, 1, "longer than 0") },
+		{ "--chunk", number(&Config::chunk_bytes, need_size, 1, "between 1 byte and 64M",
+				    max_chunk_bytes) },
 	};
 	return table;
 }

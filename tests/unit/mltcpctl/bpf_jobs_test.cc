@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <sstream>
 
 #include "args.h"
 #include "bpf_jobs.h"
+#include "fixtures.h"
 #include "output.h"
 #include "uapi/mltcp.h"
 
@@ -34,16 +34,6 @@ mltcp_job_spec added(std::vector<std::string> args)
 	full.insert(full.end(), args.begin(), args.end());
 	EXPECT_EQ(apply_job(e, parsed(full)), "");
 	return e;
-}
-
-std::string json_of(const Job &job)
-{
-	std::ostringstream out;
-	Printer p(out, true, false);
-	p.begin_list();
-	print_job(p, job);
-	p.end_list();
-	return out.str();
 }
 
 } // namespace
@@ -116,7 +106,7 @@ TEST(BpfJobs, DecodeRoundTrips)
 	EXPECT_FALSE(j.exempt);
 	// No counters: the BPF backend does not keep them, and output omits them.
 	EXPECT_FALSE(j.flows || j.flows_total || j.iterations || j.bytes);
-	std::string json = json_of(j);
+	std::string json = test::printed(true, j);
 	EXPECT_EQ(json.find("flows"), std::string::npos) << json;
 	EXPECT_NE(json.find("\"slope\":2.0"), std::string::npos) << json;
 }
@@ -281,16 +271,12 @@ TEST(BpfJobs, FlowRecordToTheModel)
 	EXPECT_EQ(g.slope, 1638u);
 	EXPECT_EQ(g.intercept, 205u);
 	// IPv6 addresses compressed in the text, as the module's backend prints them.
-	std::ostringstream out;
-	Printer p(out, false, false);
-	p.begin_list();
-	print_flow(p, g);
-	p.end_list();
-	EXPECT_EQ(out.str().rfind("[::1]:5201 -> [fd00::a2]:40000 job - ca mltcp_reno "
-				  "base cubic mode ai",
-				  0),
+	std::string text = test::printed(false, g);
+	EXPECT_EQ(text.rfind("[::1]:5201 -> [fd00::a2]:40000 job - ca mltcp_reno "
+			     "base cubic mode ai",
+			     0),
 		  0u)
-		<< out.str();
+		<< text;
 	EXPECT_EQ(decode(""), std::vector<Flow>{}); // no flows
 }
 

@@ -11,10 +11,14 @@
 
 #include "args.h"
 #include "commands.h"
+#include "fixtures.h"
 #include "message.h"
 #include "uapi/mltcp.h"
 
 using namespace mltcpctl;
+using test::range_ack;
+using test::sample_flow;
+using test::sample_job;
 
 namespace
 {
@@ -28,59 +32,16 @@ const nlmsghdr *only_message(const Bytes &b)
 	return msgs.empty() ? nullptr : msgs[0];
 }
 
-Job full_job()
-{
-	Job j;
-	j.id = 77;
-	j.dport = PortRange{ 5000, 5010 };
-	j.sport = PortRange{ 1, 65535 };
-	j.peer = Prefix{};
-	j.peer->family = AF_INET;
-	inet_pton(AF_INET, "10.1.0.0", j.peer->addr.data());
-	j.peer->len = 16;
-	j.mark = Mark{ 0x10, 0xff };
-	j.slope = 2560;
-	j.intercept = 0;
-	j.idle_gap_us = 5000;
-	j.iter_bytes = 1ull << 40;
-	j.base = MLTCP_GENL_BASE_RENO;
-	j.exempt = false;
-	return j;
-}
-
-Flow sample_flow(int family)
-{
-	Flow f;
-	f.job = 3;
-	f.cookie = 0x1122334455667788ull;
-	f.family = family;
-	inet_pton(family, family == AF_INET ? "10.0.0.1" : "fd00::1", f.saddr.data());
-	inet_pton(family, family == AF_INET ? "10.0.0.2" : "fd00::2", f.daddr.data());
-	f.sport = 40000;
-	f.dport = 5001;
-	f.ca = "mltcp";
-	f.base = MLTCP_GENL_BASE_CUBIC;
-	f.mode = MLTCP_GENL_MODE_AI;
-	f.cwnd = 10;
-	f.ssthresh = 0x7fffffff;
-	f.bytes_this_iter = 123456789012ull;
-	f.iter_bytes = 1 << 26;
-	f.iter_fixed = true;
-	f.r = 512;
-	f.f = 1024;
-	f.iterations = 4;
-	f.last_iter_us = 250000;
-	f.slope = 1638;
-	f.intercept = 205;
-	f.idle_gap_us = 20000;
-	return f;
-}
-
 } // namespace
 
 TEST(Message, JobRoundTrip)
 {
-	Job j = full_job();
+	Job j = sample_job();
+	// An IPv4 peer, a zero intercept, iter-bytes past 32 bits, no exemption.
+	j.peer = test::prefix(AF_INET, "10.1.0.0", 16);
+	j.intercept = 0;
+	j.iter_bytes = 1ull << 40;
+	j.exempt = false;
 	Bytes b = encode_job(kFamily, MLTCP_CMD_JOB_ADD, j, 5, NLM_F_ACK);
 	const nlmsghdr *nlh = only_message(b);
 	ASSERT_TRUE(nlh);
@@ -99,10 +60,7 @@ TEST(Message, JobRoundTripV6CountersAndClear)
 {
 	Job j;
 	j.id = 1;
-	j.peer = Prefix{};
-	j.peer->family = AF_INET6;
-	inet_pton(AF_INET6, "fd00:1::", j.peer->addr.data());
-	j.peer->len = 48;
+	j.peer = test::prefix(AF_INET6, "fd00:1::", 48);
 	j.exempt = true;
 	j.clear = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_DPORT;
 	j.flows = 3;
@@ -168,12 +126,7 @@ TEST(Message, FamilyReply)
 
 TEST(Message, AckRoundTrip)
 {
-	Ack ack;
-	ack.error = ERANGE;
-	ack.message = "integer out of range";
-	ack.offset = 28;
-	ack.min = 0;
-	ack.max = 16384;
+	Ack ack = range_ack(0, 16384);
 	auto back = decode_ack(only_message(encode_ack(ack, 3)));
 	ASSERT_TRUE(back);
 	EXPECT_EQ(*back, ack);
@@ -226,12 +179,7 @@ TEST(Message, DescribeNamesTheFieldAndItsRange)
 	j.id = 7;
 	j.idle_gap_us = 5;
 	Bytes req = encode_job(kFamily, MLTCP_CMD_JOB_ADD, j, 1, NLM_F_ACK);
-	Ack ack;
-	ack.error = ERANGE;
-	ack.message = "integer out of range";
-	ack.offset = 28;
-	ack.min = 1000;
-	ack.max = 60000000;
+	Ack ack = range_ack(1000, 60000000);
 	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd),
 		  "invalid idle-gap: integer out of range (allowed 1ms to 60s)");
 	ack = Ack{};
@@ -252,7 +200,7 @@ TEST(Message, DescribeNamesTheFieldAndItsRange)
 
 TEST(Message, MalformedRepliesAreRejected)
 {
-	Job j = full_job();
+	Job j = sample_job();
 	Bytes good = encode_job(kFamily, MLTCP_CMD_JOB_GET, j, 1, 0);
 
 	// No id.
@@ -303,7 +251,7 @@ TEST(Message, SplitMessages)
 TEST(Message, RandomCorruptionNeverCrashes)
 {
 	std::mt19937 rng(1);
-	Bytes seeds[] = { encode_job(kFamily, MLTCP_CMD_JOB_GET, full_job(), 1, 0),
+	Bytes seeds[] = { encode_job(kFamily, MLTCP_CMD_JOB_GET, sample_job(), 1, 0),
 			  encode_flow(kFamily, sample_flow(AF_INET6), 1),
 			  encode_ack(Ack{ ERANGE, "x", 20, 2, 0, 9 }, 1) };
 	for (int i = 0; i < 20000; i++) {

@@ -3,71 +3,39 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <sstream>
 
 #include "args.h"
+#include "fixtures.h"
 #include "output.h"
 #include "uapi/mltcp.h"
 
 using namespace mltcpctl;
 
-namespace
-{
-
-Job job()
-{
-	Job j;
-	j.id = 7;
-	j.dport = PortRange{ 5000, 5010 };
-	j.peer = Prefix{};
-	j.peer->family = AF_INET6;
-	inet_pton(AF_INET6, "fd00::", j.peer->addr.data());
-	j.peer->len = 64;
-	j.mark = Mark{ 16, 255 };
-	j.slope = 2560;
-	j.intercept = 205;
-	j.idle_gap_us = 20000;
-	j.iter_bytes = 64 << 20;
-	j.base = MLTCP_GENL_BASE_RENO;
-	j.exempt = true;
-	j.flows = 2;
-	j.flows_total = 5;
-	j.iterations = 9;
-	j.bytes = 1234;
-	return j;
-}
-
-std::string print(bool json, const Job &j)
-{
-	std::ostringstream out;
-	Printer p(out, json, false);
-	p.begin_list();
-	print_job(p, j);
-	p.end_list();
-	return out.str();
-}
-
-} // namespace
+using test::printed;
+using test::sample_job;
 
 TEST(Output, JobAsText)
 {
-	EXPECT_EQ(print(false, job()),
-		  "job 7 dport 5000-5010 peer fd00::/64 mark 0x10/0xff slope 2.5 intercept 0.2 "
+	EXPECT_EQ(printed(false, sample_job()),
+		  "job 7 dport 5000-5010 sport 1-65535 peer fd00::/64 mark 0x10/0xff slope 2.5 "
+		  "intercept 0.2 "
 		  "idle-gap 20ms iter-bytes 64M base reno exempt flows 2 flows-total 5 "
 		  "iterations 9 bytes 1234\n");
 	Job bare;
 	bare.id = 1;
-	EXPECT_EQ(print(false, bare), "job 1\n");
+	EXPECT_EQ(printed(false, bare), "job 1\n");
 }
 
 TEST(Output, JobAsJsonHasTheSameFields)
 {
-	auto j = nlohmann::json::parse(print(true, job()));
+	auto j = nlohmann::json::parse(printed(true, sample_job()));
 	ASSERT_EQ(j.size(), 1u);
 	auto o = j[0];
 	EXPECT_EQ(o["id"], 7);
 	EXPECT_EQ(o["dport"]["min"], 5000);
 	EXPECT_EQ(o["dport"]["max"], 5010);
+	EXPECT_EQ(o["sport"]["min"], 1);
+	EXPECT_EQ(o["sport"]["max"], 65535);
 	EXPECT_EQ(o["peer"], "fd00::/64");
 	EXPECT_EQ(o["mark"], 16);
 	EXPECT_EQ(o["mark_mask"], 255);
@@ -98,21 +66,15 @@ TEST(Output, FlowBothWays)
 	f.slope = 1024;
 	f.intercept = 1024;
 	f.idle_gap_us = 1500000;
-	std::ostringstream text, json;
-	Printer t(text, false, false), j(json, true, false);
-	for (Printer *p : { &t, &j }) {
-		p->begin_list();
-		print_flow(*p, f);
-		p->end_list();
-	}
-	EXPECT_EQ(text.str().rfind(
-			  "[::1]:40000 -> [::1]:5000 job - ca mltcp_reno base reno mode both", 0),
-		  0u)
-		<< text.str();
-	EXPECT_NE(text.str().find("r 0.500 F 1.500 slope 1 intercept 1 idle-gap 1500ms"),
+	std::string text = printed(false, f);
+	EXPECT_EQ(
+		text.rfind("[::1]:40000 -> [::1]:5000 job - ca mltcp_reno base reno mode both", 0),
+		0u)
+		<< text;
+	EXPECT_NE(text.find("r 0.500 F 1.500 slope 1 intercept 1 idle-gap 1500ms"),
 		  std::string::npos)
-		<< text.str();
-	auto o = nlohmann::json::parse(json.str())[0];
+		<< text;
+	auto o = nlohmann::json::parse(printed(true, f))[0];
 	EXPECT_EQ(o["src"], "::1");
 	EXPECT_EQ(o["sport"], 40000);
 	EXPECT_TRUE(o["job"].is_null());

@@ -237,12 +237,6 @@ void check_iterations(const Log &log, size_t count, uint64_t sent_per_iteration,
 	}
 }
 
-void check_iterations(const Log &log, size_t count, uint64_t bytes_per_iteration,
-		      double min_compute_s)
-{
-	check_iterations(log, count, bytes_per_iteration, bytes_per_iteration, min_compute_s);
-}
-
 void check_summary(const Log &log, size_t count, uint64_t sent_per_iteration,
 		   uint64_t received_per_iteration)
 {
@@ -260,9 +254,20 @@ void check_summary(const Log &log, size_t count, uint64_t sent_per_iteration,
 	EXPECT_LE(s["p50_iter_s"].get<double>(), s["p99_iter_s"].get<double>());
 }
 
-void check_summary(const Log &log, size_t count, uint64_t bytes_per_iteration)
+// Every rank's log of a job, each checked (check_iterations, check_summary)
+// against the rank's bytes per iteration (sent and received: one entry a rank).
+std::vector<Log> checked_logs(const TempDir &dir, const std::string &job, size_t count,
+			      const std::vector<uint64_t> &sent,
+			      const std::vector<uint64_t> &received, double min_compute_s)
 {
-	check_summary(log, count, bytes_per_iteration, bytes_per_iteration);
+	std::vector<Log> logs;
+	for (size_t rank = 0; rank < sent.size(); rank++) {
+		SCOPED_TRACE("rank " + std::to_string(rank));
+		logs.push_back(read_log(dir.file(job + "-" + std::to_string(rank) + ".jsonl")));
+		check_iterations(logs.back(), count, sent[rank], received[rank], min_compute_s);
+		check_summary(logs.back(), count, sent[rank], received[rank]);
+	}
+	return logs;
 }
 
 TEST(TrainsimLoopback, TwoWorkerExchange)
@@ -272,11 +277,11 @@ TEST(TrainsimLoopback, TwoWorkerExchange)
 		dir, "ex", 2,
 		{ "--bytes", "1M", "--compute", "20ms", "--iterations", "5", "--cc", "cubic" });
 	expect_all_exit(workers, 0);
+	auto logs = checked_logs(dir, "ex", 5, { 1 << 20, 1 << 20 }, { 1 << 20, 1 << 20 },
+				 0.020 - 0.001);
 	for (unsigned rank = 0; rank < 2; rank++) {
 		SCOPED_TRACE("rank " + std::to_string(rank));
-		Log log = read_log(dir.file("ex-" + std::to_string(rank) + ".jsonl"));
-		check_iterations(log, 5, 1 << 20, 0.020 - 0.001);
-		check_summary(log, 5, 1 << 20);
+		const Log &log = logs[rank];
 		for (const json &it : log.iterations) {
 			EXPECT_EQ(it["job"], "ex");
 			EXPECT_EQ(it["rank"], rank);
@@ -296,12 +301,8 @@ TEST(TrainsimLoopback, TwoWorkerPush)
 				 { "--bytes", std::to_string(bytes), "--compute", "20ms",
 				   "--iterations", "5", "--collective", "push" });
 	expect_all_exit(workers, 0);
-	const uint64_t sent[] = { bytes, 0 }, received[] = { 0, bytes };
-	for (unsigned rank = 0; rank < 2; rank++) {
-		SCOPED_TRACE("rank " + std::to_string(rank));
-		Log log = read_log(dir.file("push-" + std::to_string(rank) + ".jsonl"));
-		check_iterations(log, 5, sent[rank], received[rank], 0.020 - 0.001);
-		check_summary(log, 5, sent[rank], received[rank]);
+	for (const Log &log :
+	     checked_logs(dir, "push", 5, { bytes, 0 }, { 0, bytes }, 0.020 - 0.001)) {
 		EXPECT_EQ(log.summaries[0]["collective"], "push");
 		EXPECT_EQ(log.summaries[0]["world"], 2);
 	}
@@ -316,13 +317,7 @@ TEST(TrainsimLoopback, PushWithDurationEndsBothRanksAfterTheSameIteration)
 	expect_all_exit(workers, 0);
 	size_t count = read_log(dir.file("pushdur-0.jsonl")).iterations.size();
 	EXPECT_GE(count, 5u);
-	const uint64_t sent[] = { 300 * 1024, 0 }, received[] = { 0, 300 * 1024 };
-	for (unsigned rank = 0; rank < 2; rank++) {
-		SCOPED_TRACE("rank " + std::to_string(rank));
-		Log log = read_log(dir.file("pushdur-" + std::to_string(rank) + ".jsonl"));
-		check_iterations(log, count, sent[rank], received[rank], 0.005 - 0.001);
-		check_summary(log, count, sent[rank], received[rank]);
-	}
+	checked_logs(dir, "pushdur", count, { 300 * 1024, 0 }, { 0, 300 * 1024 }, 0.005 - 0.001);
 }
 
 TEST(TrainsimLoopback, ThreeWorkerRing)
@@ -337,11 +332,11 @@ TEST(TrainsimLoopback, ThreeWorkerRing)
 	auto totals = mltcp::trainsim::schedule_totals(mltcp::trainsim::collective_schedule(
 		mltcp::trainsim::Collective::ring, 3, 0, bytes));
 	ASSERT_EQ(totals.sent, 1333336u);
+	std::vector<uint64_t> each(3, totals.sent);
+	auto logs = checked_logs(dir, "ring", 4, each, each, 0.008 - 0.001);
 	for (unsigned rank = 0; rank < 3; rank++) {
 		SCOPED_TRACE("rank " + std::to_string(rank));
-		Log log = read_log(dir.file("ring-" + std::to_string(rank) + ".jsonl"));
-		check_iterations(log, 4, totals.sent, 0.008 - 0.001);
-		check_summary(log, 4, totals.sent);
+		const Log &log = logs[rank];
 		EXPECT_EQ(log.summaries[0]["collective"], "ring");
 		// The compute phase follows the drawn target, jitter included.
 		for (const json &it : log.iterations) {
@@ -429,12 +424,8 @@ TEST(TrainsimLoopback, DurationEndsEveryRankAfterTheSameIteration)
 	expect_all_exit(workers, 0);
 	size_t count = read_log(dir.file("dur-0.jsonl")).iterations.size();
 	EXPECT_GE(count, 5u);
-	for (unsigned rank = 0; rank < 3; rank++) {
-		SCOPED_TRACE("rank " + std::to_string(rank));
-		Log log = read_log(dir.file("dur-" + std::to_string(rank) + ".jsonl"));
-		check_iterations(log, count, 2 * (300 * 1024 - 300 * 1024 / 3), 0.005 - 0.001);
-		check_summary(log, count, 2 * (300 * 1024 - 300 * 1024 / 3));
-	}
+	std::vector<uint64_t> each(3, 2 * (300 * 1024 - 300 * 1024 / 3));
+	checked_logs(dir, "dur", count, each, each, 0.005 - 0.001);
 }
 
 TEST(TrainsimLoopback, MismatchedPeerIsRefused)
