@@ -10,10 +10,7 @@
 namespace
 {
 
-using mltcp::trainsim::format_seconds_ns;
-using mltcp::trainsim::IterationRecord;
-using mltcp::trainsim::SummaryRecord;
-using mltcp::trainsim::to_json;
+using namespace mltcp::trainsim;
 
 TEST(TrainsimRecords, SecondsAreExactMicroseconds)
 {

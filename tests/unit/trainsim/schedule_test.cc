@@ -6,10 +6,7 @@
 namespace
 {
 
-using mltcp::trainsim::Collective;
-using mltcp::trainsim::collective_schedule;
-using mltcp::trainsim::ring_chunk_bytes;
-using mltcp::trainsim::schedule_totals;
+using namespace mltcp::trainsim;
 
 TEST(TrainsimSchedule, ExchangeIsOneStepOfTheWholeSize)
 {
