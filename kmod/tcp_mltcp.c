@@ -100,9 +100,10 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	mltcp_net_defaults(sock_net(sk), &defaults);
 	/*
 	 * mltcp_flow_latch() refuses only settings out of range, and a job is
-	 * checked by mltcp_job_apply() before it is published.
+	 * checked by mltcp_job_apply() before it is published. A line beyond
+	 * the namespace's bound latches as the base algorithm's.
 	 */
-	mltcp_flow_latch(ca, &defaults, spec, fixed_base);
+	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
 	rcu_read_unlock();
 	atomic_long_inc(&mltcp_flows_started);
 }
@@ -189,7 +190,8 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
 
-		if (mltcp_restart_window(&ca->iter, &ca->params, &cwnd, &ssthresh)) {
+		if (mltcp_restart_window(&ca->iter, &ca->params, icsk->icsk_ca_state,
+					 &cwnd, &ssthresh)) {
 			tcp_snd_cwnd_set(tp, cwnd);
 			tp->snd_ssthresh = ssthresh;
 		}
@@ -266,6 +268,11 @@ static int __init mltcp_register(void)
 	int i, err;
 
 	BUILD_BUG_ON(sizeof(struct mltcp_flow) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON((int)TCP_CA_Open != MLTCP_CA_OPEN ||
+		     (int)TCP_CA_Disorder != MLTCP_CA_DISORDER ||
+		     MLTCP_CA_CWR != (int)TCP_CA_CWR ||
+		     (int)TCP_CA_Recovery != MLTCP_CA_RECOVERY ||
+		     (int)TCP_CA_Loss != MLTCP_CA_LOSS);
 
 	mltcp_flows_init(mltcp_ops, ARRAY_SIZE(mltcp_ops));
 	/* Namespaces first: a flow's init reads its namespace's state. */

@@ -412,8 +412,7 @@ Loaded load(const mltcp_params &defaults)
 	uint32_t zero = 0;
 
 	require_caps("bpf load", true, true);
-	if (!mltcp_params_valid(&defaults))
-		throw Error("invalid defaults");
+	check_defaults(defaults);
 	ensure_bpffs();
 	if (exists(kPinDir))
 		throw Error("already loaded: " + kPinDir + " exists (mltcpctl bpf unload first)");
@@ -565,12 +564,20 @@ mltcp_params read_defaults(const Fd &config)
 	return params;
 }
 
+void check_defaults(const mltcp_params &defaults)
+{
+	// The maps are root's: the line is unbounded, but F may not be 0.
+	if (auto err = mltcp_f_line_check(defaults.slope, defaults.intercept, false))
+		throw Error(mltcp_job_strerror(err));
+	if (!mltcp_params_valid(&defaults) || defaults.exempt)
+		throw Error("invalid defaults");
+}
+
 void write_defaults(const Fd &config, const mltcp_params &defaults)
 {
 	uint32_t zero = 0;
 
-	if (!mltcp_params_valid(&defaults))
-		throw Error("invalid defaults");
+	check_defaults(defaults);
 	if (bpf_map_update_elem(config.get(), &zero, &defaults, BPF_ANY) != 0)
 		throw Error("cannot write the BPF backend's defaults: " + errno_text(errno));
 }

@@ -77,6 +77,8 @@ Fd open_config();
 // The defaults flows latch: the map's value, or the built-in defaults when
 // it holds none valid (as the BPF side does).
 mltcp_params read_defaults(const Fd &config);
+// Defaults the BPF side latches as they are; throws Error with the reason.
+void check_defaults(const mltcp_params &defaults);
 void write_defaults(const Fd &config, const mltcp_params &defaults);
 
 // "libbpf 1.1"

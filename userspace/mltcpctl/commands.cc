@@ -349,7 +349,11 @@ std::string describe(const KernelError &e, const Command &cmd)
 		return "the tcp_mltcp module is not loaded (no generic netlink family "
 		       "\"" MLTCP_GENL_NAME "\")";
 	switch (ack.error) {
-	case EPERM: return "permission denied: changing jobs needs CAP_NET_ADMIN";
+	case EPERM:
+		// With a reason: refused by the namespace's bound, not for lack of a capability.
+		if (!ack.message.empty())
+			return job_ref(cmd) + ": " + ack.message;
+		return "permission denied: changing jobs needs CAP_NET_ADMIN";
 	case ENOENT: return job_ref(cmd) + ": no such job";
 	case EEXIST: return job_ref(cmd) + ": already exists";
 	case ENOSPC:
