@@ -263,6 +263,12 @@ DEFINE_SHOW_ATTRIBUTE(mltcp_stats);
 
 static struct dentry *mltcp_debugfs;
 
+/*
+ * The algorithms are registered last, as tcp_cubic and tcp_bbr do: once a
+ * name is registered a socket may select it and run our hooks, so
+ * everything they use is in place before, and nothing after it can fail.
+ * Each failure unwinds what was done, in reverse order.
+ */
 static int __init mltcp_register(void)
 {
 	int i, err;
@@ -282,23 +288,27 @@ static int __init mltcp_register(void)
 	err = mltcp_jobs_init();
 	if (err)
 		goto out_sysctl;
-	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
-		err = tcp_register_congestion_control(&mltcp_ops[i]);
-		if (err)
-			goto unwind;
-	}
 	err = mltcp_genl_init();
 	if (err)
-		goto unwind;
+		goto out_jobs;
 
 	mltcp_debugfs = debugfs_create_dir("tcp_mltcp", NULL);
 	mltcp_flows_debugfs_init(mltcp_debugfs);
 	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
+
+	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
+		err = tcp_register_congestion_control(&mltcp_ops[i]);
+		if (err)
+			goto out_algs;
+	}
 	return 0;
 
-unwind:
+out_algs:
 	while (--i >= 0)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	debugfs_remove_recursive(mltcp_debugfs);
+	mltcp_genl_exit();
+out_jobs:
 	mltcp_jobs_exit();
 out_sysctl:
 	mltcp_sysctl_exit();
@@ -310,10 +320,10 @@ static void __exit mltcp_unregister(void)
 {
 	int i;
 
-	debugfs_remove_recursive(mltcp_debugfs);
-	mltcp_genl_exit();
 	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	debugfs_remove_recursive(mltcp_debugfs);
+	mltcp_genl_exit();
 	mltcp_jobs_exit();
 	mltcp_sysctl_exit();
 	/* Jobs and configurations are freed by RCU callbacks in this module. */
