@@ -109,10 +109,11 @@ def start_server(host, port, *extra):
     return proc
 
 
-def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300):
+def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300, trace=False):
     out = host.run(PYTHON, FLOWGEN, "onoff", "--dst", dst, "--port", str(port),
                    "--cc", cc, "--bytes", str(nbytes), "--idle-ms", str(idle_ms),
-                   "--iterations", str(iterations), timeout=timeout).stdout
+                   "--iterations", str(iterations), *(["--trace"] if trace else []),
+                   timeout=timeout).stdout
     return json.loads(out)
 
 

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""When the window restarts at an iteration start (the -restart modes; the
+default is md-restart), measured at the socket: TCP_INFO just before and
+just after each iteration's first write, before any ACK of the iteration
+can arrive (tools/flowgen.py --trace). Issue 12, findings 1 and 3.
+
+- Only in Open or Disorder, where the kernel's own restart raises ssthresh:
+  an iteration that starts in CWR (an ECN echo on the last ACKs of the one
+  before) keeps its window and the ssthresh of its ECN reduction. These are
+  the suite's ECN tests: the bottleneck marks (fq_codel ce_threshold) and
+  both ends negotiate ECN.
+- Never for a flow of an exempt job: exempt is the base algorithm.
+"""
+import os
+
+import pytest
+
+from netlab import Dumbbell, onoff, start_server
+from nl_ctl import clear_jobs, ctl
+
+PORT = 5400
+RATE_MBIT = 50
+DELAY_MS = 20
+CA_OPEN, CA_DISORDER, CA_CWR = 0, 1, 2
+RESTART_CWND = 10
+
+
+def restarted(t):
+    """The window of trace entry t was restarted as RFC 5681's restart does."""
+    b, a = t["before"], t["after"]
+    return (a["snd_cwnd"] == min(b["snd_cwnd"], RESTART_CWND) and
+            a["snd_ssthresh"] == max(b["snd_ssthresh"], b["snd_cwnd"] - b["snd_cwnd"] // 4))
+
+
+def untouched(t):
+    b, a = t["before"], t["after"]
+    return a["snd_cwnd"] == b["snd_cwnd"] and a["snd_ssthresh"] == b["snd_ssthresh"]
+
+
+def describe(trace, keep=None):
+    """One line per iteration start; also written to $MLTCP_RESULTS/keep if set."""
+    text = "\n".join("%2d %s -> %s" % (i, t["before"], t["after"]) for i, t in enumerate(trace))
+    if keep and os.environ.get("MLTCP_RESULTS"):
+        with open(os.path.join(os.environ["MLTCP_RESULTS"], keep), "w") as f:
+            f.write(text + "\n")
+    return text
+
+
+@pytest.fixture
+def rig():
+    """One sender, one receiver, 50 Mbit/s, 20 ms RTT. The kernel's own
+    restart after an idle RTO is off, so that only the module restarts."""
+    net = Dumbbell(senders=1, rate_mbit=RATE_MBIT, delay_ms=DELAY_MS, buffer_bdp=4)
+    net.senders[0].run("sysctl", "-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0")
+    yield net
+    clear_jobs(netns=net.senders[0].name)
+    net.close()
+
+
+def mark_ecn(net, ce_threshold_ms=1):
+    """The bottleneck marks CE on every packet that waited more than the
+    threshold (fq_codel's ce_threshold, under an htb rate limit); both ends
+    negotiate ECN."""
+    sw, port = net.switch, net.bottleneck
+    sw.run("tc", "qdisc", "replace", "dev", port, "root", "handle", "1:", "htb", "default", "1")
+    sw.run("tc", "class", "add", "dev", port, "parent", "1:", "classid", "1:1", "htb",
+           "rate", "%dmbit" % RATE_MBIT, "ceil", "%dmbit" % RATE_MBIT)
+    sw.run("tc", "qdisc", "add", "dev", port, "parent", "1:1", "handle", "10:", "fq_codel",
+           "ecn", "ce_threshold", "%dms" % ce_threshold_ms)
+    for host in (net.senders[0], net.receiver):
+        host.run("sysctl", "-q", "-w", "net.ipv4.tcp_ecn=1")
+
+
+def run_trace(net, cc="mltcp", nbytes=2 << 20, iterations=20, idle_ms=100):
+    sender, receiver = net.senders[0], net.receiver
+    if not getattr(net, "server", None):
+        net.server = start_server(receiver, PORT)
+    out = onoff(sender, receiver.addr, PORT, cc, nbytes, idle_ms, iterations, trace=True)
+    assert out["cc"] == cc
+    # Restarts begin once a size is learned: from the second iteration start.
+    assert int(out["module"]["iterations"]) == iterations - 1, out["module"]
+    return out
+
+
+def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
+    mark_ecn(rig)
+    out = run_trace(rig)
+    trace = out["trace"][1:]
+    text = describe(out["trace"], keep="ecn-trace.txt")
+    # ECN is at work: CE marks were echoed and the window was reduced.
+    assert out["end"]["delivered_ce"] > 0, text
+    assert out["end"]["snd_ssthresh"] < 1 << 30, text
+    cwr = [t for t in trace if t["before"]["ca_state"] == CA_CWR]
+    opened = [t for t in trace if t["before"]["ca_state"] in (CA_OPEN, CA_DISORDER)]
+    # A restart would show where the window left by the reduction is above
+    # the restart window (it never raises ssthresh here: PRR has brought
+    # cwnd down to ssthresh or below by the last ACK).
+    telling = [t for t in cwr if t["before"]["snd_cwnd"] > RESTART_CWND]
+    assert len(cwr) >= 2 and telling, "too few iterations ended in CWR:\n" + text
+    for t in cwr:
+        assert untouched(t), "restarted in CWR:\n" + text
+    # Where the kernel would restart, the module still does.
+    for t in opened:
+        assert restarted(t), "not restarted in Open:\n" + text
+
+
+def test_exempt_flows_never_restart(rig):
+    sender = rig.senders[0].name
+    ctl("-n", sender, "job", "add", 1, "dport", PORT, "exempt")
+    out = run_trace(rig, nbytes=1 << 20, iterations=6)
+    text = describe(out["trace"], keep="exempt-trace.txt")
+    assert out["module"]["f"] == "1.000"
+    for t in out["trace"][1:]:
+        assert untouched(t), "an exempt flow restarted:\n" + text
+
+    # The same flow shape in a job that is not exempt restarts at each start.
+    ctl("-n", sender, "job", "set", 1, "exempt", "off")
+    out = run_trace(rig, nbytes=1 << 20, iterations=6)
+    text = describe(out["trace"])
+    for t in out["trace"][1:]:
+        assert t["before"]["ca_state"] == CA_OPEN, text
+        assert t["before"]["snd_cwnd"] > RESTART_CWND, text
+        assert restarted(t), "not restarted:\n" + text
