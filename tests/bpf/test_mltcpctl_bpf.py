@@ -12,6 +12,7 @@ Run: /usr/bin/python3 -m pytest -v tests/bpf
 """
 import json
 import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -242,6 +243,52 @@ def test_listeners_are_not_listed(pair):
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def test_syn_sent_sockets_are_not_listed(pair):
+    """A connection still in SYN_SENT (to a peer that never answers) has not
+    run its init either; the listing skips it and still succeeds."""
+    code = ("import socket, sys; s = socket.socket(); "
+            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'mltcp'); "
+            "s.setblocking(False); s.connect_ex(('10.232.0.99', 7778)); "
+            "print(s.getsockname()[1], flush=True); sys.stdin.readline()")
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", "-c", code)
+    try:
+        sport = int(proc.stdout.readline())
+        ss = run("ip", "netns", "exec", NS_SEND, "ss", "-tni", "state", "syn-sent",
+                 "sport", f"= :{sport}").stdout
+        assert "mltcp" in ss, ss
+        assert [f for f in ctl_json("-n", NS_SEND, "flow", "show") if f["sport"] == sport] == []
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+# struct mltcp_bpf_job_slot (bpf/mltcp_bpf.h): lock, pad, struct mltcp_job_spec.
+SLOT = struct.Struct("<II" "II" "HHHH" "BBBB" "4I" "II" "II" "II" "I" "Q")
+F_DPORT, F_SLOPE = 1 << 0, 1 << 4
+
+
+def write_slot(index, job_id, slope):
+    """A job slot written raw, as something other than mltcpctl could."""
+    value = SLOT.pack(0, 0, job_id, F_DPORT | F_SLOPE, JOB_PORT, JOB_PORT, 0, 0, 0, 0, 0, 0,
+                      0, 0, 0, 0, 0, 0, slope, 0, 0, 0, 0, 0)
+    run("bpftool", "map", "update", "pinned", PIN_DIR / "jobs",
+        "key", *[str(b) for b in struct.pack("<I", index)],
+        "value", *[str(b) for b in value])
+
+
+def test_slope_out_of_range_in_a_raw_slot_is_not_truncated(flows):
+    """The policy checks a slot's slope before narrowing it to the flow's
+    u16: 65536 + 2048 is not taken as 2.0; the flow latches the defaults and
+    has no job. The same slot with 2048 is taken."""
+    assert SLOT.size == 80
+    write_slot(0, 7, 65536 + 2048)
+    f = flows(JOB_PORT).show()
+    assert f["job"] is None and settings(f) == DEFAULTS
+    write_slot(0, 7, 2048)
+    f = flows(JOB_PORT).show()
+    assert f["job"] == 7 and f["slope"] == 2.0
 
 
 def test_first_match_in_ascending_id(flows):

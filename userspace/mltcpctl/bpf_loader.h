@@ -57,7 +57,8 @@ Loaded load(const mltcp_params &defaults);
 // Unregisters through the pins, or by name when there are none.
 struct Unloaded {
 	std::vector<std::string> unloaded;
-	std::vector<OpsMap> in_use; // held by sockets or a namespace's default
+	std::vector<OpsMap> in_use;   // held by sockets or a namespace's default
+	std::vector<OpsMap> not_ours; // named like ours, running other programs: left alone
 };
 Unloaded unload();
 
