@@ -136,6 +136,16 @@ def iperf3(client, server, cc, seconds, port=5201, omit=1):
     }
 
 
+def write_file(path, value):
+    """One write(2) of value, as sysctl and sysfs handlers expect; raises
+    OSError with the handler's errno."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
 def read_module_stats():
     with open("/sys/kernel/debug/tcp_mltcp/stats") as f:
         return {k: int(v) for k, v in (line.split() for line in f)}

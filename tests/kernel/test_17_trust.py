@@ -18,7 +18,7 @@ import textwrap
 
 import pytest
 
-from netlab import Netns
+from netlab import Netns, write_file
 from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs
 
 SYSCTL = "/proc/sys/net/mltcp/"
@@ -53,14 +53,6 @@ def container(script, check=False, **env):
 def read(name):
     with open(SYSCTL + name) as f:
         return f.read().strip()
-
-
-def write(path, value):
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, value.encode())
-    finally:
-        os.close(fd)
 
 
 # ---- inside a container ----
@@ -193,9 +185,9 @@ def saved_params():
     saved = {k: open(PARAMS + k).read().strip() for k in ("slope", "intercept")}
     yield
     # Through a line that is always allowed, whatever was left.
-    write(PARAMS + "intercept", "1\n")
-    write(PARAMS + "slope", saved["slope"] + "\n")
-    write(PARAMS + "intercept", saved["intercept"] + "\n")
+    write_file(PARAMS + "intercept", "1\n")
+    write_file(PARAMS + "slope", saved["slope"] + "\n")
+    write_file(PARAMS + "intercept", saved["intercept"] + "\n")
 
 
 def test_initial_namespace_keeps_the_full_range():
@@ -214,7 +206,7 @@ def test_initial_namespace_keeps_the_full_range():
         subprocess.run(["sysctl", "-q", "-w", "net.mltcp.intercept=16"], check=True)
         assert read("intercept") == "16.000"
     finally:
-        write(SYSCTL + "intercept", before + "\n")
+        write_file(SYSCTL + "intercept", before + "\n")
 
 
 def test_a_containers_namespace_is_bounded_for_the_host_too():
@@ -265,9 +257,9 @@ def test_f_zero_is_refused_everywhere(saved_params):
     finally:
         ns.close()
 
-    write(PARAMS + "slope", "0\n")
+    write_file(PARAMS + "slope", "0\n")
     with pytest.raises(OSError) as err:
-        write(PARAMS + "intercept", "0\n")
+        write_file(PARAMS + "intercept", "0\n")
     assert err.value.errno == errno.EINVAL
     assert open(PARAMS + "intercept").read().strip() == "0.200"
     line = error_line(ctl("defaults", "set", "global", "intercept", 0, check=False))
