@@ -291,6 +291,34 @@ def test_slope_out_of_range_in_a_raw_slot_is_not_truncated(flows):
     assert f["job"] == 7 and f["slope"] == 2.0
 
 
+FLOWGEN = TOP / "tests/kernel/tools/flowgen.py"
+
+
+def traced_onoff(iterations=5):
+    """An on-off flow to the job's port, with TCP_INFO just before and after
+    each iteration's first write (the guest suite's flowgen --trace)."""
+    out = run("ip", "netns", "exec", NS_SEND, "/usr/bin/python3", FLOWGEN, "onoff", "--dst",
+              RECV_IP, "--port", JOB_PORT, "--cc", "mltcp", "--bytes", 4 << 20, "--idle-ms",
+              100, "--iterations", iterations, "--trace").stdout
+    return json.loads(out)["trace"]
+
+
+def test_exempt_flows_never_restart(pair):
+    """The twin latches exempt as the module does: no restart at iteration
+    starts (here the ACK of the first write may already have grown a
+    restarted window by one or two segments: no bottleneck, microsecond RTT)."""
+    ctl("job", "add", 1, "dport", JOB_PORT, "exempt")
+    trace = traced_onoff()
+    for t in trace[1:]:  # restarts begin once the size is learned
+        assert t["before"]["snd_cwnd"] > 20, trace
+        assert t["after"]["snd_cwnd"] >= t["before"]["snd_cwnd"], trace
+    ctl("job", "set", 1, "exempt", "off")
+    trace = traced_onoff()
+    for t in trace[1:]:
+        assert t["before"]["snd_cwnd"] > 20, trace
+        assert t["after"]["snd_cwnd"] <= 12, trace
+
+
 def test_first_match_in_ascending_id(flows):
     ctl("job", "add", 5, "slope", 3)  # no criteria: every flow
     ctl("job", "add", 2, "dport", JOB_PORT, "slope", 2)
