@@ -56,7 +56,7 @@ struct mltcp_job_spec {
 	u8 peer_family;		/* MLTCP_AF_INET or MLTCP_AF_INET6 */
 	u8 peer_prefixlen;
 	u8 base;		/* enum mltcp_base */
-	u8 exempt;		/* 1: F is exactly 1 (slope 0, intercept 1) */
+	u8 exempt;		/* 1: the base algorithm (F is 1, no restart) */
 	u32 peer[4];
 	u32 mark, mark_mask;
 	u32 slope, intercept;	/* MLTCP_ONE units */
