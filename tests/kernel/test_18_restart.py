@@ -37,34 +37,39 @@ def untouched(t):
     return a["snd_cwnd"] == b["snd_cwnd"] and a["snd_ssthresh"] == b["snd_ssthresh"]
 
 
-def describe(trace, keep=None):
-    """One line per iteration start; also written to $MLTCP_RESULTS/keep if set."""
-    text = "\n".join("%2d %s -> %s" % (i, t["before"], t["after"]) for i, t in enumerate(trace))
-    if keep and os.environ.get("MLTCP_RESULTS"):
-        with open(os.path.join(os.environ["MLTCP_RESULTS"], keep), "w") as f:
+def describe(trace):
+    """One line per iteration start."""
+    return "\n".join("%2d %s -> %s" % (i, t["before"], t["after"]) for i, t in enumerate(trace))
+
+
+def keep(name, text):
+    """The traces, for the record, in $MLTCP_RESULTS when vm-run gives one."""
+    if os.environ.get("MLTCP_RESULTS"):
+        with open(os.path.join(os.environ["MLTCP_RESULTS"], name), "w") as f:
             f.write(text + "\n")
-    return text
 
 
 @pytest.fixture
-def rig():
-    """One sender, one receiver, 50 Mbit/s, 20 ms RTT. The kernel's own
-    restart after an idle RTO is off, so that only the module restarts."""
-    net = Dumbbell(senders=1, rate_mbit=RATE_MBIT, delay_ms=DELAY_MS, buffer_bdp=4)
+def rig(request):
+    """One sender, one receiver, 50 Mbit/s and 20 ms RTT unless the test
+    says otherwise. The kernel's own restart after an idle RTO is off, so
+    that only the module restarts."""
+    opts = dict({"rate_mbit": RATE_MBIT, "delay_ms": DELAY_MS}, **getattr(request, "param", {}))
+    net = Dumbbell(senders=1, buffer_bdp=4, **opts)
     net.senders[0].run("sysctl", "-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0")
     yield net
     clear_jobs(netns=net.senders[0].name)
     net.close()
 
 
-def mark_ecn(net, ce_threshold_ms=1):
+def mark_ecn(net, ce_threshold_ms):
     """The bottleneck marks CE on every packet that waited more than the
     threshold (fq_codel's ce_threshold, under an htb rate limit); both ends
     negotiate ECN."""
     sw, port = net.switch, net.bottleneck
     sw.run("tc", "qdisc", "replace", "dev", port, "root", "handle", "1:", "htb", "default", "1")
     sw.run("tc", "class", "add", "dev", port, "parent", "1:", "classid", "1:1", "htb",
-           "rate", "%dmbit" % RATE_MBIT, "ceil", "%dmbit" % RATE_MBIT)
+           "rate", "%dmbit" % net.rate_mbit, "ceil", "%dmbit" % net.rate_mbit)
     sw.run("tc", "qdisc", "add", "dev", port, "parent", "1:1", "handle", "10:", "fq_codel",
            "ecn", "ce_threshold", "%dms" % ce_threshold_ms)
     for host in (net.senders[0], net.receiver):
@@ -82,21 +87,30 @@ def run_trace(net, cc="mltcp", nbytes=2 << 20, iterations=20, idle_ms=100):
     return out
 
 
+@pytest.mark.parametrize("rig", [{"rate_mbit": 30, "delay_ms": 40}], indirect=True)
 def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
-    mark_ecn(rig)
-    out = run_trace(rig)
-    trace = out["trace"][1:]
-    text = describe(out["trace"], keep="ecn-trace.txt")
-    # ECN is at work: CE marks were echoed and the window was reduced.
-    assert out["end"]["delivered_ce"] > 0, text
-    assert out["end"]["snd_ssthresh"] < 1 << 30, text
-    cwr = [t for t in trace if t["before"]["ca_state"] == CA_CWR]
-    opened = [t for t in trace if t["before"]["ca_state"] in (CA_OPEN, CA_DISORDER)]
-    # A restart would show where the window left by the reduction is above
-    # the restart window (it never raises ssthresh here: PRR has brought
-    # cwnd down to ssthresh or below by the last ACK).
-    telling = [t for t in cwr if t["before"]["snd_cwnd"] > RESTART_CWND]
-    assert len(cwr) >= 2 and telling, "too few iterations ended in CWR:\n" + text
+    """Whether an iteration ends in CWR is up to the marks on its last
+    window, and a restart shows only where the reduction left a window above
+    the restart window (it never raises ssthresh here: by the last ACK PRR
+    has brought cwnd to ssthresh or below). Rounds of 20 iterations run
+    until such a start was seen (one round, in the runs measured: 30 Mbit/s,
+    40 ms, CE above 2 ms of queue)."""
+    mark_ecn(rig, ce_threshold_ms=2)
+    cwr, opened, telling, text = [], [], [], ""
+    for _ in range(3):
+        out = run_trace(rig, nbytes=2 << 20, iterations=20)
+        trace = out["trace"][1:]
+        text += describe(out["trace"]) + "\n--\n"
+        # ECN is at work: CE marks were echoed and the window was reduced.
+        assert out["end"]["delivered_ce"] > 0, text
+        assert out["end"]["snd_ssthresh"] < 1 << 30, text
+        cwr += [t for t in trace if t["before"]["ca_state"] == CA_CWR]
+        opened += [t for t in trace if t["before"]["ca_state"] in (CA_OPEN, CA_DISORDER)]
+        telling = [t for t in cwr if t["before"]["snd_cwnd"] > RESTART_CWND]
+        if telling:
+            break
+    keep("ecn-trace.txt", text)
+    assert telling, "no iteration ended in CWR with a window above 10:\n" + text
     for t in cwr:
         assert untouched(t), "restarted in CWR:\n" + text
     # Where the kernel would restart, the module still does.
@@ -108,7 +122,8 @@ def test_exempt_flows_never_restart(rig):
     sender = rig.senders[0].name
     ctl("-n", sender, "job", "add", 1, "dport", PORT, "exempt")
     out = run_trace(rig, nbytes=1 << 20, iterations=6)
-    text = describe(out["trace"], keep="exempt-trace.txt")
+    text = describe(out["trace"])
+    keep("exempt-trace.txt", text)
     assert out["module"]["f"] == "1.000"
     for t in out["trace"][1:]:
         assert untouched(t), "an exempt flow restarted:\n" + text
