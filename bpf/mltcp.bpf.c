@@ -83,8 +83,8 @@ MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
 						       u64 bytes_acked, u32 now_us,
 						       bool in_recovery, bool data_outstanding);
-MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it,
-					 const struct mltcp_params *p, u32 *cwnd, u32 *ssthresh);
+MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+					 u32 ca_state, u32 *cwnd, u32 *ssthresh);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -112,6 +112,10 @@ struct mltcp_flow;
 struct mltcp_flow_record;
 enum mltcp_job_error;
 
+MLTCP_BPF_CORE enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded);
+MLTCP_BPF_CORE enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
+							 const struct mltcp_params *defaults,
+							 bool bounded);
 MLTCP_BPF_CORE enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 						    const struct mltcp_job_request *req);
 MLTCP_BPF_CORE u32 mltcp_job_error_field(enum mltcp_job_error err);
@@ -119,7 +123,8 @@ MLTCP_BPF_CORE bool mltcp_job_matches(const struct mltcp_job_spec *job,
 				      const struct mltcp_flow_key *key);
 MLTCP_BPF_CORE void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 MLTCP_BPF_CORE bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-				     const struct mltcp_job_spec *job, int fixed_base);
+				     const struct mltcp_job_spec *job, int fixed_base,
+				     bool bounded);
 MLTCP_BPF_CORE void mltcp_flow_fill_record(struct mltcp_flow_record *rec,
 					   const struct mltcp_flow *fl, u64 bytes_acked);
 
@@ -144,6 +149,10 @@ extern u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 _Static_assert(sizeof(struct mltcp_flow) <=
 		       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "MLTCP state must fit icsk_ca_priv");
+_Static_assert(MLTCP_CA_OPEN == TCP_CA_Open && MLTCP_CA_DISORDER == TCP_CA_Disorder &&
+		       MLTCP_CA_CWR == TCP_CA_CWR && MLTCP_CA_RECOVERY == TCP_CA_Recovery &&
+		       MLTCP_CA_LOSS == TCP_CA_Loss,
+	       "the core numbers the CA states as the kernel does");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -276,8 +285,12 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 	mltcp_key_read(sk, &m.key);
 	bpf_for_each_map_elem(&mltcp_jobs, mltcp_job_visit, &m, 0);
 	mltcp_flow_init(ca, tp->bytes_acked, mltcp_now_us(tp));
-	/* A slot written by something other than mltcpctl may be out of range: no job. */
-	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base))
+	/*
+	 * A slot written by something other than mltcpctl may be out of range:
+	 * no job. Unbounded: only root (CAP_BPF in the initial user namespace)
+	 * can write the maps, so no setting comes from a container.
+	 */
+	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base, false))
 		ca->job = m.best.id;
 	mltcp_stat_inc(MLTCP_BPF_STAT_FLOWS_STARTED);
 }
@@ -346,18 +359,19 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	enum mltcp_tx_verdict verdict;
 	u32 now = mltcp_now_us(tp);
+	u32 ca_state;
 
 	if (event != CA_EVENT_TX_START)
 		return;
 
+	ca_state = BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state);
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
-				    BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state) >= TCP_CA_Recovery,
-				    tp->packets_out != 0);
+				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
 
-		if (mltcp_restart_window(&ca->iter, &ca->params, &cwnd, &ssthresh)) {
+		if (mltcp_restart_window(&ca->iter, &ca->params, ca_state, &cwnd, &ssthresh)) {
 			tp->snd_cwnd = cwnd;
 			tp->snd_ssthresh = ssthresh;
 		}

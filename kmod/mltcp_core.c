@@ -100,6 +100,7 @@ void mltcp_params_default(struct mltcp_params *p)
 	p->idle_gap_us = MLTCP_DEFAULT_IDLE_GAP_US;
 	p->mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART;
 	p->base = MLTCP_BASE_CUBIC;
+	p->exempt = 0;
 }
 
 bool mltcp_params_valid(const struct mltcp_params *p)
@@ -109,7 +110,7 @@ bool mltcp_params_valid(const struct mltcp_params *p)
 	       p->idle_gap_us >= MLTCP_IDLE_GAP_MIN_US &&
 	       p->idle_gap_us <= MLTCP_IDLE_GAP_MAX_US &&
 	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_ALL &&
-	       p->base <= MLTCP_BASE_CUBIC;
+	       p->base <= MLTCP_BASE_CUBIC && p->exempt <= 1;
 }
 
 /*
@@ -279,15 +280,25 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
  * burst into a queue another job is filling costs both jobs losses. Resume
  * from the initial window and slow-start back towards the old window (RFC
  * 5681 4.1's restart, applied at every iteration rather than only after an
- * idle RTO). Only flows known to be periodic (a learned or fixed size) are
- * touched. Returns whether the window changed.
+ * idle RTO). Only flows known to be periodic (a learned or fixed size) and
+ * not exempt are touched.
+ *
+ * Only in Open or Disorder, the states in which the kernel's own restart
+ * (tcp_cwnd_restart() through tcp_current_ssthresh()) raises ssthresh to
+ * 3/4 of the window. In CWR (an ECN echo or local congestion in the last
+ * RTT) or Recovery a reduction is under way: its ssthresh is the congestion
+ * response and must not be raised, and the first ACK beyond high_seq ends
+ * the state with cwnd = ssthresh (tcp_end_cwnd_reduction()), so a restarted
+ * window would not hold anyway. Recovery and Loss never start an iteration
+ * (mltcp_on_tx_start()). Returns whether the window changed.
  */
 bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-			  u32 *cwnd, u32 *ssthresh)
+			  u32 ca_state, u32 *cwnd, u32 *ssthresh)
 {
 	u32 old = *cwnd;
 
-	if (!(p->mode & MLTCP_MODE_RESTART) || !it->bytes)
+	if (!(p->mode & MLTCP_MODE_RESTART) || p->exempt || !it->bytes ||
+	    ca_state > MLTCP_CA_DISORDER)
 		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
 	*cwnd = min_u32(old, MLTCP_RESTART_CWND);

@@ -55,14 +55,28 @@ enum mltcp_mode {
 #define MLTCP_MODE_NAMES \
 	"ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart"
 
-/* Per-flow copy of the tunables, latched when the flow chooses MLTCP. */
+/*
+ * Per-flow copy of the tunables, latched when the flow chooses MLTCP; also
+ * the defaults it is latched from (where exempt is 0).
+ */
 struct mltcp_params {
 	u16 slope;		/* MLTCP_ONE units, <= MLTCP_SLOPE_MAX */
 	u16 intercept;		/* MLTCP_ONE units, <= MLTCP_INTERCEPT_MAX */
 	u32 idle_gap_us;	/* idle time that separates iterations */
 	u8 mode;		/* enum mltcp_mode */
 	u8 base;		/* enum mltcp_base */
+	u8 exempt;		/* 1: the base algorithm (F is 1, no restart); 0 or 1 */
 };
+
+/*
+ * The kernel's congestion-avoidance states (enum tcp_ca_state), by the same
+ * numbers; each datapath checks that they agree.
+ */
+#define MLTCP_CA_OPEN		0
+#define MLTCP_CA_DISORDER	1
+#define MLTCP_CA_CWR		2
+#define MLTCP_CA_RECOVERY	3
+#define MLTCP_CA_LOSS		4
 
 /* Iteration state flags. */
 #define MLTCP_ITER_DRAINED	0x1	/* pipe emptied while the app had nothing queued */
@@ -142,7 +156,7 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
 bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-			  u32 *cwnd, u32 *ssthresh);
+			  u32 ca_state, u32 *cwnd, u32 *ssthresh);
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

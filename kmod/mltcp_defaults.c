@@ -4,7 +4,9 @@
  * global defaults of new flows. They are read and written as text by the
  * policy (mltcp_param_parse(), mltcp_param_format()), the same forms as
  * net.mltcp.* and mltcpctl; out-of-range values are refused with -EINVAL,
- * at load time and through /sys/module/tcp_mltcp/parameters/.
+ * at load time and through /sys/module/tcp_mltcp/parameters/, and so is a
+ * slope or intercept that would leave both 0 (mltcp_f_line_check()). Only
+ * the initial user namespace's root writes them: they are unbounded.
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -47,6 +49,13 @@ static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 		return param_set_uint_minmax(val, kp, MLTCP_IDLE_GAP_MIN_US,
 					     MLTCP_IDLE_GAP_MAX_US);
 	if (mltcp_param_parse(which, val, &value))
+		return -EINVAL;
+	/* Writers are serialised by kernel_param_lock(), or run at load time. */
+	if (which == MLTCP_PARAM_SLOPE &&
+	    mltcp_f_line_check(value, mltcp_default(MLTCP_PARAM_INTERCEPT), false))
+		return -EINVAL;
+	if (which == MLTCP_PARAM_INTERCEPT &&
+	    mltcp_f_line_check(mltcp_default(MLTCP_PARAM_SLOPE), value, false))
 		return -EINVAL;
 	WRITE_ONCE(mltcp_default_values[which], value);
 	return 0;

@@ -224,7 +224,8 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 			fl->job = 0;
 		mltcp_net_defaults(sock_net(sk), &defaults);
 		/* Checked by mltcp_job_apply(): the job's settings latch whole. */
-		mltcp_flow_latch(fl, &defaults, r->spec, mltcp_fixed_base(sk));
+		mltcp_flow_latch(fl, &defaults, r->spec, mltcp_fixed_base(sk),
+				 mltcp_net_bounded(sock_net(sk)));
 	}
 	release_sock(sk);
 	return 0;

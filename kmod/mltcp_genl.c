@@ -7,6 +7,10 @@
  * - Usable in every namespace (netnsok); each has its own job table.
  * - Writes need CAP_NET_ADMIN in the user namespace owning the network
  *   namespace (GENL_UNS_ADMIN_PERM), so a container's root manages its own.
+ *   In a namespace owned by a user namespace other than the initial one, a
+ *   job may not give its flows a line above the bound: the job's slope and
+ *   intercept over the namespace's defaults are checked by
+ *   mltcp_job_check_over() and refused with -EPERM and an extack message.
  * - Every command has a netlink policy with ranges and strict validation
  *   (resv_start_op is 0: unknown attributes, trailing bytes and reserved
  *   header bits are refused for all commands).
@@ -25,6 +29,7 @@
 #include "mltcp_flows.h"
 #include "mltcp_genl.h"
 #include "mltcp_jobs.h"
+#include "mltcp_sysctl.h"
 #include "uapi/mltcp.h"
 
 static struct genl_family mltcp_genl_family;
@@ -210,6 +215,10 @@ static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *cle
 		return tb[MLTCP_JOB_A_ITER_BYTES];
 	case MLTCP_JOB_F_BASE:
 		return tb[MLTCP_JOB_A_BASE];
+	case MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT:
+		/* The line: the attribute that sets part of it, if any does. */
+		return tb[MLTCP_JOB_A_INTERCEPT] ? tb[MLTCP_JOB_A_INTERCEPT] :
+						    tb[MLTCP_JOB_A_SLOPE];
 	default:
 		/* The id is the netlink policy's; what is left is the clear mask. */
 		return err == MLTCP_JOB_E_ID ? tb[MLTCP_JOB_A_ID] : clear_attr;
@@ -221,7 +230,8 @@ static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *cle
  * only a string literal (6.1 copies it into a static array); the messages of
  * mltcp_job_strerror() are static strings already, so they are set as the
  * macro would set them. A value out of range is -ERANGE, as the netlink
- * policy reports its own.
+ * policy reports its own; a line above the bound of the namespace is
+ * -EPERM, as the same request is allowed where the bound does not apply.
  */
 static int mltcp_nl_refuse(struct genl_info *info, struct nlattr *clear_attr,
 			   enum mltcp_job_error err)
@@ -241,9 +251,32 @@ static int mltcp_nl_refuse(struct genl_info *info, struct nlattr *clear_attr,
 	case MLTCP_JOB_E_ITER_BYTES:
 	case MLTCP_JOB_E_BASE:
 		return -ERANGE;
+	case MLTCP_JOB_E_BOUND:
+		return -EPERM;
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * Applies req to *spec, then checks the line the job's flows would latch
+ * over the namespace's defaults, bounded if the namespace is.
+ */
+static enum mltcp_job_error mltcp_nl_apply(struct net *net, struct mltcp_job_spec *spec,
+					   const struct mltcp_job_request *req)
+{
+	struct mltcp_job_spec next = *spec;
+	struct mltcp_params defaults;
+	enum mltcp_job_error err;
+
+	err = mltcp_job_apply(&next, req);
+	if (err)
+		return err;
+	mltcp_net_defaults(net, &defaults);
+	err = mltcp_job_check_over(&next, &defaults, mltcp_net_bounded(net));
+	if (!err)
+		*spec = next;
+	return err;
 }
 
 static int mltcp_nl_job_add(struct sk_buff *skb, struct genl_info *info)
@@ -259,7 +292,7 @@ static int mltcp_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 	err = mltcp_nl_request(&req, info->attrs, info->extack);
 	if (err)
 		return err;
-	perr = mltcp_job_apply(&spec, &req);
+	perr = mltcp_nl_apply(net, &spec, &req);
 	if (perr)
 		return mltcp_nl_refuse(info, NULL, perr);
 
@@ -310,7 +343,7 @@ static int mltcp_nl_job_set(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	spec = *mltcp_job_spec(net, job);
-	perr = mltcp_job_apply(&spec, &req);
+	perr = mltcp_nl_apply(net, &spec, &req);
 	if (perr) {
 		err = mltcp_nl_refuse(info, clear_attr, perr);
 		goto out;

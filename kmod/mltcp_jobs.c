@@ -46,7 +46,7 @@ long mltcp_jobs_objects(void)
 
 static struct mltcp_job_cfg *mltcp_job_cfg_alloc(const struct mltcp_job_spec *spec)
 {
-	struct mltcp_job_cfg *cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	struct mltcp_job_cfg *cfg = kzalloc(sizeof(*cfg), GFP_KERNEL_ACCOUNT);
 
 	if (!cfg)
 		return NULL;
@@ -68,7 +68,7 @@ static void mltcp_job_cfg_free_cb(struct rcu_head *head)
 
 static struct mltcp_job *mltcp_job_alloc(const struct mltcp_job_spec *spec)
 {
-	struct mltcp_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct mltcp_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	struct mltcp_job_cfg *cfg = mltcp_job_cfg_alloc(spec);
 
 	if (!job || !cfg) {
@@ -155,7 +155,7 @@ int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec)
 	if (!job)
 		return -ENOMEM;
 	err = xa_alloc_cyclic(&jn->keys, &job->key, job, xa_limit_32b,
-			      &jn->next_key, GFP_KERNEL);
+			      &jn->next_key, GFP_KERNEL_ACCOUNT);
 	if (err < 0) {
 		mltcp_job_free(job);
 		return err;

@@ -85,56 +85,91 @@ static enum mltcp_job_error mltcp_job_check(const struct mltcp_job_request *req)
 	return MLTCP_JOB_OK;
 }
 
+enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded)
+{
+	if (slope > MLTCP_SLOPE_MAX)
+		return MLTCP_JOB_E_SLOPE;
+	if (intercept > MLTCP_INTERCEPT_MAX)
+		return MLTCP_JOB_E_INTERCEPT;
+	if (!slope && !intercept)
+		return MLTCP_JOB_E_F_ZERO;
+	/* slope / 2 + intercept <= 1, without rounding; no overflow below 2^16. */
+	if (bounded && slope + 2 * intercept > 2 * MLTCP_ONE)
+		return MLTCP_JOB_E_BOUND;
+	return MLTCP_JOB_OK;
+}
+
+enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
+					  const struct mltcp_params *defaults, bool bounded)
+{
+	u32 line = job->fields & (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT);
+
+	if (!line || job->exempt)
+		return MLTCP_JOB_OK;
+	return mltcp_f_line_check(line & MLTCP_JOB_F_SLOPE ? job->slope : defaults->slope,
+				  line & MLTCP_JOB_F_INTERCEPT ? job->intercept :
+								  defaults->intercept,
+				  bounded);
+}
+
 enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 				     const struct mltcp_job_request *req)
 {
 	const struct mltcp_job_spec *v = &req->values;
 	enum mltcp_job_error err = mltcp_job_check(req);
+	/* Built apart: *spec changes only if the result is valid as a whole. */
+	struct mltcp_job_spec next = *spec;
 	u32 given = req->given;
 
 	if (err)
 		return err;
-	spec->id = v->id;
+	next.id = v->id;
 	if (given & MLTCP_JOB_F_DPORT) {
-		spec->dport_min = v->dport_min;
-		spec->dport_max = v->dport_max;
+		next.dport_min = v->dport_min;
+		next.dport_max = v->dport_max;
 	}
 	if (given & MLTCP_JOB_F_SPORT) {
-		spec->sport_min = v->sport_min;
-		spec->sport_max = v->sport_max;
+		next.sport_min = v->sport_min;
+		next.sport_max = v->sport_max;
 	}
 	if (given & MLTCP_JOB_F_PEER) {
 		int w;
 
-		spec->peer_family = v->peer_family;
-		spec->peer_prefixlen = v->peer_prefixlen;
+		next.peer_family = v->peer_family;
+		next.peer_prefixlen = v->peer_prefixlen;
 		for (w = 0; w < 4; w++)
-			spec->peer[w] = v->peer_family == MLTCP_AF_INET && w ? 0 : v->peer[w];
-		mltcp_mask_peer(spec->peer, v->peer_prefixlen);
+			next.peer[w] = v->peer_family == MLTCP_AF_INET && w ? 0 : v->peer[w];
+		mltcp_mask_peer(next.peer, v->peer_prefixlen);
 	}
 	if (given & MLTCP_JOB_F_MARK) {
-		spec->mark_mask = v->mark_mask;
-		spec->mark = v->mark & v->mark_mask;
+		next.mark_mask = v->mark_mask;
+		next.mark = v->mark & v->mark_mask;
 	}
 	if (given & MLTCP_JOB_F_SLOPE)
-		spec->slope = v->slope;
+		next.slope = v->slope;
 	if (given & MLTCP_JOB_F_INTERCEPT)
-		spec->intercept = v->intercept;
+		next.intercept = v->intercept;
 	if (given & MLTCP_JOB_F_IDLE_GAP)
-		spec->idle_gap_us = v->idle_gap_us;
+		next.idle_gap_us = v->idle_gap_us;
 	if (given & MLTCP_JOB_F_ITER_BYTES)
-		spec->iter_bytes = v->iter_bytes;
+		next.iter_bytes = v->iter_bytes;
 	if (given & MLTCP_JOB_F_BASE)
-		spec->base = v->base;
+		next.base = v->base;
 	if (given & MLTCP_JOB_F_EXEMPT)
-		spec->exempt = v->exempt ? 1 : 0;
+		next.exempt = v->exempt ? 1 : 0;
 	if (req->clear & MLTCP_JOB_F_EXEMPT)
-		spec->exempt = 0;
+		next.exempt = 0;
 
-	spec->fields = (spec->fields & ~req->clear) | given;
+	next.fields = (next.fields & ~req->clear) | given;
 	/* "exempt 0" is the same as no setting. */
-	if (!spec->exempt)
-		spec->fields &= ~(u32)MLTCP_JOB_F_EXEMPT;
+	if (!next.exempt)
+		next.fields &= ~(u32)MLTCP_JOB_F_EXEMPT;
+	if ((next.fields & MLTCP_JOB_F_SLOPE) && (next.fields & MLTCP_JOB_F_INTERCEPT)) {
+		err = mltcp_f_line_check(next.slope, next.intercept, false);
+		if (err)
+			return err;
+	}
+	*spec = next;
 	return MLTCP_JOB_OK;
 }
 
@@ -158,6 +193,9 @@ u32 mltcp_job_error_field(enum mltcp_job_error err)
 		return MLTCP_JOB_F_ITER_BYTES;
 	case MLTCP_JOB_E_BASE:
 		return MLTCP_JOB_F_BASE;
+	case MLTCP_JOB_E_F_ZERO:
+	case MLTCP_JOB_E_BOUND:
+		return MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT;
 	default:
 		return 0;
 	}
@@ -226,6 +264,7 @@ static bool mltcp_job_settings(struct mltcp_params *p, u64 *fixed_bytes,
 	if (job->exempt) {
 		q.slope = 0;
 		q.intercept = MLTCP_ONE;
+		q.exempt = 1;
 	}
 	/* Checked before narrowing: 65536 + x must not pass as x. */
 	if (job->slope > MLTCP_SLOPE_MAX || job->intercept > MLTCP_INTERCEPT_MAX ||
@@ -238,7 +277,7 @@ static bool mltcp_job_settings(struct mltcp_params *p, u64 *fixed_bytes,
 }
 
 bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-		      const struct mltcp_job_spec *job, int fixed_base)
+		      const struct mltcp_job_spec *job, int fixed_base, bool bounded)
 {
 	struct mltcp_params p = *defaults;
 	bool job_ok = true;
@@ -246,10 +285,15 @@ bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults
 
 	if (fl->params.mode)
 		p.mode = fl->params.mode;
+	p.exempt = 0;
 	if (job)
 		job_ok = mltcp_job_settings(&p, &fixed_bytes, job);
 	if (fixed_base != MLTCP_BASE_SELECTABLE)
 		p.base = (u8)fixed_base;
+	if (mltcp_f_line_check(p.slope, p.intercept, bounded)) {
+		p.slope = 0;
+		p.intercept = MLTCP_ONE;
+	}
 	/* A live flow that changes base starts the new one from a clean state. */
 	if (fl->params.mode && p.base != fl->params.base)
 		mltcp_cubic_init(&fl->cubic);
@@ -576,6 +620,10 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 		return "invalid iter-bytes (allowed 1 to 1T)";
 	case MLTCP_JOB_E_BASE:
 		return "invalid base";
+	case MLTCP_JOB_E_F_ZERO:
+		return "slope and intercept may not both be 0 (F would be 0)";
+	case MLTCP_JOB_E_BOUND:
+		return "slope/2 + intercept above 1: allowed only in the initial user namespace";
 	default:
 		return "invalid job";
 	}

@@ -56,7 +56,7 @@ struct mltcp_job_spec {
 	u8 peer_family;		/* MLTCP_AF_INET or MLTCP_AF_INET6 */
 	u8 peer_prefixlen;
 	u8 base;		/* enum mltcp_base */
-	u8 exempt;		/* 1: F is exactly 1 (slope 0, intercept 1) */
+	u8 exempt;		/* 1: the base algorithm (F is 1, no restart) */
 	u32 peer[4];
 	u32 mark, mark_mask;
 	u32 slope, intercept;	/* MLTCP_ONE units */
@@ -92,13 +92,44 @@ enum mltcp_job_error {
 	MLTCP_JOB_E_IDLE_GAP,
 	MLTCP_JOB_E_ITER_BYTES,
 	MLTCP_JOB_E_BASE,
+	MLTCP_JOB_E_F_ZERO,		/* slope and intercept both 0 */
+	MLTCP_JOB_E_BOUND,		/* above the bound of a contained namespace */
 	MLTCP_JOB_NR_ERRORS,
 };
 
 /*
+ * The line F(r) = slope * r + intercept, r in [0, 1], as a whole. Refused
+ * everywhere: slope or intercept out of range (MLTCP_JOB_E_SLOPE,
+ * MLTCP_JOB_E_INTERCEPT), and both 0 (MLTCP_JOB_E_F_ZERO: F would be 0, a
+ * window that never grows in ai and an ssthresh of 2 in md).
+ *
+ * Refused where bounded (the flows of a network namespace owned by a user
+ * namespace other than the initial one, which its root can reconfigure):
+ * a line more aggressive than the base algorithm, MLTCP_JOB_E_BOUND. The
+ * bound is mean F over the iteration at most 1, slope / 2 + intercept <= 1,
+ * checked exactly in MLTCP_ONE units as slope + 2 * intercept <= 2. With
+ * intercept >= 0 it implies F <= 2 at every r (F(1) = slope + intercept
+ * <= 2 - intercept), so in md mode G = 2 - F stays >= 0 (the 1/16 floor only
+ * makes a flow back off more) with mean G >= 1: on average the flow backs
+ * off at least as much as its base. The defaults (1.6, 0.2) are within it.
+ */
+enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded);
+
+/*
+ * The line a job's flows latch: the job's slope and intercept, each where it
+ * sets one, else the defaults'. A job that sets neither, or is exempt, adds
+ * nothing to check. For the module's job add and set, whose requests
+ * mltcp_job_apply() has already checked alone.
+ */
+enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
+					  const struct mltcp_params *defaults, bool bounded);
+
+/*
  * Validates req whole, then applies it to *spec: given fields replace,
  * cleared ones are dropped, the peer is masked to its prefix and the mark to
- * its mask, "exempt 0" is no setting. On error *spec is unchanged.
+ * its mask, "exempt 0" is no setting. A result that sets both slope and
+ * intercept is checked as a line (mltcp_f_line_check(), unbounded). On error
+ * *spec is unchanged.
  */
 enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 				     const struct mltcp_job_request *req);
@@ -143,16 +174,23 @@ void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 /*
  * Latches the flow's parameters: defaults (the namespace's, or the BPF map's),
  * overridden by the settings of job (NULL: none), then exempt (slope 0,
- * intercept 1: F is exactly 1); fixed_base is MLTCP_BASE_SELECTABLE or the
+ * intercept 1 and params.exempt: F is exactly 1 and the window never
+ * restarts, the base algorithm); fixed_base is MLTCP_BASE_SELECTABLE or the
  * base of mltcp_reno/mltcp_cubic. A flow already latched keeps its mode (the
  * mode is global and chosen once) and restarts CUBIC if its base changes; a
  * job's fixed size replaces the learned one, and dropping it returns to
  * learning. Returns false, and latches the defaults alone, if the job's
  * settings are out of range (a BPF map slot written by something other than
  * mltcpctl).
+ *
+ * Whatever was written, the latched line passes mltcp_f_line_check() with
+ * bounded: a line that does not (a namespace's defaults changed after its
+ * jobs were accepted, a module parameter a namespace follows, a race
+ * between writers) is latched as slope 0, intercept 1: F is 1, the base
+ * algorithm's growth and decrease.
  */
 bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-		      const struct mltcp_job_spec *job, int fixed_base);
+		      const struct mltcp_job_spec *job, int fixed_base, bool bounded);
 
 /*
  * One flow as every listing reports it: the module's netlink dump and

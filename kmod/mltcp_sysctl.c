@@ -13,10 +13,23 @@
  * is refused with -EINVAL and changes nothing; nothing is clamped. Like the
  * module parameters, the defaults are latched by each flow when it chooses
  * MLTCP. The mode has no sysctl: it is global.
+ *
+ * slope and intercept are checked as the line they make with the other one
+ * (mltcp_f_line_check()): both 0 is refused with -EINVAL, as a malformed
+ * value; in a namespace owned by a user namespace other than the initial
+ * one, a line above the bound is refused with -EPERM. The sysctls are
+ * writable by the namespace's own root (its CAP_NET_ADMIN, as every net.*
+ * sysctl), so that is where the bound must hold. -EPERM, not -EINVAL: the
+ * value is well formed and in range, and the same write succeeds in a
+ * namespace of the initial user namespace; what is missing is the
+ * privilege, and -EPERM ("Operation not permitted") says that, apart from
+ * the -EACCES of the file's mode, so mltcpctl can name the reason.
  */
 #include <linux/errno.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
+#include <linux/user_namespace.h>
 #include <net/netns/generic.h>
 
 #include "mltcp_defaults.h"
@@ -34,6 +47,10 @@ struct mltcp_sysctl_net {
 	 * net.mltcp.*, or -1 while the namespace follows the module parameter.
 	 */
 	int defaults[MLTCP_NET_DEFAULTS];
+	/* Owned by a user namespace other than the initial one; fixed. */
+	bool bounded;
+	/* Serialises writes of slope and intercept, which are checked as a pair. */
+	struct mutex line_lock;
 	struct ctl_table_header *header;
 	struct ctl_table *table;
 };
@@ -62,6 +79,41 @@ void mltcp_net_defaults(const struct net *net, struct mltcp_params *p)
 	p->idle_gap_us = mltcp_net_default(sn, MLTCP_PARAM_IDLE_GAP);
 	p->base = mltcp_net_default(sn, MLTCP_PARAM_BASE);
 	p->mode = mltcp_default(MLTCP_PARAM_MODE);
+	p->exempt = 0;
+}
+
+bool mltcp_net_bounded(const struct net *net)
+{
+	return mltcp_sysctl_pernet(net)->bounded;
+}
+
+/*
+ * Stores slope or intercept if the line it makes with the namespace's
+ * other one is allowed there: 0, -EINVAL (F would be 0) or -EPERM (above
+ * the bound of a namespace owned by a user namespace).
+ */
+static int mltcp_store_line(struct mltcp_sysctl_net *sn, enum mltcp_param which, u32 value)
+{
+	u32 slope, intercept;
+	int err = 0;
+
+	mutex_lock(&sn->line_lock);
+	slope = which == MLTCP_PARAM_SLOPE ? value : mltcp_net_default(sn, MLTCP_PARAM_SLOPE);
+	intercept = which == MLTCP_PARAM_INTERCEPT ? value :
+		    mltcp_net_default(sn, MLTCP_PARAM_INTERCEPT);
+	switch (mltcp_f_line_check(slope, intercept, sn->bounded)) {
+	case MLTCP_JOB_OK:
+		WRITE_ONCE(sn->defaults[which], value);
+		break;
+	case MLTCP_JOB_E_BOUND:
+		err = -EPERM;
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	mutex_unlock(&sn->line_lock);
+	return err;
 }
 
 /*
@@ -103,6 +155,8 @@ static int mltcp_proc_default(struct ctl_table *table, int write, void *buffer,
 		number++;
 	if (mltcp_param_parse(which, number, &value))
 		return -EINVAL;
+	if (which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT)
+		return mltcp_store_line(sn, which, value);
 	WRITE_ONCE(sn->defaults[which], value);
 	return 0;
 }
@@ -141,6 +195,8 @@ static int __net_init mltcp_sysctl_net_init(struct net *net)
 		table[i].procname = mltcp_param_name(i);
 		table[i].data = &sn->defaults[i];
 	}
+	sn->bounded = net->user_ns != &init_user_ns;
+	mutex_init(&sn->line_lock);
 	sn->header = register_net_sysctl(net, "net/mltcp", table);
 	if (!sn->header) {
 		kfree(table);

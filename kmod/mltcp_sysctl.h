@@ -16,6 +16,13 @@
  */
 void mltcp_net_defaults(const struct net *net, struct mltcp_params *p);
 
+/*
+ * The namespace's flows are bounded (mltcp_f_line_check()): it is owned by
+ * a user namespace other than the initial one, whose root can write its
+ * sysctls and jobs. Fixed for the namespace's life; any context.
+ */
+bool mltcp_net_bounded(const struct net *net);
+
 int mltcp_sysctl_init(void);
 void mltcp_sysctl_exit(void);
 

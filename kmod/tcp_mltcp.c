@@ -92,9 +92,10 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	mltcp_net_defaults(sock_net(sk), &defaults);
 	/*
 	 * mltcp_flow_latch() refuses only settings out of range, and a job is
-	 * checked by mltcp_job_apply() before it is published.
+	 * checked by mltcp_job_apply() before it is published. A line beyond
+	 * the namespace's bound latches as the base algorithm's.
 	 */
-	mltcp_flow_latch(ca, &defaults, spec, fixed_base);
+	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
 	rcu_read_unlock();
 	atomic_long_inc(&mltcp_flows_started);
 }
@@ -173,7 +174,8 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
 
-		if (mltcp_restart_window(&ca->iter, &ca->params, &cwnd, &ssthresh)) {
+		if (mltcp_restart_window(&ca->iter, &ca->params, icsk->icsk_ca_state,
+					 &cwnd, &ssthresh)) {
 			tcp_snd_cwnd_set(tp, cwnd);
 			tp->snd_ssthresh = ssthresh;
 		}
@@ -245,11 +247,22 @@ DEFINE_SHOW_ATTRIBUTE(mltcp_stats);
 
 static struct dentry *mltcp_debugfs;
 
+/*
+ * The algorithms are registered last, as tcp_cubic and tcp_bbr do: once a
+ * name is registered a socket may select it and run our hooks, so
+ * everything they use is in place before, and nothing after it can fail.
+ * Each failure unwinds what was done, in reverse order.
+ */
 static int __init mltcp_register(void)
 {
 	int i, err;
 
 	BUILD_BUG_ON(sizeof(struct mltcp_flow) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON((int)TCP_CA_Open != MLTCP_CA_OPEN ||
+		     (int)TCP_CA_Disorder != MLTCP_CA_DISORDER ||
+		     MLTCP_CA_CWR != (int)TCP_CA_CWR ||
+		     (int)TCP_CA_Recovery != MLTCP_CA_RECOVERY ||
+		     (int)TCP_CA_Loss != MLTCP_CA_LOSS);
 
 	mltcp_flows_init(mltcp_ops, ARRAY_SIZE(mltcp_ops));
 	/* Namespaces first: a flow's init reads its namespace's state. */
@@ -259,23 +272,27 @@ static int __init mltcp_register(void)
 	err = mltcp_jobs_init();
 	if (err)
 		goto out_sysctl;
-	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
-		err = tcp_register_congestion_control(&mltcp_ops[i]);
-		if (err)
-			goto unwind;
-	}
 	err = mltcp_genl_init();
 	if (err)
-		goto unwind;
+		goto out_jobs;
 
 	mltcp_debugfs = debugfs_create_dir("tcp_mltcp", NULL);
 	mltcp_flows_debugfs_init(mltcp_debugfs);
 	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
+
+	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
+		err = tcp_register_congestion_control(&mltcp_ops[i]);
+		if (err)
+			goto out_algs;
+	}
 	return 0;
 
-unwind:
+out_algs:
 	while (--i >= 0)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	debugfs_remove_recursive(mltcp_debugfs);
+	mltcp_genl_exit();
+out_jobs:
 	mltcp_jobs_exit();
 out_sysctl:
 	mltcp_sysctl_exit();
@@ -287,10 +304,10 @@ static void __exit mltcp_unregister(void)
 {
 	int i;
 
-	debugfs_remove_recursive(mltcp_debugfs);
-	mltcp_genl_exit();
 	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	debugfs_remove_recursive(mltcp_debugfs);
+	mltcp_genl_exit();
 	mltcp_jobs_exit();
 	mltcp_sysctl_exit();
 	/* Jobs and configurations are freed by RCU callbacks in this module. */

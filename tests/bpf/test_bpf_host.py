@@ -415,6 +415,33 @@ def test_unload_finds_registrations_without_pins():
     assert not set(NAMES) & set(available())
 
 
+FOREIGN = Path(__file__).resolve().parent / "foreign_mltcp.bpf.c"
+
+
+def test_unload_leaves_another_loaders_struct_ops_alone(tmp_path):
+    """Without pins, unload takes only struct_ops whose programs are this
+    object's (by program tag), not another loader's that is named "mltcp"."""
+    unload_quietly()
+    clang = shutil.which("clang-14") or shutil.which("clang")
+    obj = tmp_path / "foreign_mltcp.bpf.o"
+    run(clang, "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", "-I", OBJECT.parent,
+        "-c", FOREIGN, "-o", obj)
+    run("bpftool", "struct_ops", "register", obj)
+    try:
+        assert "mltcp" in available()
+        maps = [m for m in status()["struct_ops"] if m["name"] == "mltcp"]
+        assert len(maps) == 1, maps
+        r = tool("bpf", "unload", check=False)
+        assert r.returncode == 1 and r.stdout == "", r
+        assert r.stderr == ("mltcpctl: not loaded by this mltcpctl: mltcp (map id %d) runs other "
+                            "programs; left registered (bpftool struct_ops unregister id ID "
+                            "removes one)\n" % maps[0]["id"]), r.stderr
+        assert "mltcp" in available()
+    finally:
+        run("bpftool", "struct_ops", "unregister", "name", "mltcp", check=False)
+    assert "mltcp" not in available()
+
+
 def test_repeated_load_unload_leaves_nothing(netns_pair):
     unload_quietly()
     for i in range(10):

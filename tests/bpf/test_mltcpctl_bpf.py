@@ -14,6 +14,7 @@ Run: tests/bpf/run.sh
 import contextlib
 import json
 import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -217,6 +218,86 @@ def test_job_set_changes_later_flows(pair):
         assert settings(before.show()) == {"slope": 2.0, "intercept": 0.5, "idle_gap_us": 20000}
         ctl("job", "set", 1, "dport", "any")
         assert flows(OTHER_PORT).show()["job"] == 1
+
+
+def test_syn_sent_sockets_are_not_listed(pair):
+    """A connection still in SYN_SENT (to a peer that never answers) has not
+    run its init either; the listing skips it and still succeeds."""
+    code = ("import socket, sys; s = socket.socket(); "
+            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'mltcp'); "
+            "s.setblocking(False); s.connect_ex(('10.232.0.99', 7778)); "
+            "print(s.getsockname()[1], flush=True); sys.stdin.readline()")
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", "-c", code)
+    try:
+        sport = int(proc.stdout.readline())
+        ss = run("ip", "netns", "exec", NS_SEND, "ss", "-tni", "state", "syn-sent",
+                 "sport", f"= :{sport}").stdout
+        assert "mltcp" in ss, ss
+        assert [f for f in ctl_json("-n", NS_SEND, "flow", "show") if f["sport"] == sport] == []
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+# struct mltcp_bpf_job_slot (bpf/mltcp_bpf.h): lock, pad, struct mltcp_job_spec.
+SLOT = struct.Struct("<II" "II" "HHHH" "BBBB" "4I" "II" "II" "II" "I" "Q")
+F_DPORT, F_SLOPE = 1 << 0, 1 << 4
+
+
+def write_slot(index, job_id, slope):
+    """A job slot written raw, as something other than mltcpctl could."""
+    value = SLOT.pack(0, 0, job_id, F_DPORT | F_SLOPE, JOB_PORT, JOB_PORT, 0, 0, 0, 0, 0, 0,
+                      0, 0, 0, 0, 0, 0, slope, 0, 0, 0, 0, 0)
+    run("bpftool", "map", "update", "pinned", PIN_DIR / "jobs",
+        "key", *[str(b) for b in struct.pack("<I", index)],
+        "value", *[str(b) for b in value])
+
+
+def test_slope_out_of_range_in_a_raw_slot_is_not_truncated(pair):
+    """The policy checks a slot's slope before narrowing it to the flow's
+    u16: 65536 + 2048 is not taken as 2.0; the flow latches the defaults and
+    has no job. The same slot with 2048 is taken."""
+    assert SLOT.size == 80
+    with contextlib.ExitStack() as opened:
+        def flow():
+            f = Flow(JOB_PORT)
+            opened.callback(f.close)
+            return f.show()
+
+        write_slot(0, 7, 65536 + 2048)
+        f = flow()
+        assert f["job"] is None and settings(f) == DEFAULTS
+        write_slot(0, 7, 2048)
+        f = flow()
+        assert f["job"] == 7 and f["slope"] == 2.0
+
+
+FLOWGEN = TOP / "tests/kernel/tools/flowgen.py"
+
+
+def traced_onoff(iterations=5):
+    """An on-off flow to the job's port, with TCP_INFO just before and after
+    each iteration's first write (the guest suite's flowgen --trace)."""
+    out = run("ip", "netns", "exec", NS_SEND, "/usr/bin/python3", FLOWGEN, "onoff", "--dst",
+              RECV_IP, "--port", JOB_PORT, "--cc", "mltcp", "--bytes", 4 << 20, "--idle-ms",
+              100, "--iterations", iterations, "--trace").stdout
+    return json.loads(out)["trace"]
+
+
+def test_exempt_flows_never_restart(pair):
+    """The twin latches exempt as the module does: no restart at iteration
+    starts (here the ACK of the first write may already have grown a
+    restarted window by one or two segments: no bottleneck, microsecond RTT)."""
+    ctl("job", "add", 1, "dport", JOB_PORT, "exempt")
+    trace = traced_onoff()
+    for t in trace[1:]:  # restarts begin once the size is learned
+        assert t["before"]["snd_cwnd"] > 20, trace
+        assert t["after"]["snd_cwnd"] >= t["before"]["snd_cwnd"], trace
+    ctl("job", "set", 1, "exempt", "off")
+    trace = traced_onoff()
+    for t in trace[1:]:
+        assert t["before"]["snd_cwnd"] > 20, trace
+        assert t["after"]["snd_cwnd"] <= 12, trace
 
 
 def test_table_holds_64_jobs_and_refuses_the_65th():

@@ -39,10 +39,11 @@ def start_server(host, port, *extra):
     return proc
 
 
-def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300):
+def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300, trace=False):
     out = host.run(PYTHON, FLOWGEN, "onoff", "--dst", dst, "--port", str(port),
                    "--cc", cc, "--bytes", str(nbytes), "--idle-ms", str(idle_ms),
-                   "--iterations", str(iterations), timeout=timeout).stdout
+                   "--iterations", str(iterations), *(["--trace"] if trace else []),
+                   timeout=timeout).stdout
     return json.loads(out)
 
 
@@ -131,6 +132,16 @@ def iperf3(client, server, cc, seconds, port=5201, omit=1):
         "bps": report["end"]["sum_received"]["bits_per_second"],
         "retransmits": report["end"]["sum_sent"].get("retransmits", 0),
     }
+
+
+def write_file(path, value):
+    """One write(2) of value, as sysctl and sysfs handlers expect; raises
+    OSError with the handler's errno."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
 
 
 def read_module_stats():

@@ -5,11 +5,11 @@ refused and change nothing; new flows of a namespace latch its defaults
 (overridden by their job). "mltcpctl defaults" reads and writes them: the
 namespace's sysctls, or with "global" the module parameters."""
 import errno
-import os
 
 import pytest
 
-from bench.topology import Netns
+from bench.topology import Netns, sh
+from netlab import write_file
 from nl_ctl import NOBODY, Pair, clear_jobs, ctl, ctl_json, error_line, in_netns
 
 SYSCTL = "/proc/sys/net/mltcp/"
@@ -42,14 +42,6 @@ def everything(ns_name):
     return own, {k: param(k) for k in list(DEFAULTS) + ["mode"]}
 
 
-def write(path, value):
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, value.encode())
-    finally:
-        os.close(fd)
-
-
 @pytest.fixture
 def ns():
     n = Netns("mtsysctl")
@@ -66,7 +58,7 @@ def test_bad_value_is_refused_and_changes_nothing(ns, name, value):
     with in_netns(ns.name):
         before = read(name)
         with pytest.raises(OSError) as err:
-            write(SYSCTL + name, value + "\n")
+            write_file(SYSCTL + name, value + "\n")
         assert err.value.errno == errno.EINVAL
         assert read(name) == before
 
@@ -75,10 +67,10 @@ def test_idle_gap_takes_a_leading_plus(ns):
     """net.mltcp.idle_gap_us is a decimal integer (kstrtou32, base 10):
     a leading "+" is accepted, hex is not."""
     with in_netns(ns.name):
-        write(SYSCTL + "idle_gap_us", "+5000\n")
+        write_file(SYSCTL + "idle_gap_us", "+5000\n")
         assert read("idle_gap_us") == "5000"
         with pytest.raises(OSError) as err:
-            write(SYSCTL + "idle_gap_us", "0x4e20\n")
+            write_file(SYSCTL + "idle_gap_us", "0x4e20\n")
         assert err.value.errno == errno.EINVAL
         assert read("idle_gap_us") == "5000"
 
@@ -94,10 +86,10 @@ def test_each_namespace_has_its_own_defaults(ns):
     other = Netns("mtsysctl2")
     try:
         with in_netns(ns.name):
-            write(SYSCTL + "slope", "3.25\n")
-            write(SYSCTL + "intercept", "0.125\n")
-            write(SYSCTL + "idle_gap_us", "5000\n")
-            write(SYSCTL + "base", "reno\n")
+            write_file(SYSCTL + "slope", "3.25\n")
+            write_file(SYSCTL + "intercept", "0.125\n")
+            write_file(SYSCTL + "idle_gap_us", "5000\n")
+            write_file(SYSCTL + "base", "reno\n")
             assert read("slope") == "3.250" and read("base") == "reno"
             pair = Pair(7150)
             try:
@@ -126,8 +118,8 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
     saved = open(PARAMS + "slope").read().strip()
     try:
         with in_netns(ns.name):
-            write(SYSCTL + "slope", "3\n")  # this namespace tunes its own
-        write(PARAMS + "slope", "2.75\n")
+            write_file(SYSCTL + "slope", "3\n")  # this namespace tunes its own
+        write_file(PARAMS + "slope", "2.75\n")
         fresh = Netns("mtsysctl3")
         try:
             with in_netns(fresh.name):
@@ -143,7 +135,7 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
         with in_netns(ns.name):
             assert read("slope") == "3.000"
     finally:
-        write(PARAMS + "slope", saved + "\n")
+        write_file(PARAMS + "slope", saved + "\n")
     assert read("slope") == "1.600"
 
 
@@ -185,7 +177,7 @@ def test_mltcpctl_sets_the_global_defaults(ns):
     saved = {k: param(k) for k in list(DEFAULTS) + ["mode"]}
     try:
         with in_netns(ns.name):
-            write(SYSCTL + "intercept", "0.5\n")  # this namespace tunes its own
+            write_file(SYSCTL + "intercept", "0.5\n")  # this namespace tunes its own
         ctl("defaults", "set", "global", "slope", "2.75", "intercept", "0.3", "mode", "md")
         assert param("slope") == "2.750" and param("intercept") == "0.300"
         assert param("mode") == "md"
@@ -204,7 +196,7 @@ def test_mltcpctl_sets_the_global_defaults(ns):
             pair.close()
     finally:
         for k, v in saved.items():
-            write(PARAMS + k, v + "\n")
+            write_file(PARAMS + k, v + "\n")
     assert {k: param(k) for k in saved} == saved
 
 

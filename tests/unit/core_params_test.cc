@@ -92,6 +92,12 @@ TEST(Params, DefaultsAreValidAndRangesAreEnforced)
 	p = Defaults();
 	p.base = MLTCP_BASE_CUBIC + 1;
 	EXPECT_FALSE(mltcp_params_valid(&p));
+	p = Defaults();
+	EXPECT_EQ(p.exempt, 0);
+	p.exempt = 1;
+	EXPECT_TRUE(mltcp_params_valid(&p));
+	p.exempt = 2;
+	EXPECT_FALSE(mltcp_params_valid(&p));
 }
 
 TEST(F, ValuesAtZeroHalfAndOneAndClampedAboveOne)

@@ -126,19 +126,19 @@ TEST(Restart, ResumesFromTheInitialWindowAndSlowStartsBack)
 	mltcp_iter_init(&it, 0, 0);
 	mltcp_iter_set_fixed(&it, 1 << 20);
 
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 150u); // 3/4 of the old window, as RFC 5681's restart keeps
 
 	cwnd = 200;
 	ssthresh = 500; // a flow still in slow start keeps its threshold
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 500u);
 
 	cwnd = 4; // a window below the initial one is not raised
 	ssthresh = 2;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 4u);
 	EXPECT_EQ(ssthresh, 3u);
 }
@@ -153,18 +153,58 @@ TEST(Restart, OnlyInRestartModesAndOnlyForPeriodicFlows)
 	mltcp_iter_init(&it, 0, 0);
 	p.mode = MLTCP_MODE_RESTART;
 	// No iteration size known yet: a bulk or request-response flow.
-	EXPECT_FALSE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 200u);
 	EXPECT_EQ(ssthresh, 80u);
 
 	mltcp_iter_set_fixed(&it, 1 << 20);
 	for (uint8_t mode : { MLTCP_MODE_AI, MLTCP_MODE_MD, MLTCP_MODE_BOTH }) {
 		p.mode = mode;
-		EXPECT_FALSE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh)) << int(mode);
+		EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh))
+			<< int(mode);
 		EXPECT_EQ(cwnd, 200u);
 	}
 	p.mode = MLTCP_MODE_RESTART;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, &cwnd, &ssthresh));
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+}
+
+// tcp_cwnd_restart() raises ssthresh (tcp_current_ssthresh()) only outside a
+// reduction: in CWR or Recovery the reduction's ssthresh is the congestion
+// response. The restart keeps to the states where the kernel raises it.
+TEST(Restart, OnlyInOpenOrDisorderWhereTheKernelRaisesSsthresh)
+{
+	mltcp_params p{};
+	mltcp_iter it{};
+
+	mltcp_params_default(&p); // md-restart
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, 1 << 20);
+	for (uint32_t state = MLTCP_CA_OPEN; state <= MLTCP_CA_LOSS; state++) {
+		uint32_t cwnd = 200, ssthresh = 70; // an ECN reduction: 0.7 * 100
+		bool open = state == MLTCP_CA_OPEN || state == MLTCP_CA_DISORDER;
+
+		EXPECT_EQ(mltcp_restart_window(&it, &p, state, &cwnd, &ssthresh), open) << state;
+		EXPECT_EQ(cwnd, open ? 10u : 200u) << state;
+		EXPECT_EQ(ssthresh, open ? 150u : 70u) << state;
+	}
+}
+
+TEST(Restart, NeverForAnExemptFlow)
+{
+	mltcp_params p{};
+	mltcp_iter it{};
+	uint32_t cwnd = 200, ssthresh = 80;
+
+	mltcp_params_default(&p);
+	p.mode = MLTCP_MODE_ALL;
+	p.exempt = 1;
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, 1 << 20);
+	EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 200u);
+	EXPECT_EQ(ssthresh, 80u);
+	p.exempt = 0;
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
 }
 
 } // namespace

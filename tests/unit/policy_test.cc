@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -188,6 +189,13 @@ const BadCase kBad[] = {
 	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
 	{ "base", MLTCP_JOB_F_BASE, [](R &r) { r.values.base = 2; },
 	  MLTCP_JOB_E_BASE, MLTCP_JOB_F_BASE },
+	{ "f_zero",
+	  [](mltcp_job_request &r) {
+		  r.given = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT;
+		  r.values.slope = 0;
+		  r.values.intercept = 0;
+	  },
+	  MLTCP_JOB_E_F_ZERO, MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT },
 };
 // clang-format on
 
@@ -242,6 +250,149 @@ TEST(JobApply, PeerIsMaskedToEveryPrefixLength)
 	}
 }
 
+TEST(JobApply, FIsNeverZeroWhateverTheOrderOfChanges)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request r = Request(3);
+	r.given = MLTCP_JOB_F_SLOPE;
+	r.values.slope = 100;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+
+	// Only the intercept to 0: the job's slope keeps F above 0.
+	r = Request(3);
+	r.given = MLTCP_JOB_F_INTERCEPT;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.intercept, 0u);
+	mltcp_job_spec before = spec;
+
+	// Then the slope to 0 as well, exempt or not: refused, nothing changes.
+	for (uint8_t exempt : { 0, 1 }) {
+		r = Request(3);
+		r.given = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_EXEMPT;
+		r.values.exempt = exempt;
+		EXPECT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_E_F_ZERO);
+		EXPECT_EQ(std::memcmp(&spec, &before, sizeof(spec)), 0);
+	}
+	// Dropping the slope leaves the namespace's: mltcp_job_check_over()'s.
+	r = Request(3);
+	r.clear = MLTCP_JOB_F_SLOPE;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	mltcp_params d = Defaults();
+	EXPECT_EQ(mltcp_job_check_over(&spec, &d, false), MLTCP_JOB_OK);
+	d.slope = 0;
+	EXPECT_EQ(mltcp_job_check_over(&spec, &d, false), MLTCP_JOB_E_F_ZERO);
+}
+
+TEST(FLine, RangesZeroAndTheBound)
+{
+	const uint32_t one = MLTCP_ONE;
+	struct {
+		uint32_t slope, intercept;
+		mltcp_job_error unbounded, bounded;
+	} cases[] = {
+		{ MLTCP_DEFAULT_SLOPE, MLTCP_DEFAULT_INTERCEPT, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 0, 0, MLTCP_JOB_E_F_ZERO, MLTCP_JOB_E_F_ZERO },
+		{ 1, 0, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 0, 1, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 0, one, MLTCP_JOB_OK, MLTCP_JOB_OK },	    // const F = 1: the base
+		{ 0, one + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND }, // const F just above
+		{ 2 * one, 0, MLTCP_JOB_OK, MLTCP_JOB_OK },	    // F from 0 to 2, mean 1
+		{ 2 * one + 1, 0, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
+		{ one, one / 2, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ one, one / 2 + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
+		{ 0, 16 * one, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND }, // "intercept 16"
+		{ MLTCP_SLOPE_MAX, MLTCP_INTERCEPT_MAX, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
+		{ MLTCP_SLOPE_MAX + 1, one, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE },
+		{ 0, MLTCP_INTERCEPT_MAX + 1, MLTCP_JOB_E_INTERCEPT, MLTCP_JOB_E_INTERCEPT },
+		{ 65536 + 100, 0, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE }, // never narrowed
+	};
+	for (const auto &c : cases) {
+		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, false), c.unbounded)
+			<< c.slope << " " << c.intercept;
+		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, true), c.bounded)
+			<< c.slope << " " << c.intercept;
+	}
+}
+
+// What the bound promises, through the core's own F and decrease factors:
+// every line it accepts has F <= 2 at every r, mean F over r <= 1, and in
+// md mode a mean decrease at least the base's (mean beta <= base beta).
+TEST(FLine, AcceptedLinesAreNoMoreAggressiveThanTheBase)
+{
+	const uint64_t bytes = 1 << 20;
+	mltcp_iter it{};
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, bytes);
+	int accepted = 0;
+
+	for (uint32_t slope = 0; slope <= 3 * MLTCP_ONE; slope += 8) {
+		for (uint32_t intercept = 0; intercept <= 2 * MLTCP_ONE; intercept += 8) {
+			if (mltcp_f_line_check(slope, intercept, true) != MLTCP_JOB_OK)
+				continue;
+			accepted++;
+			mltcp_params p = Defaults();
+			p.slope = static_cast<uint16_t>(slope);
+			p.intercept = static_cast<uint16_t>(intercept);
+			uint64_t sum_f = 0, sum_cubic = 0, sum_reno = 0;
+			uint32_t max_f = 0;
+			const int steps = 256;
+			for (int k = 0; k <= steps; k++) {
+				uint32_t f = mltcp_f(&it, &p, bytes * k / steps);
+				max_f = std::max(max_f, f);
+				sum_f += f;
+				sum_cubic += mltcp_md_beta(MLTCP_CUBIC_BETA, f);
+				sum_reno += mltcp_md_beta(MLTCP_RENO_BETA, f);
+			}
+			ASSERT_LE(max_f, 2 * MLTCP_ONE) << slope << " " << intercept;
+			// Means over the points; the fixed point rounds F down.
+			ASSERT_LE(sum_f, (steps + 1) * uint64_t(MLTCP_ONE)) << slope << " " << intercept;
+			ASSERT_LE(sum_cubic, (steps + 1) * uint64_t(MLTCP_CUBIC_BETA + 1))
+				<< slope << " " << intercept;
+			ASSERT_LE(sum_reno, (steps + 1) * uint64_t(MLTCP_RENO_BETA + 1))
+				<< slope << " " << intercept;
+		}
+	}
+	EXPECT_GT(accepted, 10000);
+}
+
+TEST(JobCheckOver, TheLineAJobsFlowsLatch)
+{
+	mltcp_params d = Defaults(); // 1.6 and 0.2
+	mltcp_job_spec job{};
+	job.id = 1;
+
+	// No slope and no intercept: nothing to check, even over defaults beyond it.
+	job.fields = MLTCP_JOB_F_DPORT;
+	mltcp_params loud = d;
+	loud.intercept = 4 * MLTCP_ONE;
+	EXPECT_EQ(mltcp_job_check_over(&job, &loud, true), MLTCP_JOB_OK);
+
+	// A slope alone meets the namespace's intercept: 1.7 / 2 + 0.2 > 1.
+	job.fields = MLTCP_JOB_F_SLOPE;
+	job.slope = 1741; // 1.7
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_E_BOUND);
+	d.intercept = 0;
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_OK);
+
+	// An intercept alone meets the namespace's slope.
+	d = Defaults();
+	job.fields = MLTCP_JOB_F_INTERCEPT;
+	job.intercept = 16 * MLTCP_ONE;
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_E_BOUND);
+	job.intercept = 0;
+	d.slope = 0;
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_E_F_ZERO);
+
+	// Exempt: F is 1 whatever the stored line says.
+	d = Defaults();
+	job.fields = MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT;
+	job.intercept = 16 * MLTCP_ONE;
+	job.exempt = 1;
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_OK);
+}
+
 // The module reports these messages as netlink extended acks, and the
 // in-guest suite (tests/kernel/test_13_malformed.py) looks for these words.
 TEST(JobApply, MessagesTheKernelSuiteLooksFor)
@@ -253,6 +404,10 @@ TEST(JobApply, MessagesTheKernelSuiteLooksFor)
 	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_SPORT)).find("below"),
 		  std::string::npos);
 	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_PEER_PREFIXLEN)).find("above 32"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_F_ZERO)).find("both be 0"),
+		  std::string::npos);
+	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_BOUND)).find("slope/2 + intercept"),
 		  std::string::npos);
 }
 
@@ -337,14 +492,14 @@ TEST(FlowLatch, DefaultsAloneAndTheGlobalMode)
 	d.slope = 100;
 	d.mode = MLTCP_MODE_AI;
 	mltcp_flow_init(&fl, 1000, 5);
-	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.params.slope, 100);
 	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
 	EXPECT_EQ(fl.iter.start_acked, 1000u);
 
 	// Latched again (a job change): the mode stays what the flow chose.
 	d.mode = MLTCP_MODE_MD;
-	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
 }
 
@@ -363,7 +518,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.params.slope, 3000);
 	EXPECT_EQ(fl.params.intercept, d.intercept);
 	EXPECT_EQ(fl.params.idle_gap_us, 7000u);
@@ -374,7 +529,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	// mltcp_cubic keeps its own base whatever the job says.
 	mltcp_flow cub{};
 	mltcp_flow_init(&cub, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&cub, &d, &spec, MLTCP_BASE_CUBIC));
+	ASSERT_TRUE(mltcp_flow_latch(&cub, &d, &spec, MLTCP_BASE_CUBIC, false));
 	EXPECT_EQ(cub.params.base, MLTCP_BASE_CUBIC);
 
 	mltcp_job_request ex = Request(4);
@@ -382,7 +537,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	ex.values.exempt = 1;
 	ex.clear = MLTCP_JOB_F_ITER_BYTES;
 	ASSERT_EQ(mltcp_job_apply(&spec, &ex), MLTCP_JOB_OK);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.params.slope, 0);
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 	EXPECT_FALSE(fl.iter.flags & MLTCP_ITER_FIXED);
@@ -394,15 +549,15 @@ TEST(FlowLatch, BaseChangeRestartsCubic)
 	mltcp_flow fl{};
 	mltcp_params d = Defaults();
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
 	fl.cubic.w_max = 77;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.cubic.w_max, 77u); // same base: state kept
 	mltcp_job_spec reno{};
 	reno.id = 1;
 	reno.fields = MLTCP_JOB_F_BASE;
 	reno.base = MLTCP_BASE_RENO;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &reno, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &reno, MLTCP_BASE_SELECTABLE, false));
 	EXPECT_EQ(fl.cubic.w_max, 0u);
 }
 
@@ -417,10 +572,98 @@ TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)
 		bad.slope = slope;
 		bad.iter_bytes = 4096;
 		mltcp_flow_init(&fl, 0, 0);
-		EXPECT_FALSE(mltcp_flow_latch(&fl, &d, &bad, MLTCP_BASE_SELECTABLE));
+		EXPECT_FALSE(mltcp_flow_latch(&fl, &d, &bad, MLTCP_BASE_SELECTABLE, false));
 		EXPECT_EQ(fl.params.slope, d.slope);
 		EXPECT_EQ(fl.iter.bytes, 0u);
 	}
+}
+
+// However the accepted writes combine, a bounded flow never latches a line
+// beyond the bound, and no flow latches F = 0: it runs its base (F = 1).
+TEST(FlowLatch, ALineBeyondTheBoundLatchesTheBase)
+{
+	mltcp_params d = Defaults();
+	mltcp_job_spec job{};
+	job.id = 1;
+	job.fields = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_IDLE_GAP;
+	job.slope = 2 * MLTCP_ONE;
+	job.idle_gap_us = 5000;
+
+	// Accepted over intercept 0 (mean 1), then the namespace's intercept rose.
+	d.intercept = 0;
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	EXPECT_EQ(fl.params.slope, 2 * MLTCP_ONE);
+	EXPECT_EQ(fl.params.intercept, 0);
+	d.intercept = MLTCP_DEFAULT_INTERCEPT;
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	EXPECT_EQ(fl.params.slope, 0);
+	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
+	EXPECT_EQ(fl.params.idle_gap_us, 5000u); // the job's other settings hold
+	EXPECT_EQ(fl.params.exempt, 0);		 // not exempt: the mode still applies
+	// The initial user namespace's flows keep the full range.
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.slope, 2 * MLTCP_ONE);
+	EXPECT_EQ(fl.params.intercept, MLTCP_DEFAULT_INTERCEPT);
+
+	// Defaults beyond the bound (a module parameter the namespace follows).
+	mltcp_params loud = Defaults();
+	loud.intercept = 16 * MLTCP_ONE;
+	mltcp_flow other{};
+	mltcp_flow_init(&other, 0, 0);
+	mltcp_flow_latch(&other, &loud, nullptr, MLTCP_BASE_SELECTABLE, true);
+	EXPECT_EQ(other.params.slope, 0);
+	EXPECT_EQ(other.params.intercept, MLTCP_ONE);
+
+	// F = 0 from two writes that were each fine: never latched, anywhere.
+	mltcp_params flat = Defaults();
+	flat.slope = 0;
+	mltcp_job_spec zero{};
+	zero.id = 2;
+	zero.fields = MLTCP_JOB_F_INTERCEPT;
+	zero.intercept = 0;
+	for (bool bounded : { false, true }) {
+		mltcp_flow z{};
+		mltcp_flow_init(&z, 0, 0);
+		mltcp_flow_latch(&z, &flat, &zero, MLTCP_BASE_SELECTABLE, bounded);
+		EXPECT_EQ(z.params.slope, 0);
+		EXPECT_EQ(z.params.intercept, MLTCP_ONE);
+	}
+}
+
+TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
+{
+	mltcp_params d = Defaults(); // md-restart
+	mltcp_job_spec job{};
+	job.id = 1;
+	job.fields = MLTCP_JOB_F_EXEMPT | MLTCP_JOB_F_ITER_BYTES;
+	job.exempt = 1;
+	job.iter_bytes = 1 << 20;
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	EXPECT_EQ(fl.params.exempt, 1);
+	EXPECT_EQ(fl.params.mode, d.mode); // the flow's mode is kept for later
+	EXPECT_EQ(mltcp_f(&fl.iter, &fl.params, 1 << 19), MLTCP_ONE);
+	uint32_t cwnd = 100, ssthresh = 50;
+	EXPECT_FALSE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 100u);
+
+	// No longer exempt: the job's flows restart again.
+	job.exempt = 0;
+	job.fields &= ~static_cast<uint32_t>(MLTCP_JOB_F_EXEMPT);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	EXPECT_EQ(fl.params.exempt, 0);
+	EXPECT_TRUE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 10u);
+
+	// Defaults never make a flow exempt.
+	d.exempt = 1;
+	mltcp_flow plain{};
+	mltcp_flow_init(&plain, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&plain, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(plain.params.exempt, 0);
 }
 
 TEST(FlowRecord, ReportsTheFlowsProgress)
@@ -433,7 +676,7 @@ TEST(FlowRecord, ReportsTheFlowsProgress)
 	spec.iter_bytes = 1000;
 	mltcp_flow_init(&fl, 100, 0);
 	fl.job = 42;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
 
 	mltcp_flow_record rec{};
 	mltcp_flow_fill_record(&rec, &fl, 600);

@@ -2,6 +2,8 @@
 #include "backend.h"
 
 #include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,8 +61,99 @@ u32 read_default(mltcp_param which, bool global)
 	return value;
 }
 
+// The inode of the initial user namespace, as every kernel numbers it
+// (PROC_USER_INIT_INO, include/linux/proc_ns.h).
+constexpr ino_t kInitUserNsInode = 0xEFFFFFFDU;
+
+// Whether the calling process's network namespace is owned by a user
+// namespace other than the initial one, where the module bounds the line
+// (mltcp_f_line_check()); nullopt if that cannot be told (the owner is
+// outside this process's view), and then the kernel decides alone.
+std::optional<bool> netns_bounded()
+{
+	mltcp::Fd net(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+	struct stat st;
+
+	if (!net.valid())
+		return std::nullopt;
+	mltcp::Fd owner(ioctl(net.get(), NS_GET_USERNS));
+	if (!owner.valid() || fstat(owner.get(), &st) != 0)
+		return std::nullopt;
+	return st.st_ino != kInitUserNsInode;
+}
+
+std::string fixed_text(u32 value)
+{
+	char text[MLTCP_PARAM_TEXT];
+
+	return mltcp_format_fixed(value, text, sizeof(text)) < 0 ? "?" : text;
+}
+
+std::string given_text(const DefaultsChange &change, std::initializer_list<mltcp_param> which)
+{
+	std::string text;
+
+	for (mltcp_param p : which) {
+		if (change.has(p))
+			text += std::string(text.empty() ? "" : " ") + mltcp_param_name(p) + " " +
+				change.text[p];
+	}
+	return text;
+}
+
+// The order to write the defaults in: each sysctl or parameter is checked
+// by the kernel with the values the others have at that moment, and slope
+// and intercept are checked as a line. Checks the line they make after the
+// change, as the kernel will (bounded where it is), and orders the two so
+// that the line is allowed after each write. Throws Error if it is not, or
+// cannot be reached one write at a time.
+std::vector<mltcp_param> write_order(const DefaultsChange &change, bool global)
+{
+	std::vector<mltcp_param> order;
+	bool slope = change.has(MLTCP_PARAM_SLOPE), intercept = change.has(MLTCP_PARAM_INTERCEPT);
+
+	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
+		if (change.has(static_cast<mltcp_param>(i)))
+			order.push_back(static_cast<mltcp_param>(i));
+	}
+	if (!slope && !intercept)
+		return order;
+	u32 old_slope = read_default(MLTCP_PARAM_SLOPE, global);
+	u32 old_intercept = read_default(MLTCP_PARAM_INTERCEPT, global);
+	u32 new_slope = slope ? change.values.slope : old_slope;
+	u32 new_intercept = intercept ? change.values.intercept : old_intercept;
+	bool bounded = !global && netns_bounded().value_or(false);
+	std::string what = given_text(change, { MLTCP_PARAM_SLOPE, MLTCP_PARAM_INTERCEPT });
+
+	if (auto err = mltcp_f_line_check(new_slope, new_intercept, bounded))
+		throw Error(what + ": " + mltcp_job_strerror(err));
+	if (!slope || !intercept ||
+	    mltcp_f_line_check(new_slope, old_intercept, bounded) == MLTCP_JOB_OK)
+		return order;
+	if (mltcp_f_line_check(old_slope, new_intercept, bounded) != MLTCP_JOB_OK)
+		throw Error(what + ": not reachable one sysctl at a time from slope " +
+			    fixed_text(old_slope) + " intercept " + fixed_text(old_intercept) +
+			    " (either order passes a refused line): change one of them first");
+	std::swap(order[0], order[1]); // the intercept first
+	return order;
+}
+
+// The kernel's reason for refusing a value mltcpctl found valid.
+std::string refusal(mltcp_param which, int err)
+{
+	bool line = which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT;
+
+	if (line && err == EPERM)
+		return mltcp_job_strerror(MLTCP_JOB_E_BOUND);
+	if (line && err == EINVAL)
+		return mltcp_job_strerror(MLTCP_JOB_E_F_ZERO); // changed under us
+	if (err == EPERM || err == EACCES)
+		return "permission denied";
+	return strerror(err);
+}
+
 // Opens every file first, so that a refusal (permission, a file missing)
-// comes before anything is written; then writes them in order.
+// comes before anything is written; then writes them in write_order().
 void write_defaults(const DefaultsChange &change, bool global)
 {
 	std::array<mltcp::Fd, MLTCP_NR_PARAMS> fds;
@@ -80,19 +173,14 @@ void write_defaults(const DefaultsChange &change, bool global)
 			throw Error("permission denied: changing the defaults needs CAP_NET_ADMIN");
 		throw Error("cannot open " + path + ": " + strerror(errno));
 	}
-	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
-		auto which = static_cast<mltcp_param>(i);
-		std::string text = change.text[i] + "\n";
+	for (mltcp_param which : write_order(change, global)) {
+		std::string text = change.text[which] + "\n";
 
-		if (!fds[i].valid())
-			continue;
-		if (write(fds[i].get(), text.data(), text.size()) !=
+		if (write(fds[which].get(), text.data(), text.size()) !=
 		    static_cast<ssize_t>(text.size()))
-			throw Error(std::string(mltcp_param_name(which)) + " " + change.text[i] +
-				    ": refused by the kernel (" +
-				    (errno == EPERM || errno == EACCES ? "permission denied"
-								       : strerror(errno)) +
-				    ")");
+			throw Error(std::string(mltcp_param_name(which)) + " " +
+				    change.text[which] + ": refused by the kernel (" +
+				    refusal(which, errno) + ")");
 	}
 }
 

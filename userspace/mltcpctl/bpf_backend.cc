@@ -57,9 +57,7 @@ public:
 			throw Error("job table full (at most " + std::to_string(t.slots.size()) +
 				    " jobs, one table for the host in the BPF backend)");
 		mltcp_job_spec spec{};
-		std::string err = apply_job(spec, job);
-		if (!err.empty())
-			throw Error(err);
+		apply_checked(spec, job);
 		write(w.map, *free, spec);
 	}
 
@@ -72,9 +70,7 @@ public:
 		if (!index)
 			throw Error(job_ref(job.id) + ": no such job");
 		mltcp_job_spec spec = t.slots[*index];
-		std::string err = apply_job(spec, job);
-		if (!err.empty())
-			throw Error(err);
+		apply_checked(spec, job);
 		write(w.map, *index, spec);
 	}
 
@@ -158,6 +154,19 @@ public:
 	}
 
 private:
+	// The request applied to spec, and the line its flows would latch over
+	// the defaults checked (unbounded: the maps are root's); throws Error.
+	static void apply_checked(mltcp_job_spec &spec, const Job &job)
+	{
+		std::string err = apply_job(spec, job);
+
+		if (!err.empty())
+			throw Error(err);
+		mltcp_params defaults = bpf::read_defaults(bpf::open_config());
+		if (auto line = mltcp_job_check_over(&spec, &defaults, false))
+			throw Error(job_ref(job.id) + ": " + mltcp_job_strerror(line));
+	}
+
 	struct Table {
 		std::vector<mltcp_job_spec> slots;
 		std::optional<uint32_t> find(uint32_t id) const

@@ -9,11 +9,16 @@
 // each pinned struct_ops map, which unregisters it, then removes the pins
 // (the job table goes with them: jobs do not outlive the backend, as the
 // module's go with the module). If the pins are gone (bpffs unmounted),
-// unload finds registered struct_ops maps by name instead, as "bpftool
-// struct_ops unregister" does.
+// unload finds registered struct_ops maps named like ours and unregisters
+// only those whose programs are this object's: it loads the object (without
+// registering it) to learn its programs' tags, and reads the ids of the
+// programs each registered map runs from the map's value through the
+// kernel's BTF (as "bpftool struct_ops dump" does). Another loader's
+// struct_ops that happens to be named "mltcp" is left alone and named.
 #include "bpf_loader.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
 #include <sys/mount.h>
@@ -323,6 +328,100 @@ Skel open_and_load(bool &with_flows)
 
 // ---- unload ----
 
+// ---- which registered struct_ops are ours ----
+
+struct BtfDeleter {
+	void operator()(btf *b) const { btf__free(b); }
+};
+
+std::string tag_of(int prog_fd)
+{
+	bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	std::string tag;
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0)
+		return "";
+	for (unsigned char byte : info.tag) {
+		static const char hex[] = "0123456789abcdef";
+		tag += hex[byte >> 4];
+		tag += hex[byte & 15];
+	}
+	return tag;
+}
+
+// The tags of this object's struct_ops programs, loaded but not registered.
+std::set<std::string> own_tags()
+{
+	bool with_flows;
+	Skel skel = open_and_load(with_flows);
+	std::set<std::string> tags;
+	bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS)
+			tags.insert(tag_of(bpf_program__fd(prog)));
+	}
+	tags.erase("");
+	return tags;
+}
+
+// The ids of the programs a registered struct_ops map runs: its value is
+// the kernel's struct bpf_struct_ops_<ops> { common; data; }, whose
+// function pointers in data hold program ids.
+std::vector<uint32_t> ops_prog_ids(int map_fd, const bpf_map_info &info, const btf *vmlinux)
+{
+	const btf_type *value = btf__type_by_id(vmlinux, info.btf_vmlinux_value_type_id);
+	std::vector<unsigned char> bytes(info.value_size);
+	std::vector<uint32_t> ids;
+	uint32_t key = 0;
+
+	if (!value || !btf_is_struct(value) || bpf_map_lookup_elem(map_fd, &key, bytes.data()) != 0)
+		return ids;
+	const btf_member *m = btf_members(value);
+	for (int i = 0; i < btf_vlen(value); i++, m++) {
+		if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), "data") != 0)
+			continue;
+		size_t base = btf_member_bit_offset(value, i) / 8;
+		const btf_type *data = btf__type_by_id(vmlinux, m->type);
+		const btf_member *f = data && btf_is_struct(data) ? btf_members(data) : nullptr;
+		for (int j = 0; f && j < btf_vlen(data); j++, f++) {
+			const btf_type *t = btf__type_by_id(vmlinux, f->type);
+			size_t at = base + btf_member_bit_offset(data, j) / 8;
+			uint64_t id;
+
+			if (!t || !btf_is_ptr(t) || at + sizeof(id) > bytes.size())
+				continue;
+			const btf_type *to = btf__type_by_id(vmlinux, t->type);
+			if (!to || !btf_is_func_proto(to))
+				continue;
+			std::memcpy(&id, bytes.data() + at, sizeof(id));
+			if (id)
+				ids.push_back(static_cast<uint32_t>(id));
+		}
+	}
+	return ids;
+}
+
+// Whether the registered map runs programs of this object, and only those.
+bool is_ours(int map_fd, const std::set<std::string> &tags, const btf *vmlinux)
+{
+	bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) != 0)
+		return false;
+	std::vector<uint32_t> ids = ops_prog_ids(map_fd, info, vmlinux);
+	for (uint32_t id : ids) {
+		Fd prog(bpf_prog_get_fd_by_id(id));
+
+		if (!prog.valid() || !tags.count(tag_of(prog.get())))
+			return false;
+	}
+	return !ids.empty();
+}
+
 // Unregisters through the map: deleting element 0 of a registered
 // struct_ops map. Returns true if this call unregistered it.
 bool unregister_map(int fd, const std::string &what)
@@ -414,8 +513,7 @@ Loaded load(const mltcp_params &defaults)
 	uint32_t zero = 0;
 
 	require_caps("bpf load", true, true);
-	if (!mltcp_params_valid(&defaults))
-		throw Error("invalid defaults");
+	check_defaults(defaults);
 	ensure_bpffs();
 	if (exists(kPinDir))
 		throw Error("already loaded: " + kPinDir + " exists (mltcpctl bpf unload first)");
@@ -480,13 +578,29 @@ Unloaded unload()
 		}
 	}
 	if (!pinned) {
-		// Registered without our pins (bpffs remounted, or bpftool): by name.
-		for (const OpsMap &m : scan_ops_maps()) {
-			Fd fd(bpf_map_get_fd_by_id(m.id));
+		// Registered without our pins (bpffs remounted, or bpftool): the
+		// maps named like ours whose programs are this object's.
+		std::vector<OpsMap> found = scan_ops_maps();
+		std::set<std::string> tags;
+		std::unique_ptr<btf, BtfDeleter> vmlinux;
 
-			if (m.state == 1 && fd.valid() &&
-			    unregister_map(fd.get(),
-					   m.name + " (map id " + std::to_string(m.id) + ")"))
+		for (const OpsMap &m : found) {
+			if (m.state != 1)
+				continue;
+			if (tags.empty()) {
+				tags = own_tags();
+				vmlinux.reset(btf__load_vmlinux_btf());
+				if (!vmlinux)
+					throw Error("cannot read the kernel's BTF: " +
+						    errno_text(errno));
+			}
+			std::string what = m.name + " (map id " + std::to_string(m.id) + ")";
+			Fd fd(bpf_map_get_fd_by_id(m.id));
+			if (!fd.valid())
+				continue;
+			if (!is_ours(fd.get(), tags, vmlinux.get()))
+				out.not_ours.push_back(m);
+			else if (unregister_map(fd.get(), what))
 				out.unloaded.push_back(m.name);
 		}
 	}
@@ -499,6 +613,15 @@ Unloaded unload()
 	}
 	if (pinned && rmdir(kPinDir.c_str()) != 0 && errno != ENOENT)
 		throw Error("cannot remove " + kPinDir + ": " + errno_text(errno));
+	if (!pinned && out.unloaded.empty() && !out.not_ours.empty()) {
+		std::string list;
+		for (const OpsMap &m : out.not_ours)
+			list += (list.empty() ? "" : ", ") + m.name + " (map id " +
+				std::to_string(m.id) + ")";
+		throw Error("not loaded by this mltcpctl: " + list +
+			    " runs other programs; left registered (bpftool struct_ops unregister "
+			    "id ID removes one)");
+	}
 	if (!pinned && out.unloaded.empty())
 		throw Error("not loaded (no " + kPinDir + ", and no registered mltcp struct_ops)");
 
@@ -506,7 +629,14 @@ Unloaded unload()
 	// or by a network namespace whose default (net.ipv4.tcp_congestion_control)
 	// it is: new sockets there still get it until the default changes or the
 	// namespace goes.
-	out.in_use = scan_ops_maps();
+	for (const OpsMap &m : scan_ops_maps()) {
+		bool other = false;
+
+		for (const OpsMap &n : out.not_ours)
+			other = other || n.id == m.id;
+		if (!other)
+			out.in_use.push_back(m);
+	}
 	return out;
 }
 
@@ -567,12 +697,20 @@ mltcp_params read_defaults(const Fd &config)
 	return params;
 }
 
+void check_defaults(const mltcp_params &defaults)
+{
+	// The maps are root's: the line is unbounded, but F may not be 0.
+	if (auto err = mltcp_f_line_check(defaults.slope, defaults.intercept, false))
+		throw Error(mltcp_job_strerror(err));
+	if (!mltcp_params_valid(&defaults) || defaults.exempt)
+		throw Error("invalid defaults");
+}
+
 void write_defaults(const Fd &config, const mltcp_params &defaults)
 {
 	uint32_t zero = 0;
 
-	if (!mltcp_params_valid(&defaults))
-		throw Error("invalid defaults");
+	check_defaults(defaults);
 	if (bpf_map_update_elem(config.get(), &zero, &defaults, BPF_ANY) != 0)
 		throw Error("cannot write the BPF backend's defaults: " + errno_text(errno));
 }

@@ -57,7 +57,8 @@ Loaded load(const mltcp_params &defaults);
 // Unregisters through the pins, or by name when there are none.
 struct Unloaded {
 	std::vector<std::string> unloaded;
-	std::vector<OpsMap> in_use; // held by sockets or a namespace's default
+	std::vector<OpsMap> in_use;   // held by sockets or a namespace's default
+	std::vector<OpsMap> not_ours; // named like ours, running other programs: left alone
 };
 Unloaded unload();
 
@@ -77,6 +78,8 @@ Fd open_config();
 // The defaults flows latch: the map's value, or the built-in defaults when
 // it holds none valid (as the BPF side does).
 mltcp_params read_defaults(const Fd &config);
+// Defaults the BPF side latches as they are; throws Error with the reason.
+void check_defaults(const mltcp_params &defaults);
 void write_defaults(const Fd &config, const mltcp_params &defaults);
 
 // "libbpf 1.1"

@@ -183,12 +183,14 @@ void bpf_unload(const Command &cmd, std::ostream &out)
 {
 	bpf::Unloaded u = bpf::unload();
 	Printer p(out, cmd.options.json, cmd.options.pretty);
-	std::string names, in_use;
+	std::string names, in_use, not_ours;
 
 	for (const std::string &name : u.unloaded)
 		names += " " + name;
 	for (const bpf::OpsMap &m : u.in_use)
 		in_use += " " + m.name + " (map id " + std::to_string(m.id) + ")";
+	for (const bpf::OpsMap &m : u.not_ours)
+		not_ours += " " + m.name + " (map id " + std::to_string(m.id) + ")";
 	p.begin_object();
 	p.field("backend", "bpf", "");
 	p.field("unloaded", u.unloaded, "unloaded" + names);
@@ -198,6 +200,12 @@ void bpf_unload(const Command &cmd, std::ostream &out)
 			       : "still in use by open sockets (or a network namespace's "
 				 "default) until they go:" +
 					 in_use);
+	p.newline();
+	p.field("not_ours", ops_maps_json(u.not_ours),
+		not_ours.empty() ? ""
+				 : "left registered, running programs not loaded by this "
+				   "mltcpctl:" +
+					   not_ours);
 	p.end_object();
 }
 
@@ -351,7 +359,11 @@ std::string describe(const KernelError &e, const Command &cmd)
 		return "the tcp_mltcp module is not loaded (no generic netlink family "
 		       "\"" MLTCP_GENL_NAME "\")";
 	switch (ack.error) {
-	case EPERM: return "permission denied: changing jobs needs CAP_NET_ADMIN";
+	case EPERM:
+		// With a reason: refused by the namespace's bound, not for lack of a capability.
+		if (!ack.message.empty())
+			return job_ref(cmd) + ": " + ack.message;
+		return "permission denied: changing jobs needs CAP_NET_ADMIN";
 	case ENOENT: return job_ref(cmd) + ": no such job";
 	case EEXIST: return job_ref(cmd) + ": already exists";
 	case ENOSPC:

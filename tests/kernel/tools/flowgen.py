@@ -5,12 +5,17 @@ stop reading (the suite's other on-off flows are mltcp-trainsim's, whose
 receiver always drains).
 
   flowgen.py server --port P [--stall-after BYTES --stall-ms MS] [--rcvbuf BYTES]
-  flowgen.py onoff --dst IP --port P --cc NAME --bytes N --idle-ms M --iterations K
+  flowgen.py onoff --dst IP --port P --cc NAME --bytes N --idle-ms M --iterations K [--trace]
 
 The on-off sender writes N bytes, waits until the socket has nothing unsent
 or unacked (SIOCOUTQ == 0), sleeps M ms and repeats: the shape of a training
 job's communication phases. Before closing it captures its own socket as the
 module sees it (debugfs) and as ss sees it, and prints one JSON object.
+
+With --trace, each iteration starts with one small write and the socket's
+TCP_INFO is read just before it (the end of the idle time) and just after
+it: the window the congestion control left at the iteration start, before
+any ACK of the new iteration can arrive.
 """
 import argparse
 import fcntl
@@ -29,6 +34,16 @@ FLOWS = "/sys/kernel/debug/tcp_mltcp/flows"
 
 def outq(sock):
     return struct.unpack("i", fcntl.ioctl(sock.fileno(), SIOCOUTQ, b"\0" * 4))[0]
+
+
+# struct tcp_info (include/uapi/linux/tcp.h): the fields --trace reports.
+TCP_INFO_FIELDS = {"ca_state": (1, "B"), "snd_ssthresh": (76, "I"), "snd_cwnd": (80, "I"),
+                   "total_retrans": (100, "I"), "delivered_ce": (196, "I")}
+
+
+def tcp_info(sock):
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    return {k: struct.unpack_from(fmt, raw, off)[0] for k, (off, fmt) in TCP_INFO_FIELDS.items()}
 
 
 def module_view(local_port):
@@ -90,9 +105,16 @@ def onoff(args):
     sock.connect((args.dst, args.port))
     payload = b"\x5a" * args.bytes
     durations = []
+    trace = []
     for _ in range(args.iterations):
         start = time.monotonic()
-        sock.sendall(payload)
+        if args.trace:
+            before = tcp_info(sock)
+            sock.sendall(payload[:1000])
+            trace.append({"before": before, "after": tcp_info(sock)})
+            sock.sendall(payload[1000:])
+        else:
+            sock.sendall(payload)
         while outq(sock) > 0:
             time.sleep(0.001)
         durations.append(time.monotonic() - start)
@@ -108,6 +130,9 @@ def onoff(args):
         "module": module_view(port),
         "ss": ss_view(port),
     }
+    if args.trace:
+        result["trace"] = trace
+        result["end"] = tcp_info(sock)
     sock.close()
     json.dump(result, sys.stdout)
     print()
@@ -131,6 +156,8 @@ def main():
     op.add_argument("--bytes", type=int, required=True)
     op.add_argument("--idle-ms", type=int, required=True)
     op.add_argument("--iterations", type=int, required=True)
+    op.add_argument("--trace", action="store_true",
+                    help="TCP_INFO just before and after each iteration's first write")
     args = ap.parse_args()
     server(args) if args.cmd == "server" else onoff(args)
 

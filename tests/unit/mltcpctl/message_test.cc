@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "fixtures.h"
 #include "message.h"
+#include "mltcp_policy.h"
 #include "uapi/mltcp.h"
 
 using namespace mltcpctl;
@@ -190,6 +191,11 @@ TEST(Message, DescribeNamesTheFieldAndItsRange)
 	ack.error = EPERM;
 	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_DEL, ack, req), cmd),
 		  "permission denied: changing jobs needs CAP_NET_ADMIN");
+	// EPERM with a reason: the namespace's bound, not a missing capability.
+	ack.message = mltcp_job_strerror(MLTCP_JOB_E_BOUND);
+	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd),
+		  "job 7: slope/2 + intercept above 1: allowed only in the initial user namespace");
+	ack.message.clear();
 	ack.error = EEXIST;
 	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd), "job 7: already exists");
 	ack.error = EINVAL;

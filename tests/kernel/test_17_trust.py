@@ -1,0 +1,267 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The trust boundary and the line F(r) = slope * r + intercept (issue 12,
+findings 2 and 7).
+
+A network namespace owned by a user namespace other than the initial one
+(a container: "unshare -Urn", here as nobody) may not make its flows more
+aggressive than their base algorithm: its net.mltcp.* sysctls and its jobs
+are refused a line with slope/2 + intercept above 1, with a one-line
+reason, and nothing changes; a sequence of accepted writes that ends above
+the bound latches the base (slope 0, intercept 1). The initial user
+namespace keeps the full range. Slope and intercept both 0 (F = 0) are
+refused everywhere."""
+import errno
+import json
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from bench.topology import Netns
+from netlab import write_file
+from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs
+
+SYSCTL = "/proc/sys/net/mltcp/"
+PARAMS = "/sys/module/tcp_mltcp/parameters/"
+BOUND = ("slope/2 + intercept above 1: allowed only in the initial user namespace")
+F_ZERO = "slope and intercept may not both be 0 (F would be 0)"
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left():
+    clear_jobs()
+    yield
+    clear_jobs()
+
+
+def container(script, check=False, **env):
+    """Run a shell script as nobody in a fresh user and network namespace,
+    with $CTL (mltcpctl), $PY (python3) and env in its environment."""
+    probe = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                            "--clear-groups", "unshare", "-Urn", "true"], capture_output=True)
+    assert probe.returncode == 0, "unprivileged user namespaces are disabled: %s" % probe.stderr
+    proc = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                           "--clear-groups", "unshare", "-Urn", "sh", "-c",
+                           "set -e\n" + textwrap.dedent(script)],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, CTL=binary(), PY="/usr/bin/python3", **env))
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def read(name):
+    with open(SYSCTL + name) as f:
+        return f.read().strip()
+
+
+# ---- inside a container ----
+
+
+def test_container_job_above_the_bound_is_refused_and_changes_nothing():
+    proc = container("""
+        "$CTL" job add 1 intercept 16 2>&1 || echo "refused $?"
+        "$CTL" -j job show
+    """, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "mltcpctl: job 1: " + BOUND
+    assert lines[1] == "refused 1"
+    assert json.loads(lines[2]) == []
+
+
+def test_container_sysctl_above_the_bound_is_refused_and_changes_nothing():
+    proc = container("""
+        sysctl -w net.mltcp.intercept=16 2>&1 || echo "refused $?"
+        sysctl -n net.mltcp.intercept
+        # The same through the file, for the errno.
+        $PY -c 'import os
+        fd = os.open("/proc/sys/net/mltcp/slope", os.O_WRONLY)
+        try:
+            os.write(fd, b"3\\n")
+        except OSError as e:
+            print("errno", e.errno)'
+        sysctl -n net.mltcp.slope
+    """, check=True)
+    lines = proc.stdout.splitlines()
+    assert "Operation not permitted" in lines[0]
+    assert lines[1].startswith("refused")
+    assert lines[2] == "0.200"
+    assert lines[3] == "errno %d" % errno.EPERM
+    assert lines[4] == "1.600"
+
+
+def test_container_mltcpctl_defaults_above_the_bound_is_refused_in_one_line():
+    proc = container("""
+        "$CTL" defaults set intercept 16 2>&1 || echo "refused $?"
+        "$CTL" defaults set slope 1 intercept 0.6 2>&1 || echo "refused $?"
+        "$CTL" -j defaults show
+    """, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "mltcpctl: intercept 16: " + BOUND
+    assert lines[1] == "refused 1"
+    assert lines[2] == "mltcpctl: slope 1 intercept 0.6: " + BOUND
+    assert lines[3] == "refused 1"
+    shown = json.loads(lines[4])
+    assert (shown["slope"], shown["intercept"]) == (1.6, 0.2)
+
+
+def test_container_within_the_bound_succeeds():
+    proc = container("""
+        "$CTL" job add 1 slope 2 intercept 0
+        "$CTL" job add 2 slope 1.6
+        "$CTL" job add 3 intercept 1 slope 0
+        "$CTL" job add 4 exempt intercept 16
+        "$CTL" job set 2 slope 1.5 intercept 0.25
+        sysctl -q -w net.mltcp.slope=1
+        sysctl -q -w net.mltcp.intercept=0.5
+        # From (1, 0.5) to (2, 0): the intercept must go first, mltcpctl orders it.
+        "$CTL" defaults set slope 2 intercept 0
+        "$CTL" -j job show
+        sysctl -n net.mltcp.slope net.mltcp.intercept
+    """, check=True)
+    lines = proc.stdout.splitlines()
+    shown = {j["id"]: j for j in json.loads(lines[0])}
+    assert (shown[1]["slope"], shown[1]["intercept"]) == (2.0, 0.0)
+    assert (shown[2]["slope"], shown[2]["intercept"]) == (1.5, 0.25)
+    assert (shown[3]["slope"], shown[3]["intercept"]) == (0.0, 1.0)
+    assert shown[4]["exempt"] is True
+    assert lines[1:] == ["2.000", "0.000"]
+
+
+def test_container_job_change_is_checked_as_a_whole():
+    proc = container("""
+        "$CTL" job add 5 slope 1 intercept 0
+        "$CTL" job set 5 intercept 1 2>&1 || echo "refused $?"
+        "$CTL" job add 6 intercept 0.2
+        # Over the namespace's slope 1.6: 0.8 + 0.2 is the most, 0.8 + 0.21 > 1.
+        "$CTL" job add 7 intercept 0.21 2>&1 || echo "refused $?"
+        "$CTL" job add 8 exempt slope 4
+        "$CTL" job set 8 exempt off 2>&1 || echo "refused $?"
+        "$CTL" -j job show
+    """, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "mltcpctl: job 5: " + BOUND and lines[1] == "refused 1"
+    assert lines[2] == "mltcpctl: job 7: " + BOUND and lines[3] == "refused 1"
+    assert lines[4] == "mltcpctl: job 8: " + BOUND and lines[5] == "refused 1"
+    shown = {j["id"]: j for j in json.loads(lines[6])}
+    assert sorted(shown) == [5, 6, 8]
+    assert shown[5]["intercept"] == 0.0 and shown[8]["exempt"] is True
+
+
+FLOW = """
+import json, socket, subprocess, sys
+l = socket.socket(); l.bind(("127.0.0.1", 7170)); l.listen(1)
+c = socket.socket()
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
+c.connect(("127.0.0.1", 7170)); s, _ = l.accept()
+out = subprocess.run([sys.argv[1], "-j", "flow", "show"], capture_output=True, text=True,
+                     check=True).stdout
+print(json.dumps([(f["slope"], f["intercept"]) for f in json.loads(out)
+                  if f["dport"] == 7170]))
+"""
+
+
+def test_container_writes_accepted_one_by_one_never_latch_above_the_bound():
+    """A job accepted over intercept 0, then the namespace's intercept rises:
+    each write was within the bound alone; the job's new flows latch the base."""
+    proc = container("""
+        ip link set lo up
+        sysctl -q -w net.mltcp.intercept=0
+        "$CTL" job add 1 dport 7170 slope 2
+        $PY -c "$FLOW" "$CTL"
+        sysctl -q -w net.mltcp.intercept=0.2
+        $PY -c "$FLOW" "$CTL"
+    """, check=True, FLOW=FLOW)
+    before, after = (json.loads(line) for line in proc.stdout.splitlines())
+    assert before == [[2.0, 0.0]]
+    assert after == [[0.0, 1.0]]
+
+
+# ---- the initial user namespace ----
+
+
+@pytest.fixture
+def saved_params():
+    saved = {k: open(PARAMS + k).read().strip() for k in ("slope", "intercept")}
+    yield
+    # Through a line that is always allowed, whatever was left.
+    write_file(PARAMS + "intercept", "1\n")
+    write_file(PARAMS + "slope", saved["slope"] + "\n")
+    write_file(PARAMS + "intercept", saved["intercept"] + "\n")
+
+
+def test_initial_namespace_keeps_the_full_range():
+    ctl("job", "add", 1, "intercept", 16)
+    assert jobs()[1]["intercept"] == 16.0
+    ns = Netns("mttrust")  # "ip netns add": owned by the initial user namespace
+    try:
+        ns.run("sysctl", "-q", "-w", "net.mltcp.intercept=16")
+        assert ns.run("sysctl", "-n", "net.mltcp.intercept").stdout.strip() == "16.000"
+        ctl("-n", ns.name, "job", "add", 2, "slope", 16, "intercept", 16)
+        ctl("-n", ns.name, "defaults", "set", "slope", "16")
+    finally:
+        ns.close()
+    before = read("intercept")
+    try:
+        subprocess.run(["sysctl", "-q", "-w", "net.mltcp.intercept=16"], check=True)
+        assert read("intercept") == "16.000"
+    finally:
+        write_file(SYSCTL + "intercept", before + "\n")
+
+
+def test_a_containers_namespace_is_bounded_for_the_host_too():
+    """The bound is the namespace's: what the host writes into a container's
+    namespace is bounded like the container's own writes, since the
+    container's root can combine its writes with them."""
+    holder = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                               "--clear-groups", "unshare", "-Urn", "sleep", "60"])
+    try:
+        path = "/proc/%d/ns/net" % holder.pid
+        for _ in range(100):
+            if os.stat(path).st_ino != os.stat("/proc/self/ns/net").st_ino:
+                break
+            subprocess.run(["sleep", "0.05"])
+        proc = subprocess.run(["nsenter", "--net=" + path, "sysctl", "-w",
+                               "net.mltcp.intercept=16"], capture_output=True, text=True)
+        assert proc.returncode != 0 and "Operation not permitted" in proc.stderr
+        line = error_line(ctl("-n", path, "job", "add", 1, "intercept", 16, check=False))
+        assert line == "mltcpctl: job 1: " + BOUND
+        ctl("-n", path, "job", "add", 1, "intercept", "0.2")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# ---- F = 0, everywhere ----
+
+
+def test_f_zero_is_refused_everywhere(saved_params):
+    line = error_line(ctl("job", "add", 1, "slope", 0, "intercept", 0, check=False))
+    assert line == "mltcpctl: invalid intercept: " + F_ZERO
+    ctl("job", "add", 1, "slope", 1)
+    line = error_line(ctl("job", "set", 1, "slope", 0, "intercept", 0, check=False))
+    assert line == "mltcpctl: invalid intercept: " + F_ZERO
+    assert jobs()[1]["slope"] == 1.0
+
+    ns = Netns("mtfzero")
+    try:
+        ns.run("sysctl", "-q", "-w", "net.mltcp.slope=0")
+        proc = ns.run("sysctl", "-w", "net.mltcp.intercept=0", check=False)
+        assert proc.returncode != 0 and "Invalid argument" in proc.stderr
+        assert ns.run("sysctl", "-n", "net.mltcp.intercept").stdout.strip() == "0.200"
+        # A job's intercept 0 over the namespace's slope 0.
+        line = error_line(ctl("-n", ns.name, "job", "add", 2, "intercept", 0, check=False))
+        assert line == "mltcpctl: invalid intercept: " + F_ZERO
+        line = error_line(ctl("-n", ns.name, "defaults", "set", "intercept", 0, check=False))
+        assert line == "mltcpctl: intercept 0: " + F_ZERO
+    finally:
+        ns.close()
+
+    write_file(PARAMS + "slope", "0\n")
+    with pytest.raises(OSError) as err:
+        write_file(PARAMS + "intercept", "0\n")
+    assert err.value.errno == errno.EINVAL
+    assert open(PARAMS + "intercept").read().strip() == "0.200"
+    line = error_line(ctl("defaults", "set", "global", "intercept", 0, check=False))
+    assert line == "mltcpctl: intercept 0: " + F_ZERO
