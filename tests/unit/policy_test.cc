@@ -189,12 +189,8 @@ const BadCase kBad[] = {
 	  MLTCP_JOB_E_ITER_BYTES, MLTCP_JOB_F_ITER_BYTES },
 	{ "base", MLTCP_JOB_F_BASE, [](R &r) { r.values.base = 2; },
 	  MLTCP_JOB_E_BASE, MLTCP_JOB_F_BASE },
-	{ "f_zero",
-	  [](mltcp_job_request &r) {
-		  r.given = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT;
-		  r.values.slope = 0;
-		  r.values.intercept = 0;
-	  },
+	{ "f_zero", MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT,
+	  [](R &r) { r.values.slope = 0; r.values.intercept = 0; },
 	  MLTCP_JOB_E_F_ZERO, MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT },
 };
 // clang-format on
