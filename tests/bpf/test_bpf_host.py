@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from hostnet import ONOFF, ns_popen, veth_pair
+
 TOP = Path(__file__).resolve().parents[2]
-ONOFF = TOP / "tests/datapath/onoff.py"
 NAMES = ["mltcp", "mltcp_reno", "mltcp_cubic"]
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 ALLOWED = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
@@ -77,16 +78,6 @@ def ns(name, *args, **kw):
     return run("ip", "netns", "exec", name, *args, **kw)
 
 
-def ns_popen(name, *args):
-    return subprocess.Popen(
-        ["ip", "netns", "exec", name, *[str(a) for a in args]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def wait_until(pred, timeout=5.0, what="condition"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -118,34 +109,9 @@ def our_maps():
 @pytest.fixture(scope="module")
 def netns_pair():
     """Sender and receiver namespaces joined by a veth, tbf 1 Gbit/s on the sender side."""
-    veth_a, veth_b = PREFIX + "x", PREFIX + "y"
-    cmds = [
-        ["ip", "netns", "add", NS_SEND],
-        ["ip", "netns", "add", NS_RECV],
-        ["ip", "link", "add", veth_a, "netns", NS_SEND, "type", "veth", "peer", "name", veth_b,
-         "netns", NS_RECV],
-        ["ip", "-n", NS_SEND, "addr", "add", SEND_IP + "/24", "dev", veth_a],
-        ["ip", "-n", NS_RECV, "addr", "add", RECV_IP + "/24", "dev", veth_b],
-        ["ip", "-n", NS_SEND, "link", "set", veth_a, "up"],
-        ["ip", "-n", NS_RECV, "link", "set", veth_b, "up"],
-        ["ip", "-n", NS_SEND, "link", "set", "lo", "up"],
-        ["ip", "-n", NS_RECV, "link", "set", "lo", "up"],
-        ["tc", "-n", NS_SEND, "qdisc", "add", "dev", veth_a, "root", "tbf", "rate",
-         f"{RATE_MBIT}mbit", "burst", "256kb", "limit", "2mb"],
-    ]
-    sink = None
-    try:
-        for cmd in cmds:
-            run(*cmd)
-        sink = ns_popen(NS_RECV, "/usr/bin/python3", ONOFF, "sink", SINK_PORT)
-        assert sink.stdout.readline().strip() == "listening"
+    with veth_pair(PREFIX, (NS_SEND, SEND_IP), (NS_RECV, RECV_IP), [SINK_PORT],
+                   tbf_mbit=RATE_MBIT):
         yield
-    finally:
-        if sink:
-            sink.kill()
-            sink.wait()
-        for name in (NS_SEND, NS_RECV):
-            run("ip", "netns", "del", name, check=False)
 
 
 @pytest.fixture(scope="module", autouse=True)

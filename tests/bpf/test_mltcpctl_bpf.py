@@ -15,13 +15,13 @@ import contextlib
 import json
 import os
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from hostnet import ONOFF, ns_popen, run, veth_pair
+
 TOP = Path(__file__).resolve().parents[2]
-ONOFF = TOP / "tests/datapath/onoff.py"
 PIN_DIR = Path("/sys/fs/bpf/mltcp")
 PREFIX = f"mc{os.getpid()}"
 NS_SEND, NS_RECV = PREFIX + "a", PREFIX + "b"
@@ -29,11 +29,6 @@ SEND_IP, RECV_IP = "10.232.0.1", "10.232.0.2"
 JOB_PORT, OTHER_PORT = 5201, 9000
 TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
 DEFAULTS = {"slope": 1.6, "intercept": 0.2, "idle_gap_us": 20000}
-
-
-def run(*args, check=True):
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=check,
-                          timeout=60)
 
 
 def ctl(*args, check=True):
@@ -54,40 +49,11 @@ def refused(*args, code=1, user=None):
     return r.stderr
 
 
-def ns_popen(name, *args):
-    return subprocess.Popen(["ip", "netns", "exec", name, *[str(a) for a in args]],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
 @pytest.fixture(scope="module")
 def pair():
     """Two namespaces on a veth; sinks on the job's port and on another one."""
-    veth_a, veth_b = PREFIX + "x", PREFIX + "y"
-    sinks = []
-    try:
-        for cmd in (
-            ["ip", "netns", "add", NS_SEND],
-            ["ip", "netns", "add", NS_RECV],
-            ["ip", "link", "add", veth_a, "netns", NS_SEND, "type", "veth", "peer", "name",
-             veth_b, "netns", NS_RECV],
-            ["ip", "-n", NS_SEND, "addr", "add", SEND_IP + "/24", "dev", veth_a],
-            ["ip", "-n", NS_RECV, "addr", "add", RECV_IP + "/24", "dev", veth_b],
-            ["ip", "-n", NS_SEND, "link", "set", veth_a, "up"],
-            ["ip", "-n", NS_RECV, "link", "set", veth_b, "up"],
-        ):
-            run(*cmd)
-        for port in (JOB_PORT, OTHER_PORT):
-            sink = ns_popen(NS_RECV, "/usr/bin/python3", ONOFF, "sink", port)
-            sinks.append(sink)
-            assert sink.stdout.readline().strip() == "listening", sink.stderr.read()
+    with veth_pair(PREFIX, (NS_SEND, SEND_IP), (NS_RECV, RECV_IP), [JOB_PORT, OTHER_PORT]):
         yield
-    finally:
-        for sink in sinks:
-            sink.kill()
-            sink.wait()
-        for name in (NS_SEND, NS_RECV):
-            run("ip", "netns", "del", name, check=False)
 
 
 @pytest.fixture(scope="module", autouse=True)
