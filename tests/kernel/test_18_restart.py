@@ -69,7 +69,9 @@ def mark_ecn(net, ce_threshold_ms):
     threshold (fq_codel's ce_threshold, under an htb rate limit); both ends
     negotiate ECN."""
     sw, port = net.switch, TO_RIGHT  # the forward bottleneck
-    sw.run("tc", "qdisc", "replace", "dev", port, "root", "handle", "1:", "htb", "default", "1")
+    # In place of the dumbbell's tbf: a root of another kind cannot be "replace"d.
+    sw.run("tc", "qdisc", "del", "dev", port, "root")
+    sw.run("tc", "qdisc", "add", "dev", port, "root", "handle", "1:", "htb", "default", "1")
     sw.run("tc", "class", "add", "dev", port, "parent", "1:", "classid", "1:1", "htb",
            "rate", "%dmbit" % net.rate_mbit, "ceil", "%dmbit" % net.rate_mbit)
     sw.run("tc", "qdisc", "add", "dev", port, "parent", "1:1", "handle", "10:", "fq_codel",
