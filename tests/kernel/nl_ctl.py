@@ -87,6 +87,7 @@ class Pair:
         self.client.connect((host, port))
         self.server, _ = self.lsock.accept()
         self.sport = self.client.getsockname()[1]
+        self.cookie = cookie(self.client)
         self.received = 0
         self.stop = False
         self.reader = threading.Thread(target=self._drain, daemon=True)
@@ -114,9 +115,11 @@ class Pair:
         time.sleep(idle_s)
 
     def flow(self, netns=None):
-        """This connection's client side as mltcpctl lists it."""
+        """This connection's client side as mltcpctl lists it. Found by its
+        socket cookie: an ephemeral port may be shared by connections to
+        different peers, and lingering sockets of earlier tests keep theirs."""
         for f in flows(netns=netns):
-            if f["sport"] == self.sport:
+            if f["cookie"] == self.cookie:
                 return f
         return None
 
@@ -127,6 +130,15 @@ class Pair:
                 s.close()
             except OSError:
                 pass
+
+
+SO_COOKIE = 57
+
+
+def cookie(sock):
+    """The socket's cookie, as sock_diag and mltcpctl report it."""
+    import struct
+    return struct.unpack("Q", sock.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8))[0]
 
 
 def outq(sock):

@@ -80,6 +80,15 @@ def test_job_change_reaches_the_live_flow(pairs):
     assert flow["idle_gap_us"] == 20000
 
 
+def job_of(pair):
+    """The job of the pair's client flow; on failure the message shows every
+    flow and job, so a flake in CI can be read from its log alone."""
+    flow = pair.flow()
+    assert flow is not None, ("no flow with cookie %d (sport %d)" % (pair.cookie, pair.sport),
+                              flows(), jobs())
+    return flow["job"]
+
+
 def test_criteria_and_first_match(pairs):
     ctl("job", "add", 10, "mark", "0x5/0xf")
     ctl("job", "add", 20, "peer", "127.0.0.0/8", "dport", "7110-7119")
@@ -89,19 +98,20 @@ def test_criteria_and_first_match(pairs):
     by_peer = pairs(7112)
     v6 = pairs(7113, family=socket.AF_INET6, host="::1")
     other = pairs(7200)
-    assert marked.flow()["job"] == 10  # 20 and 30 match too: the lowest id wins
-    assert by_peer.flow()["job"] == 20
-    assert v6.flow()["job"] == 30  # an IPv4 prefix never matches an IPv6 peer
-    assert other.flow()["job"] == 30
+    assert job_of(marked) == 10, flows()  # 20 and 30 match too: the lowest id wins
+    assert job_of(by_peer) == 20, flows()
+    assert job_of(v6) == 30, flows()  # an IPv4 prefix never matches an IPv6 peer
+    assert job_of(other) == 30, flows()
     ctl("job", "del", 30)
-    assert other.flow()["job"] is None
+    assert job_of(other) is None, flows()
     ctl("job", "add", 25, "peer", "::1/128", "slope", "3")
-    assert v6.flow()["job"] is None  # matched only when it chose MLTCP
+    assert job_of(v6) is None, flows()  # matched only when it chose MLTCP
     v6b = pairs(7114, family=socket.AF_INET6, host="::1")
-    assert v6b.flow()["job"] == 25 and v6b.flow()["slope"] == 3.0
+    assert job_of(v6b) == 25 and v6b.flow()["slope"] == 3.0, flows()
     by_sport = pairs(7300, sport=7301)
-    assert by_sport.flow()["job"] == 40
-    assert sorted(j["flows"] for j in ctl_json("job", "show")) == [1, 1, 1, 1]
+    assert job_of(by_sport) == 40, flows()
+    counts = {j["id"]: j["flows"] for j in ctl_json("job", "show")}
+    assert counts == {10: 1, 20: 1, 25: 1, 40: 1}, (counts, flows())
 
 
 def test_job_counters(pairs):
