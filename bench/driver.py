@@ -24,6 +24,13 @@ start time, samples the bytes each job sends into the bottleneck every
 A job's "collective" is passed to mltcp-trainsim as --collective (default:
 trainsim's own, exchange for two workers). With "push" worker 0 (Lj) sends the
 job's bytes to worker 1 (Rj) and nothing comes back.
+
+A job with "workload": "torch" runs real PyTorch DDP training instead
+(bench/torch_worker.py: gloo on the CPU, the job's "bytes" of gradients, its
+compute padded to "compute_ms", "bucket_mb" as DDP's bucket size). Gloo
+picks its own sockets, so the algorithm reaches them as the default of the
+job's two host namespaces (net.ipv4.tcp_congestion_control), as a user
+without mltcpctl would select it.
 """
 import os
 import subprocess
@@ -136,8 +143,13 @@ class Experiment:
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
             for rank, host, peer in ((0, left, right), (1, right, left)):
                 log = self.point.worker_log(alg["name"], rep, job["name"], rank)
-                argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
-                                     tag, log)
+                if job.get("workload", "trainsim") == "torch":
+                    host.run("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" + alg["cc"])
+                    argv = torch_argv(cfg, job, rank, JOB_PORT + j, left.addr, start_at, tag,
+                                      log)
+                else:
+                    argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
+                                         tag, log)
                 workers.append((job["name"], rank,
                                 host.spawn(*argv, stdout=subprocess.DEVNULL, text=False)))
         bulk_procs = []
@@ -214,6 +226,20 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
     if "collective" in job:
         argv += ["--collective", job["collective"]]
     return argv
+
+
+def torch_argv(cfg, job, rank, port, master_ip, start_at, tag, log):
+    """Command line of one rank of a two-rank PyTorch DDP job; rank 0 (Lj)
+    holds the rendezvous."""
+    return [paths.SYSTEM_PYTHON, os.path.join(paths.TOP, "bench", "torch_worker.py"),
+            "--job", job["name"],
+            "--rank", str(rank), "--world", "2", "--master", "%s:%d" % (master_ip, port),
+            "--bytes", str(job["bytes"]), "--compute", "%gms" % job["compute_ms"],
+            "--iterations", str(cfg["iterations"]),
+            "--bucket-mb", "%g" % job.get("bucket_mb", 25),
+            "--start-at", "%.6f" % start_at, "--offset", "%gms" % job.get("offset_ms", 0),
+            "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
+            "--log", log]
 
 
 def add_arguments(parser):

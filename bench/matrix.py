@@ -162,6 +162,30 @@ def smoke():
     return [cfg]
 
 
+def torch_jobs(count, fraction, period_ms, rate_mbit, bucket_mb=None):
+    """Jobs of real PyTorch DDP training (bench/torch_worker.py), sized as
+    identical_jobs(); bucket_mb None: one bucket (one all-reduce per step)."""
+    jobs = identical_jobs(count, fraction, period_ms, rate_mbit)
+    for job in jobs:
+        job["workload"] = "torch"
+        job["bucket_mb"] = bucket_mb or 1024
+    return jobs
+
+
+def torch_ddp(iterations=40, repeats=3):
+    """Two jobs of real DDP training (gloo, CPU, two ranks each), fraction
+    0.4 of a 1 s ideal period at 50 Mbit/s: one all-reduce per step, and
+    DDP's default 25 MB buckets cut to 1 MB so that each step sends several."""
+    algorithms = [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}]
+    out = []
+    for name, bucket_mb in (("torch-one-bucket", None), ("torch-buckets", 1)):
+        cfg = point(name, torch_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT, bucket_mb),
+                    iterations=iterations, repeats=repeats, algorithms=algorithms)
+        cfg["setup_s"] = 90  # importing torch takes tens of seconds under emulation
+        out.append(cfg)
+    return out
+
+
 def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
     """The same point on the host kernel with the BPF backend: no netem there, so
     no added delay (RTT from queueing only) and a buffer in bytes; the rate is
@@ -303,4 +327,4 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
-        "study-push": study_push}
+        "study-push": study_push, "torch": torch_ddp}

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""One rank of a real data-parallel training job: PyTorch DDP over gloo, on
+the CPU, logging one line per step in mltcp-trainsim's format (docs/trainsim.md)
+so that `bench analyze` reads a framework's run like an emulated one.
+
+    python3 bench/torch_worker.py --job NAME --rank I --world N --master HOST:PORT
+        --bytes SIZE --compute DURATION --iterations N [--bucket-mb MB]
+        [--start-at T] [--offset DURATION] [--seed S] [--log FILE]
+
+The model is a multi-layer perceptron sized so that its gradients are
+--bytes (float32). Each step is a real forward and backward pass on a random
+batch, and DDP's all-reduce of the gradients. So that runs compare, the
+compute phase is padded to --compute: the worker runs the forward pass,
+sleeps until step start + compute, then runs the backward pass, whose
+gradients DDP reduces. A communication hook (the default all-reduce, timed)
+stamps comm_start when the first bucket is ready; end is when backward
+returns, which DDP holds until every bucket is reduced. With one bucket
+(--bucket-mb larger than the model) that is one all-reduce per step, after
+the backward pass; with DDP's default 25 MB, models above that send several.
+
+Gloo opens its own connections: their congestion control is the namespace's
+default (net.ipv4.tcp_congestion_control), which the driver sets per
+algorithm. The record's "cc" is that default, read when the step ends.
+bytes_sent and bytes_received are the ring all-reduce's payload per rank,
+2 (N - 1) / N of the gradient bytes, as gloo moves them (not measured).
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+
+UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def duration(text):
+    for unit in ("us", "ms", "s"):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * UNITS[unit]
+    raise argparse.ArgumentTypeError("%r: a duration needs a unit (us, ms, s)" % text)
+
+
+def size(text):
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text and text[-1] in scale:
+        return int(float(text[:-1]) * scale[text[-1]])
+    return int(text)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="torch_worker.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--job", required=True)
+    p.add_argument("--rank", type=int, required=True)
+    p.add_argument("--world", type=int, required=True)
+    p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous")
+    p.add_argument("--bytes", type=size, required=True, help="gradient bytes per step")
+    p.add_argument("--compute", type=duration, required=True)
+    p.add_argument("--iterations", type=int, required=True)
+    p.add_argument("--bucket-mb", type=float, default=25.0)
+    p.add_argument("--start-at", type=float)
+    p.add_argument("--offset", type=duration, default=0.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--log", default="-")
+    p.add_argument("--timeout", type=duration, default=120.0)
+    return p
+
+
+def mlp_for(grad_bytes, width=512):
+    """Layers of width x width (+ bias) until the parameters reach
+    grad_bytes / 4 floats; the last layer takes the rest."""
+    import torch
+    params = max(grad_bytes // 4, 2 * width)
+    layers, left = [], params
+    while left > width * width + width:
+        layers.append(torch.nn.Linear(width, width))
+        layers.append(torch.nn.ReLU())
+        left -= width * width + width
+    out = max(left // (width + 1), 1)
+    layers.append(torch.nn.Linear(width, out))
+    return torch.nn.Sequential(*layers), width
+
+
+def namespace_cc():
+    with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+        return f.read().strip()
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    out = sys.stdout if args.log == "-" else open(args.log, "w")
+
+    def emit(record):
+        out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        out.flush()
+
+    dist.init_process_group("gloo", init_method="tcp://" + args.master, rank=args.rank,
+                            world_size=args.world,
+                            timeout=datetime.timedelta(seconds=args.timeout))
+    model, width = mlp_for(args.bytes)
+    grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    ddp = DistributedDataParallel(model, bucket_cap_mb=args.bucket_mb)
+    buckets = []  # when each bucket of this step was ready
+
+    def timed_allreduce(state, bucket):
+        buckets.append(time.time())
+        return default_hooks.allreduce_hook(state, bucket)
+
+    ddp.register_comm_hook(None, timed_allreduce)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=1e-4)
+    batch = torch.randn(8, width)
+    payload = 2 * (args.world - 1) * grad_bytes // args.world
+    dist.barrier()
+    start = max((args.start_at or time.time()) + args.offset, time.time())
+    iter_s, comm_s = [], []
+    for step in range(args.iterations):
+        delay = start - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        buckets.clear()
+        optimizer.zero_grad()
+        loss = ddp(batch).square().mean()
+        pad = start + args.compute - time.time()
+        if pad > 0:
+            time.sleep(pad)
+        loss.backward()
+        end = time.time()
+        optimizer.step()
+        began = buckets[0] if buckets else end
+        emit({"type": "iteration", "job": args.job, "rank": args.rank, "world": args.world,
+              "iteration": step, "start": round(start, 6), "comm_start": round(began, 6),
+              "end": round(end, 6), "compute_s": round(began - start, 6),
+              "comm_s": round(end - began, 6), "compute_target_s": round(args.compute, 6),
+              "bytes_sent": payload, "bytes_received": payload, "cc": namespace_cc(),
+              "retrans": 0, "grad_bytes": grad_bytes, "buckets": len(buckets)})
+        iter_s.append(end - start)
+        comm_s.append(end - began)
+        start = end
+    dist.barrier()
+    dist.destroy_process_group()
+    ordered = sorted(iter_s)
+    emit({"type": "summary", "job": args.job, "rank": args.rank, "world": args.world,
+          "collective": "ring" if args.world > 2 else "exchange", "status": "complete",
+          "iterations": len(iter_s),
+          "mean_iter_s": round(sum(iter_s) / len(iter_s), 6) if iter_s else None,
+          "p50_iter_s": round(ordered[(len(ordered) + 1) // 2 - 1], 6) if iter_s else None,
+          "p99_iter_s": round(ordered[-(-99 * len(ordered) // 100) - 1], 6) if iter_s else None,
+          "mean_comm_s": round(sum(comm_s) / len(comm_s), 6) if comm_s else None,
+          "bytes_sent": payload * len(iter_s), "bytes_received": payload * len(iter_s),
+          "total_retrans": 0, "cc": namespace_cc(), "workload": "torch",
+          "torch": torch.__version__})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
