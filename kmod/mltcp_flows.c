@@ -207,6 +207,13 @@ bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec)
 
 /* Re-latching after a job change */
 
+/*
+ * Job changes that reached live flows, and the sockets they locked to do it
+ * (debugfs "relatch"): what a job change costs the namespace's other flows.
+ */
+static atomic_long_t mltcp_relatch_changes;
+static atomic_long_t mltcp_relatch_locked;
+
 struct mltcp_relatch {
 	u32 key;
 	const struct mltcp_job_spec *spec;	/* NULL: detach */
@@ -219,6 +226,7 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 	struct mltcp_params defaults;
 
 	lock_sock(sk);
+	atomic_long_inc(&mltcp_relatch_locked);
 	if (mltcp_owns(sk) && fl->params.mode && fl->job == r->key) {
 		if (!r->spec)
 			fl->job = 0;
@@ -236,6 +244,7 @@ void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *
 	struct mltcp_relatch r = { .key = key, .spec = spec };
 	struct mltcp_walk pos = { };
 
+	atomic_long_inc(&mltcp_relatch_changes);
 	/* Only -ENOMEM for a very long hash chain; retry that bucket. */
 	while (mltcp_walk_flows(net, &pos, mltcp_relatch_one, &r))
 		cond_resched();
@@ -292,7 +301,16 @@ static int mltcp_flows_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_flows);
 
+static int mltcp_relatch_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "changes %ld\n", atomic_long_read(&mltcp_relatch_changes));
+	seq_printf(m, "sockets_locked %ld\n", atomic_long_read(&mltcp_relatch_locked));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mltcp_relatch);
+
 void mltcp_flows_debugfs_init(struct dentry *dir)
 {
 	debugfs_create_file("flows", 0444, dir, NULL, &mltcp_flows_fops);
+	debugfs_create_file("relatch", 0444, dir, NULL, &mltcp_relatch_fops);
 }

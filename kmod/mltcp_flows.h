@@ -54,7 +54,7 @@ bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec);
  */
 void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *spec);
 
-/* Creates "flows" in the module's debugfs directory. */
+/* Creates "flows" and "relatch" in the module's debugfs directory. */
 void mltcp_flows_debugfs_init(struct dentry *dir);
 
 #endif /* MLTCP_FLOWS_H */
