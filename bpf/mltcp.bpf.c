@@ -125,6 +125,10 @@ MLTCP_BPF_CORE void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 
 MLTCP_BPF_CORE bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 				     const struct mltcp_job_spec *job, int fixed_base,
 				     bool bounded);
+MLTCP_BPF_CORE u32 mltcp_job_changed(const struct mltcp_job_request *req);
+MLTCP_BPF_CORE bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+				       const struct mltcp_job_spec *job, u32 changed,
+				       int fixed_base, bool bounded);
 MLTCP_BPF_CORE void mltcp_flow_fill_record(struct mltcp_flow_record *rec,
 					   const struct mltcp_flow *fl, u64 bytes_acked);
 

@@ -5,15 +5,29 @@
  * of a job that changed.
  *
  * How a job change reaches live flows: the writer publishes the job's new
- * configuration (RCU), then walks the namespace's established hash and, for
- * each MLTCP socket, takes the socket lock and re-latches the flow if it
- * belongs to the job. Every CC hook runs with the socket lock held (the
- * spinlock in softirq, or owned by a process), so under lock_sock() no hook
- * of that socket runs concurrently and the multi-word per-flow state can be
- * rewritten safely. A flow whose CC init raced with the change either
- * finished init before the walk locked it (it is then re-latched) or starts
- * init after the walk passed its bucket or released its lock, and then reads
- * the already published configuration.
+ * configuration (RCU), drops the table lock, waits for a grace period, then
+ * walks the namespace's established hash. Only the job's own flows are
+ * locked: the walk reads each MLTCP socket's job key without the socket
+ * lock and takes the socket lock of those that match, where it checks the
+ * key again and re-latches the flow. Every CC hook runs with the socket lock
+ * held (the spinlock in softirq, or owned by a process), so under
+ * lock_sock() no hook of that socket runs concurrently and the multi-word
+ * per-flow state can be rewritten safely; a process that holds the lock of
+ * another socket (lock_sock() waits uninterruptibly) delays nothing.
+ *
+ * Why the unlocked read of the key misses no flow: CC init matches the flow
+ * and writes its key in one RCU read-side section (mltcp_init_base()). After
+ * the grace period every init that could have matched against the table as
+ * it was before the change has finished and its key is visible here; an init
+ * that starts later reads the configuration already published.
+ *
+ * Why concurrent changes need no lock between them: under the socket lock
+ * the flow is re-latched from the job's configuration as it is then, not as
+ * it was when the walk began. Changes to one socket are ordered by its lock,
+ * and each change was published before its own walk took any socket lock, so
+ * the last walk to lock a socket reads a configuration at least as new as
+ * every change whose walk locked it before: when two job sets return, every
+ * live flow holds the job's last configuration, whichever walk came last.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -25,6 +39,7 @@
 #include <net/tcp.h>
 
 #include "mltcp_flows.h"
+#include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
 
 /* The algorithms whose sockets are ours, from mltcp_flows_init(). */
@@ -63,10 +78,18 @@ static int mltcp_fixed_base(const struct sock *sk)
 
 /* The walk */
 
-static bool mltcp_walk_wants(const struct sock *sk, const struct net *net)
+/*
+ * An MLTCP socket of net, and of the job with this key unless key is 0. The
+ * key is read without the socket lock: it may be stale, and the caller checks
+ * it again under the lock. icsk_ca_priv is part of the socket whatever its
+ * algorithm, so the read itself is always safe.
+ */
+static bool mltcp_walk_wants(const struct sock *sk, const struct net *net, u32 key)
 {
+	const struct mltcp_flow *fl = inet_csk_ca(sk);
+
 	return sk_fullsock(sk) && (!net || net_eq(sock_net(sk), net)) &&
-	       mltcp_owns(sk);
+	       mltcp_owns(sk) && (!key || READ_ONCE(fl->job) == key);
 }
 
 /*
@@ -74,7 +97,7 @@ static bool mltcp_walk_wants(const struct sock *sk, const struct net *net)
  * how many were taken and sets *wanted to how many there were.
  */
 static unsigned int mltcp_walk_collect(struct inet_hashinfo *hinfo, unsigned int bucket,
-				       const struct net *net, struct sock **socks,
+				       const struct net *net, u32 key, struct sock **socks,
 				       unsigned int cap, unsigned int *wanted)
 {
 	struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
@@ -86,7 +109,7 @@ static unsigned int mltcp_walk_collect(struct inet_hashinfo *hinfo, unsigned int
 	*wanted = 0;
 	spin_lock_bh(lock);
 	sk_nulls_for_each(sk, node, &head->chain) {
-		if (!mltcp_walk_wants(sk, net))
+		if (!mltcp_walk_wants(sk, net, key))
 			continue;
 		(*wanted)++;
 		if (n < cap && refcount_inc_not_zero(&sk->sk_refcnt))
@@ -111,7 +134,7 @@ static void mltcp_walk_put(struct sock **socks, unsigned int n)
  * resumes at the same index of the same bucket; sockets that came or went in
  * between may then be missed or repeated, as with inet_diag.
  */
-int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
+int mltcp_walk_flows(struct net *net, u32 key, struct mltcp_walk *pos,
 		     int (*fn)(struct sock *sk, void *arg), void *arg)
 {
 	struct inet_hashinfo *hinfo = net ? net->ipv4.tcp_death_row.hashinfo : &tcp_hashinfo;
@@ -127,7 +150,7 @@ int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
 		for (;;) {
 			struct sock **bigger;
 
-			n = mltcp_walk_collect(hinfo, pos->bucket, net, socks, cap, &wanted);
+			n = mltcp_walk_collect(hinfo, pos->bucket, net, key, socks, cap, &wanted);
 			if (wanted <= cap)
 				break;
 			mltcp_walk_put(socks, n);
@@ -207,38 +230,76 @@ bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec)
 
 /* Re-latching after a job change */
 
+/*
+ * Job changes that reached live flows, and the sockets they locked to do it
+ * (debugfs "relatch"): what a job change costs the namespace's other flows.
+ */
+static atomic_long_t mltcp_relatch_changes;
+static atomic_long_t mltcp_relatch_locked;
+
 struct mltcp_relatch {
 	u32 key;
-	const struct mltcp_job_spec *spec;	/* NULL: detach */
+	u32 changed;		/* MLTCP_JOB_F_* the change names */
+	bool detach;		/* the job was deleted */
 };
 
 static int mltcp_relatch_one(struct sock *sk, void *arg)
 {
 	const struct mltcp_relatch *r = arg;
 	struct mltcp_flow *fl = inet_csk_ca(sk);
+	const struct mltcp_job_spec *spec = NULL;
+	struct net *net = sock_net(sk);
 	struct mltcp_params defaults;
 
 	lock_sock(sk);
-	if (mltcp_owns(sk) && fl->params.mode && fl->job == r->key) {
-		if (!r->spec)
-			fl->job = 0;
-		mltcp_net_defaults(sock_net(sk), &defaults);
-		/* Checked by mltcp_job_apply(): the job's settings latch whole. */
-		mltcp_flow_latch(fl, &defaults, r->spec, mltcp_fixed_base(sk),
-				 mltcp_net_bounded(sock_net(sk)));
+	atomic_long_inc(&mltcp_relatch_locked);
+	if (!mltcp_owns(sk) || !fl->params.mode || fl->job != r->key)
+		goto out;
+	rcu_read_lock();
+	if (r->detach) {
+		WRITE_ONCE(fl->job, 0);
+	} else {
+		spec = mltcp_job_spec_of_key(net, r->key);
+		/*
+		 * Deleted since: the deletion's walk detaches the flow, with
+		 * every setting the job had.
+		 */
+		if (!spec)
+			goto out_rcu;
 	}
+	mltcp_net_defaults(net, &defaults);
+	/* Checked by mltcp_job_apply(): the job's settings latch whole. */
+	mltcp_flow_relatch(fl, &defaults, spec, r->changed, mltcp_fixed_base(sk),
+			   mltcp_net_bounded(net));
+out_rcu:
+	rcu_read_unlock();
+out:
 	release_sock(sk);
 	return 0;
 }
 
-void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *spec)
-{
-	struct mltcp_relatch r = { .key = key, .spec = spec };
-	struct mltcp_walk pos = { };
+/*
+ * A walk fails only when it cannot allocate room for a bucket's sockets of
+ * the job, that is with thousands of them in one hash chain or when the
+ * task is being killed for memory; it resumes at that bucket a few times.
+ */
+#define MLTCP_RELATCH_TRIES	3
 
-	/* Only -ENOMEM for a very long hash chain; retry that bucket. */
-	while (mltcp_walk_flows(net, &pos, mltcp_relatch_one, &r))
+int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach)
+{
+	struct mltcp_relatch r = { .key = key, .changed = changed, .detach = detach };
+	struct mltcp_walk pos = { };
+	int tries = 0, err;
+
+	/* See the top of this file: every init that matched before is done. */
+	synchronize_rcu();
+	atomic_long_inc(&mltcp_relatch_changes);
+	do {
+		err = mltcp_walk_flows(net, key, &pos, mltcp_relatch_one, &r);
 		cond_resched();
+	} while (err == -ENOMEM && ++tries < MLTCP_RELATCH_TRIES);
+	mltcp_jobs_gen_bump(net);
+	return err;
 }
 
 /* debugfs */
@@ -288,11 +349,20 @@ static int mltcp_flows_show(struct seq_file *m, void *unused)
 {
 	struct mltcp_walk pos = { };
 
-	return mltcp_walk_flows(NULL, &pos, mltcp_show_flow, m);
+	return mltcp_walk_flows(NULL, 0, &pos, mltcp_show_flow, m);
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_flows);
+
+static int mltcp_relatch_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "changes %ld\n", atomic_long_read(&mltcp_relatch_changes));
+	seq_printf(m, "sockets_locked %ld\n", atomic_long_read(&mltcp_relatch_locked));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mltcp_relatch);
 
 void mltcp_flows_debugfs_init(struct dentry *dir)
 {
 	debugfs_create_file("flows", 0444, dir, NULL, &mltcp_flows_fops);
+	debugfs_create_file("relatch", 0444, dir, NULL, &mltcp_relatch_fops);
 }

@@ -30,14 +30,17 @@ void mltcp_flows_init(const struct tcp_congestion_ops *algs, unsigned int n);
  * job updates. fn runs in process context with a reference on the socket
  * and no lock held, so it may lock the socket; returning nonzero stops the
  * walk at that socket (a later call with the same cursor resumes there).
- * With net NULL every socket of the global established hash is visited.
+ * With net NULL every socket of the global established hash is visited;
+ * with key nonzero only sockets whose flow had that job key when the walk
+ * read it without their lock (fn checks again under the lock). Returns 0,
+ * fn's nonzero value, or -ENOMEM.
  */
 struct mltcp_walk {
 	unsigned int bucket;
 	unsigned int skip;	/* sockets of this bucket already visited */
 };
 
-int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
+int mltcp_walk_flows(struct net *net, u32 key, struct mltcp_walk *pos,
 		     int (*fn)(struct sock *sk, void *arg), void *arg);
 
 /*
@@ -47,14 +50,19 @@ int mltcp_walk_flows(struct net *net, struct mltcp_walk *pos,
 bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec);
 
 /*
- * After a change of the job with this key: re-latch its live flows from
- * spec, or, with spec NULL (the job was deleted), detach them: they return
- * to the namespace's defaults. Process context; the caller holds the
- * namespace's job lock, which keeps spec alive and orders the changes.
+ * After a change of the job with this key, published, that names the
+ * settings changed (MLTCP_JOB_F_*): re-latch them on the job's live flows
+ * from the job's configuration as it is under each socket lock
+ * (mltcp_flow_relatch()); with detach (the job was deleted, changed being
+ * every setting it had) detach its flows, whose changed settings return to
+ * the namespace's defaults. Process context, without the job lock: sleeps
+ * for an RCU grace period and on the job's socket locks, no other. Then
+ * bumps the namespace's job generation. Returns 0, or -ENOMEM if some of
+ * the job's flows may not have been reached.
  */
-void mltcp_flows_relatch(struct net *net, u32 key, const struct mltcp_job_spec *spec);
+int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach);
 
-/* Creates "flows" in the module's debugfs directory. */
+/* Creates "flows" and "relatch" in the module's debugfs directory. */
 void mltcp_flows_debugfs_init(struct dentry *dir);
 
 #endif /* MLTCP_FLOWS_H */

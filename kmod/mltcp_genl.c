@@ -20,7 +20,17 @@
  *   the request whole before anything changes. Either way the extack
  *   message names the attribute.
  * - Operations run in parallel (parallel_ops); writers of one namespace's
- *   table serialise on its job lock, readers in the datapath use RCU.
+ *   table serialise on its job lock, readers in the datapath use RCU. A
+ *   change reaches the job's live flows after the lock is dropped, and
+ *   locks only their sockets (mltcp_flows.c).
+ * - Reads (JOB_GET, FLOW_GET) need no privilege: any process of the
+ *   namespace may list its jobs and flows, as it may its routes, rules and
+ *   sockets (ip route, ip rule with its fwmarks, ss). Flows carry no socket
+ *   mark, which inet_diag shows only to CAP_NET_ADMIN.
+ * - Dumps report the namespace's job generation as their sequence number:
+ *   one whose parts straddle a change of the table, or of the settings the
+ *   job's flows hold, is flagged NLM_F_DUMP_INTR (the flow dump is not
+ *   flagged for flows that come and go, as inet_diag's is not).
  */
 #include <linux/in6.h>
 #include <net/genetlink.h>
@@ -318,7 +328,23 @@ static struct mltcp_job *mltcp_nl_find(struct net *net, struct genl_info *info)
 	return job;
 }
 
-/* A change reaches the job's live flows before the next change of the table. */
+/*
+ * The change of a job (published) reaches its live flows; the job lock is
+ * not held. Fails only for memory, after the table changed: as rtnetlink
+ * does when a link change fails part-way, the error says what is left.
+ */
+static int mltcp_nl_relatch(struct genl_info *info, struct net *net, u32 key, u32 changed,
+			    bool detach)
+{
+	int err = mltcp_flows_relatch(net, key, changed, detach);
+
+	if (err)
+		NL_SET_ERR_MSG(info->extack,
+			       "the job changed, but not all its live flows: out of memory");
+	return err;
+}
+
+/* A change reaches the job's live flows before the command returns. */
 static int mltcp_nl_job_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *clear_attr = info->attrs[MLTCP_JOB_A_CLEAR];
@@ -327,6 +353,7 @@ static int mltcp_nl_job_set(struct sk_buff *skb, struct genl_info *info)
 	struct mltcp_job_spec spec;
 	enum mltcp_job_error perr;
 	struct mltcp_job *job;
+	u32 key = 0;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
@@ -349,18 +376,19 @@ static int mltcp_nl_job_set(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	err = mltcp_job_update(net, job, &spec);
-	if (!err)
-		mltcp_flows_relatch(net, job->key, mltcp_job_spec(net, job));
+	key = job->key;
 out:
 	mltcp_jobs_unlock(net);
-	return err;
+	if (err)
+		return err;
+	return mltcp_nl_relatch(info, net, key, mltcp_job_changed(&req), false);
 }
 
 static int mltcp_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct mltcp_job *job;
-	u32 key;
+	u32 key, had;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
 		return -EINVAL;
@@ -371,10 +399,10 @@ static int mltcp_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	key = job->key;
+	had = mltcp_job_spec(net, job)->fields & MLTCP_JOB_F_SETTINGS;
 	mltcp_job_delete(net, job);
-	mltcp_flows_relatch(net, key, NULL);
 	mltcp_jobs_unlock(net);
-	return 0;
+	return mltcp_nl_relatch(info, net, key, had, true);
 }
 
 static int mltcp_nl_put_peer(struct sk_buff *skb, const struct mltcp_job_spec *spec)
@@ -386,13 +414,17 @@ static int mltcp_nl_put_peer(struct sk_buff *skb, const struct mltcp_job_spec *s
 	       nla_put_u8(skb, MLTCP_JOB_A_PEER_PREFIXLEN, spec->peer_prefixlen);
 }
 
+/* cb: the dump the message is part of, NULL for a reply to JOB_GET. */
 static int mltcp_nl_fill_job(struct sk_buff *skb, const struct mltcp_job *job,
-			     const struct mltcp_job_spec *spec, u32 portid, u32 seq, int flags)
+			     const struct mltcp_job_spec *spec, u32 portid, u32 seq, int flags,
+			     struct netlink_callback *cb)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &mltcp_genl_family, flags, MLTCP_CMD_JOB_GET);
 
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, MLTCP_JOB_A_ID, job->id))
 		goto cancel;
 	if ((spec->fields & MLTCP_JOB_F_DPORT) &&
@@ -459,7 +491,7 @@ static int mltcp_nl_job_get(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 	else
 		err = mltcp_nl_fill_job(msg, job, mltcp_job_spec(net, job),
-					info->snd_portid, info->snd_seq, 0);
+					info->snd_portid, info->snd_seq, 0, NULL);
 	mltcp_jobs_unlock(net);
 	if (err) {
 		nlmsg_free(msg);
@@ -484,12 +516,13 @@ static int mltcp_nl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	mltcp_jobs_lock(net);
+	cb->seq = mltcp_jobs_gen(net);
 	for (job = mltcp_job_next(net, NULL); job; job = mltcp_job_next(net, job)) {
 		if ((ctx->started && job->id <= ctx->last_id) || (only && job->id != only))
 			continue;
 		if (mltcp_nl_fill_job(skb, job, mltcp_job_spec(net, job),
 				      NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				      NLM_F_MULTI))
+				      NLM_F_MULTI, cb))
 			break;
 		ctx->started = true;
 		ctx->last_id = job->id;
@@ -589,6 +622,7 @@ static int mltcp_nl_flow_one(struct sock *sk, void *arg)
 			  &mltcp_genl_family, NLM_F_MULTI, MLTCP_CMD_FLOW_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(f->cb, hdr);
 	if (mltcp_nl_put_flow(f->skb, &rec, job_id, exempt)) {
 		genlmsg_cancel(f->skb, hdr);
 		return -EMSGSIZE;
@@ -601,9 +635,11 @@ static int mltcp_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mltcp_flow_dump_ctx *ctx = (struct mltcp_flow_dump_ctx *)cb->ctx;
 	struct mltcp_flow_fill f = { .skb = skb, .cb = cb, .key = ctx->key };
+	struct net *net = sock_net(skb->sk);
 	int err;
 
-	err = mltcp_walk_flows(sock_net(skb->sk), &ctx->pos, mltcp_nl_flow_one, &f);
+	cb->seq = mltcp_jobs_gen(net);
+	err = mltcp_walk_flows(net, ctx->key, &ctx->pos, mltcp_nl_flow_one, &f);
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;	/* full: the next call resumes at this flow */
 	return err ? err : skb->len;

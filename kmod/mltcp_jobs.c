@@ -23,6 +23,7 @@ struct mltcp_jobs_net {
 	struct mutex lock;		/* serialises writers of the table */
 	struct list_head jobs;		/* ascending id: the first match wins */
 	struct xarray keys;		/* key -> job, for flows to find theirs */
+	atomic_t gen;			/* of the table and its flows, for dumps */
 	u32 next_key;
 	unsigned int njobs;
 };
@@ -97,6 +98,16 @@ static void mltcp_job_free_cb(struct rcu_head *head)
 
 /* Writers */
 
+u32 mltcp_jobs_gen(const struct net *net)
+{
+	return atomic_read(&mltcp_jobs_pernet(net)->gen);
+}
+
+void mltcp_jobs_gen_bump(const struct net *net)
+{
+	atomic_inc(&mltcp_jobs_pernet(net)->gen);
+}
+
 void mltcp_jobs_lock(const struct net *net)
 {
 	mutex_lock(&mltcp_jobs_pernet(net)->lock);
@@ -166,6 +177,7 @@ int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec)
 	/* Before pos, or at the tail when no job has a higher id. */
 	list_add_tail_rcu(&job->node, &pos->node);
 	jn->njobs++;
+	atomic_inc(&jn->gen);
 	return 0;
 }
 
@@ -182,6 +194,7 @@ int mltcp_job_update(const struct net *net, struct mltcp_job *job,
 	old = rcu_dereference_protected(job->cfg, lockdep_is_held(&jn->lock));
 	rcu_assign_pointer(job->cfg, cfg);
 	call_rcu(&old->rcu, mltcp_job_cfg_free_cb);
+	atomic_inc(&jn->gen);
 	return 0;
 }
 
@@ -199,6 +212,7 @@ void mltcp_job_delete(const struct net *net, struct mltcp_job *job)
 
 	lockdep_assert_held(&jn->lock);
 	mltcp_job_unlink(jn, job);
+	atomic_inc(&jn->gen);
 }
 
 /* The datapath: RCU, any context */
@@ -249,6 +263,13 @@ void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes)
 	rcu_read_unlock();
 }
 
+const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 key)
+{
+	struct mltcp_job *job = xa_load(&mltcp_jobs_pernet(net)->keys, key);
+
+	return job ? &rcu_dereference(job->cfg)->spec : NULL;
+}
+
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt)
 {
 	struct mltcp_job *job;
@@ -272,6 +293,8 @@ static int __net_init mltcp_jobs_net_init(struct net *net)
 	mutex_init(&jn->lock);
 	INIT_LIST_HEAD(&jn->jobs);
 	xa_init_flags(&jn->keys, XA_FLAGS_ALLOC1);
+	/* Not 0: a dump takes a sequence number of 0 as none to compare. */
+	atomic_set(&jn->gen, 1);
 	return 0;
 }
 

@@ -7,9 +7,10 @@
  *
  * Locking and lifetime:
  *  - Writers (netlink add/set/del, namespace exit) hold the namespace's job
- *    lock (mltcp_jobs_lock()). The netlink handlers keep holding it while
- *    they re-latch the live flows of a job they changed, so flows see the
- *    changes of one job in order.
+ *    lock (mltcp_jobs_lock()) while they change the table, and not while
+ *    the change reaches the job's live flows (mltcp_flows_relatch(), which
+ *    re-reads the job's settings under each socket lock, so the flows end
+ *    with the last change whatever the order of the walks).
  *  - Readers in the datapath (CC init, iteration and release accounting run
  *    in softirq or under a socket spinlock) use RCU: the list of jobs and
  *    each job's configuration pointer are RCU-published; jobs and
@@ -61,8 +62,24 @@ u32 mltcp_job_attach(const struct net *net, const struct mltcp_flow_key *key,
 void mltcp_job_account_iteration(const struct net *net, u32 key, u64 bytes);
 void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes);
 
+/*
+ * The settings of the job with this key as they are now, NULL if it is gone;
+ * valid until the caller's rcu_read_unlock().
+ */
+const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 key);
+
 /* The id and exemption of the job with this key; false if it is gone. Any context. */
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt);
+
+/*
+ * The generation of the namespace's jobs and of the settings their flows
+ * hold: it changes with every change of the table and again once a change
+ * has reached the live flows. A dump reports it as its sequence number
+ * (cb->seq), so one whose parts straddle a change is flagged
+ * NLM_F_DUMP_INTR. Any context.
+ */
+u32 mltcp_jobs_gen(const struct net *net);
+void mltcp_jobs_gen_bump(const struct net *net);
 
 /* Writers and process-context readers of one namespace's table. */
 void mltcp_jobs_lock(const struct net *net);

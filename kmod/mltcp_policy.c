@@ -276,18 +276,44 @@ static bool mltcp_job_settings(struct mltcp_params *p, u64 *fixed_bytes,
 	return true;
 }
 
-bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-		      const struct mltcp_job_spec *job, int fixed_base, bool bounded)
+u32 mltcp_job_changed(const struct mltcp_job_request *req)
+{
+	return (req->given | req->clear) & MLTCP_JOB_F_SETTINGS;
+}
+
+/* Slope, intercept and exempt: the line F(r), latched and checked whole. */
+#define MLTCP_JOB_F_LINE (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT)
+
+/* A live flow keeps what a change of its job does not name, and its mode. */
+static void mltcp_keep_unchanged(struct mltcp_params *p, const struct mltcp_params *live,
+				 u32 changed)
+{
+	p->mode = live->mode;
+	if (!(changed & MLTCP_JOB_F_LINE)) {
+		p->slope = live->slope;
+		p->intercept = live->intercept;
+		p->exempt = live->exempt;
+	}
+	if (!(changed & MLTCP_JOB_F_IDLE_GAP))
+		p->idle_gap_us = live->idle_gap_us;
+	if (!(changed & MLTCP_JOB_F_BASE))
+		p->base = live->base;
+}
+
+bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+			const struct mltcp_job_spec *job, u32 changed, int fixed_base,
+			bool bounded)
 {
 	struct mltcp_params p = *defaults;
+	bool live = fl->params.mode;
 	bool job_ok = true;
 	u64 fixed_bytes = 0;
 
-	if (fl->params.mode)
-		p.mode = fl->params.mode;
 	p.exempt = 0;
 	if (job)
 		job_ok = mltcp_job_settings(&p, &fixed_bytes, job);
+	if (live)
+		mltcp_keep_unchanged(&p, &fl->params, changed);
 	if (fixed_base != MLTCP_BASE_SELECTABLE)
 		p.base = (u8)fixed_base;
 	if (mltcp_f_line_check(p.slope, p.intercept, bounded)) {
@@ -295,10 +321,12 @@ bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults
 		p.intercept = MLTCP_ONE;
 	}
 	/* A live flow that changes base starts the new one from a clean state. */
-	if (fl->params.mode && p.base != fl->params.base)
+	if (live && p.base != fl->params.base)
 		mltcp_cubic_init(&fl->cubic);
 	fl->params = p;
 
+	if (live && !(changed & MLTCP_JOB_F_ITER_BYTES))
+		return job_ok;
 	if (fixed_bytes) {
 		if (!(fl->iter.flags & MLTCP_ITER_FIXED) || fl->iter.bytes != fixed_bytes)
 			mltcp_iter_set_fixed(&fl->iter, fixed_bytes);
@@ -306,6 +334,12 @@ bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults
 		mltcp_iter_set_fixed(&fl->iter, 0);
 	}
 	return job_ok;
+}
+
+bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+		      const struct mltcp_job_spec *job, int fixed_base, bool bounded)
+{
+	return mltcp_flow_relatch(fl, defaults, job, MLTCP_JOB_F_SETTINGS, fixed_base, bounded);
 }
 
 /* Records */

@@ -171,6 +171,14 @@ struct mltcp_flow {
 /* Starts a flow's state: no iteration known, a fresh CUBIC epoch. */
 void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 
+/* A job's settings, as opposed to its criteria (which match new flows only). */
+#define MLTCP_JOB_F_SETTINGS						\
+	(MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_IDLE_GAP |	\
+	 MLTCP_JOB_F_ITER_BYTES | MLTCP_JOB_F_BASE | MLTCP_JOB_F_EXEMPT)
+
+/* The settings a change of a job names: given or cleared (see mltcp_flow_relatch()). */
+u32 mltcp_job_changed(const struct mltcp_job_request *req);
+
 /*
  * Latches the flow's parameters: defaults (the namespace's, or the BPF map's),
  * overridden by the settings of job (NULL: none), then exempt (slope 0,
@@ -191,6 +199,25 @@ void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
  */
 bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 		      const struct mltcp_job_spec *job, int fixed_base, bool bounded);
+
+/*
+ * A live flow after a change of its job: only the settings the change names
+ * (changed, MLTCP_JOB_F_*; every setting the job had when it is deleted) are
+ * latched again as mltcp_flow_latch() would, from job (NULL: deleted) and,
+ * where the job does not set them, from defaults as they are now, the only
+ * ones there are (the flow does not keep those it started with). What the
+ * change does not name the flow keeps: its other settings, and so its base
+ * unless the change names the base (then the new base starts from a clean
+ * state, as the kernel's own switch of algorithm runs the new one's init),
+ * and its mode. Slope, intercept and exempt are one setting, the line: a
+ * change of any of them latches the line whole, as it was checked when
+ * written (the job's parts over today's defaults), and the bound is checked
+ * again. On a flow not yet latched it is mltcp_flow_latch(). Returns false
+ * as mltcp_flow_latch() does.
+ */
+bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
+			const struct mltcp_job_spec *job, u32 changed, int fixed_base,
+			bool bounded);
 
 /*
  * One flow as every listing reports it: the module's netlink dump and

@@ -88,7 +88,8 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	mltcp_flow_init(ca, tp->bytes_acked, mltcp_now_us(tp));
 	mltcp_flow_key_fill(sk, &key);
 	rcu_read_lock();
-	ca->job = mltcp_job_attach(sock_net(sk), &key, &spec);
+	/* Read without the socket lock by the walk of a job change. */
+	WRITE_ONCE(ca->job, mltcp_job_attach(sock_net(sk), &key, &spec));
 	mltcp_net_defaults(sock_net(sk), &defaults);
 	/*
 	 * mltcp_flow_latch() refuses only settings out of range, and a job is
@@ -206,7 +207,7 @@ static void mltcp_release(struct sock *sk)
 
 	if (!key)
 		return;
-	ca->job = 0;
+	WRITE_ONCE(ca->job, 0);
 	mltcp_job_account_release(sock_net(sk), key,
 				  tp->bytes_acked - ca->iter.start_acked);
 }

@@ -2,12 +2,20 @@
 """Flows get the settings of the job they match when they select MLTCP, a
 change of the job reaches its live flows at once, and `flow show` reports
 what the module does with each flow."""
+import os
 import socket
+import struct
+import subprocess
+import sys
+import time
 
 import pytest
 
 from bench.topology import Netns, sh
-from nl_ctl import Pair, clear_jobs, ctl, ctl_json, flows, in_netns, jobs, wait_for
+from nl_ctl import NOBODY, Pair, TOP, binary, clear_jobs, ctl, ctl_json, flows, in_netns, jobs, \
+    wait_for
+from nl_mltcp import C, NLM_F_ACK, NLM_F_DUMP, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, Genl, \
+    Mltcp, u32
 
 MIB = 1 << 20
 
@@ -168,3 +176,165 @@ def test_monitor_refreshes_r_and_f(pairs):
     text = ctl("monitor", "count", 1).stdout
     assert "r 0." in text and " F " in text
     assert len(jobs()) == 1
+
+
+LOCKHOLDER = os.path.join(TOP, "tests", "kernel", "tools", "lockholder.py")
+
+
+class LockHolder:
+    """An MLTCP flow of no job whose socket lock a blocked send() holds
+    (tools/lockholder.py) until release()."""
+
+    def __init__(self, port):
+        self.proc = subprocess.Popen([sys.executable, LOCKHOLDER, "--port", str(port)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().split()
+        assert line[:1] == ["held"], "lockholder: %r" % line
+        self.sport, self.cookie = int(line[1]), int(line[2])
+
+    def release(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+def test_a_held_socket_of_another_flow_blocks_no_job_command(pairs):
+    """A job change locks only its own flows' sockets: a process holding the
+    lock of another MLTCP socket (here a send() faulting on a userfaultfd
+    page, which sleeps with the socket owned) delays neither the change nor
+    the namespace's other job commands."""
+    ctl("job", "add", 1, "dport", 7150, "slope", "2")
+    mine = pairs(7150)
+    assert mine.flow()["slope"] == 2.0
+    holder = LockHolder(7151)
+    cmds = {}
+    try:
+        start = time.monotonic()
+        cmds["job set"] = subprocess.Popen([binary(), "job", "set", "1", "slope", "3"])
+        time.sleep(1)
+        cmds["job show"] = subprocess.Popen([binary(), "job", "show"], stdout=subprocess.DEVNULL)
+        cmds["job add"] = subprocess.Popen([binary(), "job", "add", "2", "dport", "7152"])
+        deadline = start + 20
+        while time.monotonic() < deadline and any(p.poll() is None for p in cmds.values()):
+            time.sleep(0.1)
+        elapsed = time.monotonic() - start
+        stuck = [name for name, p in cmds.items() if p.poll() is None]
+    finally:
+        # Whatever waits on the lock (uninterruptibly) finishes once it goes.
+        holder.release()
+        for p in cmds.values():
+            p.wait(timeout=60)
+    assert not stuck, "%s still blocked after %.1f s by a held socket of no job" % (stuck, elapsed)
+    assert all(p.returncode == 0 for p in cmds.values())
+    assert mine.flow()["slope"] == 3.0
+
+
+def test_a_job_change_keeps_what_is_not_the_jobs():
+    """A job change re-latches on live flows only the settings it names:
+    a live mltcp flow keeps the base and idle gap it took from the
+    namespace's defaults when those change later (a switch of base would
+    restart its CUBIC state), and the mode."""
+    ns = Netns("mtnlkeep")
+    try:
+        ctl("-n", ns.name, "job", "add", 1, "dport", 7160, "slope", "2")
+        with in_netns(ns.name):
+            pair = Pair(7160)
+            try:
+                flow = pair.flow()
+                assert (flow["slope"], flow["base"], flow["idle_gap_us"]) == (2.0, "cubic", 20000)
+                ns.run("sysctl", "-w", "net.mltcp.base=reno", "net.mltcp.idle_gap_us=5000",
+                       "net.mltcp.intercept=0.4")
+                ctl("job", "set", 1, "slope", "1.5")
+                flow = pair.flow()
+                assert flow["slope"] == 1.5, flow
+                # Not the job's: kept. The line is re-latched whole, its
+                # intercept from today's defaults (what the set was checked over).
+                assert flow["base"] == "cubic" and flow["idle_gap_us"] == 20000, flow
+                assert flow["intercept"] == 0.4, flow
+                # Named by a change: the job's value, or today's default.
+                ctl("job", "set", 1, "idle-gap", "default")
+                assert pair.flow()["idle_gap_us"] == 5000 and pair.flow()["base"] == "cubic"
+                ctl("job", "set", 1, "idle-gap", "9ms")
+                assert pair.flow()["idle_gap_us"] == 9000
+                # Deleting the job returns what it set to today's defaults.
+                ctl("job", "del", 1)
+                flow = pair.flow()
+                assert flow["job"] is None and flow["slope"] == 1.6, flow
+                assert flow["idle_gap_us"] == 5000 and flow["base"] == "cubic", flow
+                assert flow["mode"] == ctl_json("defaults", "show", "global")["mode"]
+            finally:
+                pair.close()
+    finally:
+        ns.close()
+
+
+NLM_F_DUMP_INTR = 0x10
+DUMP_RECV = 8192
+
+
+def dump_in_steps(fid, cmd, attrs, between):
+    """A dump read one datagram at a time on a fresh socket (so the kernel
+    fills small ones: NLMSG_GOODSIZE, then our buffer), calling between()
+    after the first; returns (messages, whether any was flagged
+    NLM_F_DUMP_INTR, done included)."""
+    g = Genl()
+    try:
+        g.sock.send(g.message(fid, C["MLTCP_CMD_" + cmd], attrs,
+                              flags=NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP))
+        count, intr, first = 0, False, True
+        while True:
+            data = g.sock.recv(DUMP_RECV)
+            off = 0
+            while off + 16 <= len(data):
+                length, mtype, mflags, _seq, _pid = struct.unpack_from("IHHII", data, off)
+                off += (length + 3) & ~3
+                intr |= bool(mflags & NLM_F_DUMP_INTR)
+                assert mtype != NLMSG_ERROR
+                if mtype == NLMSG_DONE:
+                    return count, intr
+                count += 1
+            if first:
+                first = False
+                between()
+    finally:
+        g.close()
+
+
+def test_dumps_that_race_with_a_job_change_are_flagged():
+    """A dump whose parts straddle a change of the job table carries
+    NLM_F_DUMP_INTR: the job dump for any change; the flow dump too, since
+    its records then mix the job's old and new settings."""
+    ns = Netns("mtnlintr")
+    pairs = []
+    try:
+        with in_netns(ns.name):
+            with Mltcp() as m:
+                for i in range(1, 301):
+                    m.cmd("JOB_ADD", u32(C["MLTCP_JOB_A_ID"], i))
+                pairs = [Pair(7170 + i) for i in range(40)]
+                quiet = dump_in_steps(m.fid, "JOB_GET", b"", lambda: None)
+                changed = dump_in_steps(m.fid, "JOB_GET", b"", lambda: m.cmd(
+                    "JOB_SET", u32(C["MLTCP_JOB_A_ID"], 300) + u32(C["MLTCP_JOB_A_SLOPE"], 2048)))
+                assert quiet == (300, False) and changed == (300, True), (quiet, changed)
+                quiet = dump_in_steps(m.fid, "FLOW_GET", b"", lambda: None)
+                changed = dump_in_steps(m.fid, "FLOW_GET", b"", lambda: m.cmd(
+                    "JOB_SET", u32(C["MLTCP_JOB_A_ID"], 1) + u32(C["MLTCP_JOB_A_SLOPE"], 1024)))
+                assert quiet == (40, False) and changed == (40, True), (quiet, changed)
+    finally:
+        for pair in pairs:
+            pair.close()
+        ns.close()
+
+
+def test_reading_needs_no_privilege(pairs):
+    """Jobs and flows of a namespace are readable by any of its processes,
+    as its routes, rules (fwmark included) and sockets (ss) are; no socket
+    mark is reported, as inet_diag reports one only to CAP_NET_ADMIN."""
+    ctl("job", "add", 3, "dport", 7180, "mark", "0x5/0xf", "peer", "127.0.0.0/8")
+    pair = pairs(7180, mark=0x25)
+    as_root = {f["cookie"]: f for f in flows()}
+    as_nobody = {f["cookie"]: f for f in ctl_json("flow", "show", user=NOBODY)}
+    assert pair.cookie in as_nobody and as_nobody[pair.cookie]["job"] == 3
+    assert set(as_nobody) == set(as_root)
+    assert "mark" not in as_nobody[pair.cookie]
+    assert ctl_json("job", "show", user=NOBODY) == ctl_json("job", "show")

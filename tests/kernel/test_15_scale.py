@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """10,000 concurrent matched flows are all listed by `flow show`; after they
 close and their namespace goes, the module's allocations and the kernel's
-socket memory return to their baseline."""
+socket memory return to their baseline. A job change among 10,000 flows of
+another job touches only its own."""
 import json
 import resource
 import socket
@@ -96,3 +97,78 @@ def test_ten_thousand_flows_listed_and_memory_returns():
              module_objects()))
     assert peak - slab0 > 20000  # the flows really took memory ...
     assert slab1 - slab0 < 4096  # ... and gave it back (4 MiB of slack for per-CPU caches)
+
+
+RELATCH = "/sys/kernel/debug/tcp_mltcp/relatch"
+
+
+def relatch_counters():
+    with open(RELATCH) as f:
+        return {k: int(v) for k, v in (line.split() for line in f)}
+
+
+def linger_close(socks):
+    linger = struct.pack("ii", 1, 0)
+    for s in socks:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+        s.close()
+
+
+def test_a_job_change_locks_only_its_own_flows():
+    """`job set` on a job of 10 flows, in a namespace with 10,000 MLTCP
+    flows of another job: only the 10 sockets are locked (debugfs relatch),
+    and two concurrent changes leave every flow with the job's final
+    settings."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 3 * FLOWS), max(hard, 3 * FLOWS)))
+    ns = Netns("mtwalk")
+    socks, mine = [], []
+    try:
+        with in_netns(ns.name):
+            ctl("job", "add", 1, "dport", PORT)
+            ctl("job", "add", 2, "dport", PORT + 1, "slope", "2")
+            listeners = []
+            for port in (PORT, PORT + 1):
+                listener = socket.socket()
+                listener.bind(("127.0.0.1", port))
+                listener.listen(4096)
+                listeners.append(listener)
+            for i in range(FLOWS + 10):
+                c = socket.socket()
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
+                c.connect(("127.0.0.1", PORT + (i >= FLOWS)))
+                s, _ = listeners[i >= FLOWS].accept()
+                socks += [c, s]
+                if i >= FLOWS:
+                    mine.append(struct.unpack("Q", c.getsockopt(socket.SOL_SOCKET, 57, 8))[0])
+            assert json.loads(ctl("-j", "job", "show", 1).stdout)[0]["flows"] == FLOWS
+
+            before = relatch_counters()
+            start = time.monotonic()
+            ctl("job", "set", 2, "slope", "3")
+            took = time.monotonic() - start
+            after = relatch_counters()
+            locked = after["sockets_locked"] - before["sockets_locked"]
+            of_job = json.loads(ctl("-j", "flow", "show", "job", 2).stdout)
+            print("job set of a 10-flow job among %d flows of another: %.3f s, %d sockets locked"
+                  % (FLOWS, took, locked))
+            assert sorted(f["cookie"] for f in of_job) == sorted(mine)
+            assert all(f["slope"] == 3.0 for f in of_job)
+            assert after["changes"] - before["changes"] == 1
+            assert locked == 10
+
+            # Two writers at once: whichever change the table ends with,
+            # every live flow ends with it too.
+            loop = "for i in $(seq 15); do {0} job set 2 slope {1}; done"
+            writers = [subprocess.Popen(["sh", "-c", loop.format(binary(), slope)])
+                       for slope in ("2.5", "3.5")]
+            assert all(w.wait(timeout=600) == 0 for w in writers)
+            final = json.loads(ctl("-j", "job", "show", 2).stdout)[0]["slope"]
+            slopes = {f["slope"] for f in json.loads(ctl("-j", "flow", "show", "job", 2).stdout)}
+            assert slopes == {final}, (final, slopes)
+            linger_close(socks + listeners)
+            socks = []
+    finally:
+        for s in socks:
+            s.close()
+        ns.close()

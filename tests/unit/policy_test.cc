@@ -557,6 +557,113 @@ TEST(FlowLatch, BaseChangeRestartsCubic)
 	EXPECT_EQ(fl.cubic.w_max, 0u);
 }
 
+// A change of a job re-latches on its live flows the settings it names,
+// nothing else: a flow whose base came from the defaults keeps it (and its
+// CUBIC state) when the defaults change, whatever else the job changes.
+TEST(FlowRelatch, OnlyWhatTheChangeNames)
+{
+	mltcp_params d = Defaults(); // cubic, md-restart
+	mltcp_job_spec spec{};
+	mltcp_job_request add = Request(1);
+	add.given = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_DPORT;
+	add.values.slope = 2 * MLTCP_ONE;
+	add.values.dport_min = add.values.dport_max = 80;
+	ASSERT_EQ(mltcp_job_apply(&spec, &add), MLTCP_JOB_OK);
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
+	fl.cubic.w_max = 77;
+
+	// The namespace's defaults change after the flow started.
+	mltcp_params now = d;
+	now.base = MLTCP_BASE_RENO;
+	now.idle_gap_us = 5000;
+	now.intercept = 400;
+	now.mode = MLTCP_MODE_AI;
+
+	mltcp_job_request set = Request(1);
+	set.given = MLTCP_JOB_F_SLOPE;
+	set.values.slope = 3 * MLTCP_ONE;
+	ASSERT_EQ(mltcp_job_apply(&spec, &set), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_changed(&set), static_cast<uint32_t>(MLTCP_JOB_F_SLOPE));
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&set),
+				       MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.slope, 3 * MLTCP_ONE);
+	EXPECT_EQ(fl.params.intercept, 400); // the line whole, over today's defaults
+	EXPECT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
+	EXPECT_EQ(fl.cubic.w_max, 77u);
+	EXPECT_EQ(fl.params.idle_gap_us, d.idle_gap_us);
+	EXPECT_EQ(fl.params.mode, d.mode);
+
+	// Criteria are not settings: a change of them re-latches nothing.
+	mltcp_job_request ports = Request(1);
+	ports.given = MLTCP_JOB_F_DPORT;
+	ports.values.dport_min = 80;
+	ports.values.dport_max = 90;
+	EXPECT_EQ(mltcp_job_changed(&ports), 0u);
+
+	// A cleared setting returns to today's default; the base only when named.
+	mltcp_job_request clear = Request(1);
+	clear.clear = MLTCP_JOB_F_IDLE_GAP | MLTCP_JOB_F_DPORT;
+	ASSERT_EQ(mltcp_job_apply(&spec, &clear), MLTCP_JOB_OK);
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&clear),
+				       MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.idle_gap_us, 5000u);
+	EXPECT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
+	EXPECT_EQ(fl.cubic.w_max, 77u);
+	mltcp_job_request base = Request(1);
+	base.given = MLTCP_JOB_F_BASE;
+	base.values.base = MLTCP_BASE_RENO;
+	ASSERT_EQ(mltcp_job_apply(&spec, &base), MLTCP_JOB_OK);
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&base),
+				       MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.base, MLTCP_BASE_RENO);
+	EXPECT_EQ(fl.cubic.w_max, 0u); // the new base from a clean state
+
+	// Deleted: what the job had returns to today's defaults, the rest stays.
+	fl.params.idle_gap_us = 9000;
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, nullptr, spec.fields & MLTCP_JOB_F_SETTINGS,
+				       MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.slope, now.slope);
+	EXPECT_EQ(fl.params.base, MLTCP_BASE_RENO);
+	EXPECT_EQ(fl.params.idle_gap_us, 9000u);
+}
+
+TEST(FlowRelatch, TheLineIsOneSetting)
+{
+	mltcp_params d = Defaults();
+	mltcp_job_spec job{};
+	job.id = 1;
+	job.fields = MLTCP_JOB_F_EXEMPT | MLTCP_JOB_F_ITER_BYTES;
+	job.exempt = 1;
+	job.iter_bytes = 1 << 20;
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	ASSERT_EQ(fl.params.exempt, 1);
+
+	// No longer exempt: slope and intercept come back with it.
+	job.exempt = 0;
+	job.fields &= ~static_cast<uint32_t>(MLTCP_JOB_F_EXEMPT);
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &job, MLTCP_JOB_F_EXEMPT, MLTCP_BASE_SELECTABLE,
+				       true));
+	EXPECT_EQ(fl.params.exempt, 0);
+	EXPECT_EQ(fl.params.slope, d.slope);
+	EXPECT_EQ(fl.params.intercept, d.intercept);
+	EXPECT_EQ(fl.iter.bytes, 1u << 20); // not named: the fixed size stays
+
+	// Bounded: a slope named alone is checked with today's intercept.
+	mltcp_params high = d;
+	high.intercept = MLTCP_ONE;
+	job.fields |= MLTCP_JOB_F_SLOPE;
+	job.slope = MLTCP_ONE;
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &high, &job, MLTCP_JOB_F_SLOPE, MLTCP_BASE_SELECTABLE,
+				       true));
+	EXPECT_EQ(fl.params.slope, 0);
+	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
+}
+
 TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)
 {
 	mltcp_params d = Defaults();

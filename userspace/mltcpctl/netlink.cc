@@ -26,6 +26,15 @@ constexpr size_t kRecvBuffer = 1 << 16;
 
 } // namespace
 
+void read_consistent(const std::function<bool()> &read, const std::string &what)
+{
+	for (int attempt = 0; attempt < kDumpAttempts; attempt++)
+		if (!read())
+			return;
+	throw Error("the " + what + " kept changing while they were read (" +
+		    std::to_string(kDumpAttempts) + " attempts); try again");
+}
+
 KernelError::KernelError(uint8_t cmd_, Ack ack_, Bytes request_)
     : std::runtime_error(ack_.message.empty() ? strerror(ack_.error) : ack_.message), cmd(cmd_),
       ack(std::move(ack_)), request(std::move(request_))
@@ -86,12 +95,13 @@ Client::Client() : seq_(static_cast<uint32_t>(time(nullptr))), buf_(kRecvBuffer)
 	version_ = info->version;
 }
 
-void Client::transact(uint8_t cmd, Bytes request, bool dump,
+bool Client::transact(uint8_t cmd, Bytes request, bool dump,
 		      const std::function<void(const nlmsghdr *)> &on_reply)
 {
 	auto *req = reinterpret_cast<const nlmsghdr *>(request.data());
 	uint32_t seq = req->nlmsg_seq;
 	uint32_t portid = sock_.portid();
+	bool interrupted = false;
 
 	sock_.send(request);
 	for (;;) {
@@ -101,6 +111,7 @@ void Client::transact(uint8_t cmd, Bytes request, bool dump,
 				continue; // a stale reply
 			if (nlh->nlmsg_type == NLMSG_NOOP)
 				continue;
+			interrupted |= (nlh->nlmsg_flags & NLM_F_DUMP_INTR) != 0;
 			if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE) {
 				auto ack = decode_ack(nlh);
 				if (!ack)
@@ -108,7 +119,7 @@ void Client::transact(uint8_t cmd, Bytes request, bool dump,
 				if (ack->error)
 					throw KernelError(cmd, std::move(*ack), std::move(request));
 				if (nlh->nlmsg_type == NLMSG_DONE || !dump)
-					return;
+					return interrupted;
 				continue;
 			}
 			on_reply(nlh);
@@ -155,15 +166,21 @@ std::vector<Job> Client::jobs()
 {
 	std::vector<Job> out;
 
-	transact(MLTCP_CMD_JOB_GET,
-		 encode_job_id(family_, MLTCP_CMD_JOB_GET, std::nullopt, ++seq_,
-			       NLM_F_ACK | NLM_F_DUMP),
-		 true, [&](const nlmsghdr *nlh) {
-			 auto job = decode_job(nlh);
-			 if (!job)
-				 throw Error("malformed job in the kernel's reply");
-			 out.push_back(std::move(*job));
-		 });
+	read_consistent(
+		[&] {
+			out.clear();
+			return transact(
+				MLTCP_CMD_JOB_GET,
+				encode_job_id(family_, MLTCP_CMD_JOB_GET, std::nullopt, ++seq_,
+					      NLM_F_ACK | NLM_F_DUMP),
+				true, [&](const nlmsghdr *nlh) {
+					auto job = decode_job(nlh);
+					if (!job)
+						throw Error("malformed job in the kernel's reply");
+					out.push_back(std::move(*job));
+				});
+		},
+		"jobs");
 	return out;
 }
 
@@ -171,13 +188,19 @@ std::vector<Flow> Client::flows(std::optional<uint32_t> job)
 {
 	std::vector<Flow> out;
 
-	transact(MLTCP_CMD_FLOW_GET, encode_flow_dump(family_, job, ++seq_), true,
-		 [&](const nlmsghdr *nlh) {
-			 auto flow = decode_flow(nlh);
-			 if (!flow)
-				 throw Error("malformed flow in the kernel's reply");
-			 out.push_back(std::move(*flow));
-		 });
+	read_consistent(
+		[&] {
+			out.clear();
+			return transact(
+				MLTCP_CMD_FLOW_GET, encode_flow_dump(family_, job, ++seq_), true,
+				[&](const nlmsghdr *nlh) {
+					auto flow = decode_flow(nlh);
+					if (!flow)
+						throw Error("malformed flow in the kernel's reply");
+					out.push_back(std::move(*flow));
+				});
+		},
+		"jobs and their flows");
 	return out;
 }
 

@@ -40,6 +40,15 @@ public:
 	Bytes request;
 };
 
+// How often a dump the kernel flagged NLM_F_DUMP_INTR is read again.
+constexpr int kDumpAttempts = 5;
+
+// Runs read() (one whole dump; true if the kernel flagged it interrupted:
+// the namespace's jobs, or the settings of their flows, changed while it
+// was read) until a dump is not flagged, at most kDumpAttempts times; then
+// throws Error, one line naming what (e.g. "jobs") kept changing.
+void read_consistent(const std::function<bool()> &read, const std::string &what);
+
 class Socket
 {
 public:
@@ -73,8 +82,9 @@ public:
 
 private:
 	// Sends the request and hands each reply message to on_reply, until the
-	// ack (do) or NLMSG_DONE (dump).
-	void transact(uint8_t cmd, Bytes request, bool dump,
+	// ack (do) or NLMSG_DONE (dump). Returns whether a message of the dump,
+	// NLMSG_DONE included, was flagged NLM_F_DUMP_INTR.
+	bool transact(uint8_t cmd, Bytes request, bool dump,
 		      const std::function<void(const nlmsghdr *)> &on_reply);
 	Socket sock_;
 	uint32_t seq_;
