@@ -247,6 +247,17 @@ void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle)
 	}
 }
 
+/*
+ * TX_START is raised for any segment sent with nothing in flight. One sent
+ * while data is outstanding (all of it marked lost or SACKed) is a
+ * retransmission or a probe; counted as IN_RECOVERY when loss recovery or an
+ * RTO sent it. With nothing outstanding, a send is new data whatever the CA
+ * state: a peer without SACK holds Recovery (or Loss) after its last
+ * retransmission is acknowledged until an ACK above high_seq arrives
+ * (tcp_try_undo_recovery(), RFC 6582), so an iteration whose last window saw
+ * a loss leaves the flow in Recovery through the whole compute phase.
+ * Refusing that start would merge two iterations into one.
+ */
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
 					u64 bytes_acked, u32 now_us,
@@ -257,10 +268,8 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	/* Each resumption consumes the drain it follows. */
 	it->flags &= ~MLTCP_ITER_DRAINED;
 
-	if (in_recovery)
-		return MLTCP_TX_IN_RECOVERY;
 	if (data_outstanding)
-		return MLTCP_TX_OUTSTANDING;
+		return in_recovery ? MLTCP_TX_IN_RECOVERY : MLTCP_TX_OUTSTANDING;
 	if (!drained)
 		return MLTCP_TX_NOT_IDLE;
 	if ((u32)(now_us - it->drain_us) < p->idle_gap_us)

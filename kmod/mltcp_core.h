@@ -102,8 +102,8 @@ struct mltcp_iter {
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
 enum mltcp_tx_verdict {
 	MLTCP_TX_NEW_ITERATION = 0,
-	MLTCP_TX_IN_RECOVERY,	/* loss recovery or RTO: a retransmission */
-	MLTCP_TX_OUTSTANDING,	/* data still unacked: a retransmission or probe */
+	MLTCP_TX_IN_RECOVERY,	/* data unacked, in recovery or after an RTO: a retransmission */
+	MLTCP_TX_OUTSTANDING,	/* data unacked otherwise: a retransmission or probe */
 	MLTCP_TX_NOT_IDLE,	/* the pipe never drained with an idle application */
 	MLTCP_TX_SHORT_GAP,	/* idle, but for less than idle_gap_us */
 	MLTCP_TX_NR_VERDICTS,
