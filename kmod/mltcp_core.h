@@ -135,6 +135,9 @@ struct mltcp_cubic {
 #define MLTCP_CUBIC_ALPHA	542U	/* 3 (1 - beta) / (1 + beta) = 0.529 */
 #define MLTCP_RENO_BETA		512U	/* 0.5 */
 
+/* The kernel's initial window (TCP_INIT_CWND) where the route sets none. */
+#define MLTCP_INIT_CWND		10U
+
 /* tcp_cong_avoid_ai() divisor meaning "do not grow". */
 #define MLTCP_W_NO_GROWTH	0xffffffffU
 
@@ -155,8 +158,9 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
+u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
 bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-			  u32 ca_state, u32 *cwnd, u32 *ssthresh);
+			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

@@ -152,6 +152,38 @@ static void mltcp_set_state(struct sock *sk, u8 new_state)
 		mltcp_cubic_reset(&ca->cubic);
 }
 
+/*
+ * The window an iteration restarts from, as tcp_cwnd_restart() takes it
+ * (tcp_init_cwnd(), not exported): the route's initcwnd if it sets one. The
+ * hooks run under the socket lock, which keeps the cached route.
+ */
+static u32 mltcp_route_init_cwnd(struct sock *sk)
+{
+	const struct dst_entry *dst = __sk_dst_get(sk);
+
+	return mltcp_init_cwnd(dst ? dst_metric(dst, RTAX_INITCWND) : 0,
+			       tcp_sk(sk)->snd_cwnd_clamp);
+}
+
+/*
+ * A new iteration in a restart mode: the window restarts as the kernel's
+ * tcp_cwnd_restart() restarts it, stamp and usage included, so that the
+ * application-limited check of tcp_cwnd_validate() measures from here.
+ */
+static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (!mltcp_restart_window(&ca->iter, &ca->params, inet_csk(sk)->icsk_ca_state,
+				  mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		return;
+	tcp_snd_cwnd_set(tp, cwnd);
+	tp->snd_ssthresh = ssthresh;
+	tp->snd_cwnd_stamp = tcp_jiffies32;
+	tp->snd_cwnd_used = 0;
+}
+
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
@@ -168,17 +200,11 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
 	atomic_long_inc(&mltcp_verdicts[verdict]);
-	if (verdict == MLTCP_TX_NEW_ITERATION && ca->job)
-		mltcp_job_account_iteration(sock_net(sk), ca->job,
-					    tp->bytes_acked - start_acked);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
-		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
-
-		if (mltcp_restart_window(&ca->iter, &ca->params, icsk->icsk_ca_state,
-					 &cwnd, &ssthresh)) {
-			tcp_snd_cwnd_set(tp, cwnd);
-			tp->snd_ssthresh = ssthresh;
-		}
+		if (ca->job)
+			mltcp_job_account_iteration(sock_net(sk), ca->job,
+						    tp->bytes_acked - start_acked);
+		mltcp_restart(sk, ca);
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }
@@ -258,6 +284,7 @@ static int __init mltcp_register(void)
 	int i, err;
 
 	BUILD_BUG_ON(sizeof(struct mltcp_flow) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(MLTCP_INIT_CWND != TCP_INIT_CWND);
 	BUILD_BUG_ON((int)TCP_CA_Open != MLTCP_CA_OPEN ||
 		     (int)TCP_CA_Disorder != MLTCP_CA_DISORDER ||
 		     MLTCP_CA_CWR != (int)TCP_CA_CWR ||
