@@ -45,8 +45,17 @@
 #include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
 
-static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
-static atomic_long_t mltcp_flows_started;
+/*
+ * Event counters, per CPU: every TX_START and every new flow counts one,
+ * and a shared cache line bouncing between the CPUs that run them would be
+ * paid on each. Only the debugfs reader sums them.
+ */
+struct mltcp_stats {
+	unsigned long flows_started;
+	unsigned long verdicts[MLTCP_TX_NR_VERDICTS];
+};
+
+static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
 
 static u32 mltcp_now_us(const struct tcp_sock *tp)
 {
@@ -97,7 +106,7 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	 */
 	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
 	rcu_read_unlock();
-	atomic_long_inc(&mltcp_flows_started);
+	this_cpu_inc(mltcp_stats.flows_started);
 }
 
 static void mltcp_init(struct sock *sk)
@@ -199,7 +208,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
-	atomic_long_inc(&mltcp_verdicts[verdict]);
+	this_cpu_inc(mltcp_stats.verdicts[verdict]);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		if (ca->job)
 			mltcp_job_account_iteration(sock_net(sk), ca->job,
@@ -260,13 +269,20 @@ static struct tcp_congestion_ops mltcp_ops[] __read_mostly = {
 
 static int mltcp_stats_show(struct seq_file *m, void *unused)
 {
-	int i;
+	struct mltcp_stats sum = {};
+	int cpu, i;
 
-	seq_printf(m, "flows_started %ld\n", atomic_long_read(&mltcp_flows_started));
+	for_each_possible_cpu(cpu) {
+		const struct mltcp_stats *s = per_cpu_ptr(&mltcp_stats, cpu);
+
+		sum.flows_started += READ_ONCE(s->flows_started);
+		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+			sum.verdicts[i] += READ_ONCE(s->verdicts[i]);
+	}
+	seq_printf(m, "flows_started %lu\n", sum.flows_started);
 	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
-		seq_printf(m, "%s %ld\n", mltcp_verdict_name(i),
-			   atomic_long_read(&mltcp_verdicts[i]));
+		seq_printf(m, "%s %lu\n", mltcp_verdict_name(i), sum.verdicts[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_stats);
