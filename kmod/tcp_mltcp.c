@@ -177,7 +177,10 @@ static u32 mltcp_route_init_cwnd(struct sock *sk)
 /*
  * A new iteration in a restart mode: the window restarts as the kernel's
  * tcp_cwnd_restart() restarts it, stamp and usage included, so that the
- * application-limited check of tcp_cwnd_validate() measures from here.
+ * application-limited check of tcp_cwnd_validate() (their only reader, with
+ * tcp_slow_start_after_idle) measures from here. That check cannot lower a
+ * window at or below the initial one, so a stale stamp would not show in
+ * cwnd or ssthresh: this keeps the socket as the kernel's restart leaves it.
  */
 static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 {
