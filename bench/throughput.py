@@ -15,7 +15,9 @@ Results go to bench/results/<UTC date>-throughput-<guest|host>/:
 results.json (every run's goodput, sender CPU and retransmissions, and per
 algorithm its ratio to cubic) and results.md, stamped with the commit and
 date. The ratio is per round (the algorithm's run over the same round's
-cubic run), reported as median and range over the rounds.
+cubic run), reported as median, quartiles and range over the rounds, for
+the goodput and for the goodput per CPU second of the two ends (which
+discounts time that other work on a shared machine takes from the CPU).
 """
 import argparse
 import datetime
@@ -31,6 +33,7 @@ from bench.topology import Netns, ip_batch
 
 ALGORITHMS = ("cubic", "mltcp", "mltcp_cubic")
 REFERENCE = "cubic"
+METRICS = {"gbit_s": "Gbit/s", "gbit_per_cpu_s": "Gbit per CPU second (both ends)"}
 PORT = 5301
 
 
@@ -70,8 +73,14 @@ def iperf_run(net, cc, seconds, cpu):
     end = json.loads(out)["end"]
     if end["sender_tcp_congestion"] != cc:
         raise RuntimeError("iperf3 ran %s, not %s" % (end["sender_tcp_congestion"], cc))
-    return {"cc": cc, "gbit_s": end["sum_received"]["bits_per_second"] / 1e9,
-            "sender_cpu_percent": end["cpu_utilization_percent"]["host_total"],
+    cpu = end["cpu_utilization_percent"]
+    gbit_s = end["sum_received"]["bits_per_second"] / 1e9
+    # Both ends share the CPU: their CPU time over the run's, summed, is the
+    # share of it the flow got; goodput per CPU second discounts the time
+    # other work on a shared machine took from it.
+    busy = (cpu["host_total"] + cpu["remote_total"]) / 100
+    return {"cc": cc, "gbit_s": gbit_s, "sender_cpu_percent": cpu["host_total"],
+            "receiver_cpu_percent": cpu["remote_total"], "gbit_per_cpu_s": gbit_s / busy,
             "retransmits": end["sum_sent"].get("retransmits", 0)}
 
 
@@ -80,25 +89,26 @@ def summarize(runs, rounds):
     by_cc = {cc: [r for r in runs if r["cc"] == cc] for cc in ALGORITHMS}
     summary = {}
     for cc, mine in by_cc.items():
-        rates = [r["gbit_s"] for r in mine]
-        ratios = [mine[k]["gbit_s"] / by_cc[REFERENCE][k]["gbit_s"] for k in range(rounds)]
-        summary[cc] = {"gbit_s_median": statistics.median(rates), "gbit_s_min": min(rates),
-                       "gbit_s_max": max(rates), "gbit_s_mean": statistics.fmean(rates),
-                       "ratio_to_cubic_median": statistics.median(ratios),
-                       "ratio_to_cubic_min": min(ratios), "ratio_to_cubic_max": max(ratios),
-                       "ratio_of_means": statistics.fmean(rates) /
-                       statistics.fmean(r["gbit_s"] for r in by_cc[REFERENCE])}
+        summary[cc] = {}
+        for metric in ("gbit_s", "gbit_per_cpu_s"):
+            values = [r[metric] for r in mine]
+            ratios = [mine[k][metric] / by_cc[REFERENCE][k][metric] for k in range(rounds)]
+            q1, _, q3 = statistics.quantiles(ratios, n=4) if rounds > 1 else (ratios * 3)
+            summary[cc][metric] = {
+                "median": statistics.median(values), "min": min(values), "max": max(values),
+                "ratio_median": statistics.median(ratios), "ratio_q1": q1, "ratio_q3": q3,
+                "ratio_min": min(ratios), "ratio_max": max(ratios)}
     return summary
 
 
 def table(summary):
-    lines = ["| algorithm | Gbit/s median (min-max) | ratio to cubic, per round: median "
-             "(min-max) | ratio of means |", "|---|---|---|---|"]
-    for cc, s in summary.items():
-        lines.append("| %s | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f |" % (
-            cc, s["gbit_s_median"], s["gbit_s_min"], s["gbit_s_max"],
-            s["ratio_to_cubic_median"], s["ratio_to_cubic_min"], s["ratio_to_cubic_max"],
-            s["ratio_of_means"]))
+    lines = ["| algorithm | metric | median (min-max) | ratio to cubic per round: median "
+             "(quartiles; min-max) |", "|---|---|---|---|"]
+    for cc, metrics in summary.items():
+        for metric, s in metrics.items():
+            lines.append("| %s | %s | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f; %.3f-%.3f) |" % (
+                cc, METRICS[metric], s["median"], s["min"], s["max"], s["ratio_median"],
+                s["ratio_q1"], s["ratio_q3"], s["ratio_min"], s["ratio_max"]))
     return "\n".join(lines)
 
 
@@ -111,8 +121,9 @@ def measure(args, backend):
             order = ALGORITHMS[k % len(ALGORITHMS):] + ALGORITHMS[:k % len(ALGORITHMS)]
             for cc in order:
                 run = dict(iperf_run(net, cc, args.seconds, args.cpu), round=k)
-                print("round %d %-12s %.3f Gbit/s, sender CPU %.0f%%" % (
-                    k, cc, run["gbit_s"], run["sender_cpu_percent"]), flush=True)
+                print("round %d %-12s %.3f Gbit/s, CPU %.0f%% + %.0f%%, %.3f Gbit/CPU s" % (
+                    k, cc, run["gbit_s"], run["sender_cpu_percent"],
+                    run["receiver_cpu_percent"], run["gbit_per_cpu_s"]), flush=True)
                 runs.append(run)
     finally:
         net.close()
@@ -137,8 +148,8 @@ def add_arguments(parser):
                         help="on this kernel with the BPF twin (default: the module in the guest)")
     parser.add_argument("--here", action="store_true",
                         help="measure on this kernel as it is (what the guest runs)")
-    parser.add_argument("--runs", type=int, default=10, help="rounds (default 10)")
-    parser.add_argument("--seconds", type=int, default=5, help="per run (default 5)")
+    parser.add_argument("--runs", type=int, default=20, help="rounds (default 20)")
+    parser.add_argument("--seconds", type=int, default=3, help="per run (default 3)")
     parser.add_argument("--cpu", type=int, default=1, help="the CPU both ends run on (default 1)")
     parser.add_argument("--stamp", help=argparse.SUPPRESS)
     parser.add_argument("--out")
