@@ -11,6 +11,7 @@ COMMANDS = {
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
     "soak": ("bench.soak", "fault soak of the module (inside the guest: scripts/soak)"),
+    "throughput": ("bench.throughput", "one CPU-bound bulk flow, no bottleneck: mltcp vs cubic"),
 }
 
 

@@ -83,8 +83,9 @@ MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
 						       u64 bytes_acked, u32 now_us,
 						       bool in_recovery, bool data_outstanding);
+MLTCP_BPF_CORE u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
 MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-					 u32 ca_state, u32 *cwnd, u32 *ssthresh);
+					 u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -355,6 +356,50 @@ void BPF_PROG(mltcp_set_state, struct sock *sk, u8 new_state)
 		mltcp_cubic_reset(&mltcp_ca(sk)->cubic);
 }
 
+/* The flag bits in the low bits of dst_entry._metrics (DST_METRICS_FLAGS, include/net/dst.h). */
+#define MLTCP_DST_METRICS_FLAGS 0x3UL
+
+/*
+ * The window an iteration restarts from, as the module takes it: the
+ * route's initcwnd, read as dst_metric(dst, RTAX_INITCWND) reads it (the
+ * metrics array behind _metrics with the flag bits cleared). The socket
+ * lock, held by the hooks, keeps the cached route; the reads are probes, so
+ * a layout this does not expect reads as "no initcwnd", never as a fault.
+ */
+static __always_inline u32 mltcp_route_init_cwnd(struct sock *sk)
+{
+	struct dst_entry *dst = BPF_CORE_READ(sk, sk_dst_cache);
+	u32 initcwnd = 0;
+
+	if (dst) {
+		u32 *metrics = (u32 *)(BPF_CORE_READ(dst, _metrics) & ~MLTCP_DST_METRICS_FLAGS);
+
+		if (bpf_probe_read_kernel(&initcwnd, sizeof(initcwnd), metrics + RTAX_INITCWND - 1))
+			initcwnd = 0;
+	}
+	return mltcp_init_cwnd(initcwnd, mltcp_tp(sk)->snd_cwnd_clamp);
+}
+
+/*
+ * The module's mltcp_restart(). The stamp is refreshed as tcp_cwnd_restart()
+ * refreshes it; snd_cwnd_used, which it also clears, is not among the
+ * tcp_sock fields a BPF congestion control may write. It is only read by the
+ * application-limited check of tcp_cwnd_validate(), where, after a restart
+ * to at most the initial window, it cannot lower the window.
+ */
+static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)
+{
+	struct tcp_sock *tp = mltcp_tp(sk);
+	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+	if (!mltcp_restart_window(&ca->iter, &ca->params, ca_state, mltcp_route_init_cwnd(sk),
+				  &cwnd, &ssthresh))
+		return;
+	tp->snd_cwnd = cwnd;
+	tp->snd_ssthresh = ssthresh;
+	tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+}
+
 SEC("struct_ops")
 void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 {
@@ -372,14 +417,8 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
 				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
-	if (verdict == MLTCP_TX_NEW_ITERATION) {
-		u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
-
-		if (mltcp_restart_window(&ca->iter, &ca->params, ca_state, &cwnd, &ssthresh)) {
-			tp->snd_cwnd = cwnd;
-			tp->snd_ssthresh = ssthresh;
-		}
-	}
+	if (verdict == MLTCP_TX_NEW_ITERATION)
+		mltcp_restart(sk, ca, ca_state);
 	mltcp_cubic_pause(&ca->cubic, now);
 }
 

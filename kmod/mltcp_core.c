@@ -65,9 +65,6 @@
 /* EWMA gain for agreeing sizes: 1 / 2^this. */
 #define MLTCP_LEARN_GAIN_SHIFT	2
 
-/* Window an iteration resumes from in RESTART mode (the kernel's initial window). */
-#define MLTCP_RESTART_CWND	10
-
 /* MD mode: G = 2 - F is kept within [1/16, 2]. */
 #define MLTCP_MD_G_MIN		(MLTCP_ONE / 16)
 #define MLTCP_MD_G_MAX		(2 * MLTCP_ONE)
@@ -247,6 +244,17 @@ void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle)
 	}
 }
 
+/*
+ * TX_START is raised for any segment sent with nothing in flight. One sent
+ * while data is outstanding (all of it marked lost or SACKed) is a
+ * retransmission or a probe; counted as IN_RECOVERY when loss recovery or an
+ * RTO sent it. With nothing outstanding, a send is new data whatever the CA
+ * state: a peer without SACK holds Recovery (or Loss) after its last
+ * retransmission is acknowledged until an ACK above high_seq arrives
+ * (tcp_try_undo_recovery(), RFC 6582), so an iteration whose last window saw
+ * a loss leaves the flow in Recovery through the whole compute phase.
+ * Refusing that start would merge two iterations into one.
+ */
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
 					u64 bytes_acked, u32 now_us,
@@ -257,10 +265,8 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	/* Each resumption consumes the drain it follows. */
 	it->flags &= ~MLTCP_ITER_DRAINED;
 
-	if (in_recovery)
-		return MLTCP_TX_IN_RECOVERY;
 	if (data_outstanding)
-		return MLTCP_TX_OUTSTANDING;
+		return in_recovery ? MLTCP_TX_IN_RECOVERY : MLTCP_TX_OUTSTANDING;
 	if (!drained)
 		return MLTCP_TX_NOT_IDLE;
 	if ((u32)(now_us - it->drain_us) < p->idle_gap_us)
@@ -275,13 +281,24 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 }
 
 /*
+ * tcp_init_cwnd() of the kernel, which is not exported to modules nor to BPF:
+ * the route's initcwnd metric (0: none set) or TCP_INIT_CWND, within the
+ * socket's window clamp. The datapaths read the two numbers.
+ */
+u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp)
+{
+	return min_u32(route_initcwnd ? route_initcwnd : MLTCP_INIT_CWND, cwnd_clamp);
+}
+
+/*
  * RESTART mode, at an iteration start: the window left from the previous
  * iteration says nothing about the link now, and sending it at once as a
  * burst into a queue another job is filling costs both jobs losses. Resume
- * from the initial window and slow-start back towards the old window (RFC
- * 5681 4.1's restart, applied at every iteration rather than only after an
- * idle RTO). Only flows known to be periodic (a learned or fixed size) and
- * not exempt are touched.
+ * from the initial window, init_cwnd from mltcp_init_cwnd(), and slow-start
+ * back towards the old window (RFC 5681 4.1's restart, applied at every
+ * iteration rather than only after an idle RTO; the kernel's
+ * tcp_cwnd_restart() restarts from the same window). Only flows known to be
+ * periodic (a learned or fixed size) and not exempt are touched.
  *
  * Only in Open or Disorder, the states in which the kernel's own restart
  * (tcp_cwnd_restart() through tcp_current_ssthresh()) raises ssthresh to
@@ -289,11 +306,13 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
  * RTT) or Recovery a reduction is under way: its ssthresh is the congestion
  * response and must not be raised, and the first ACK beyond high_seq ends
  * the state with cwnd = ssthresh (tcp_end_cwnd_reduction()), so a restarted
- * window would not hold anyway. Recovery and Loss never start an iteration
- * (mltcp_on_tx_start()). Returns whether the window changed.
+ * window would not hold anyway. An iteration starts in Recovery or Loss only
+ * when a peer without SACK held the state across the compute phase
+ * (mltcp_on_tx_start()); it keeps its window too. Returns whether the window
+ * changed.
  */
 bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-			  u32 ca_state, u32 *cwnd, u32 *ssthresh)
+			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh)
 {
 	u32 old = *cwnd;
 
@@ -301,7 +320,7 @@ bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params
 	    ca_state > MLTCP_CA_DISORDER)
 		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
-	*cwnd = min_u32(old, MLTCP_RESTART_CWND);
+	*cwnd = min_u32(old, init_cwnd);
 	return true;
 }
 

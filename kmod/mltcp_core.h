@@ -102,8 +102,8 @@ struct mltcp_iter {
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
 enum mltcp_tx_verdict {
 	MLTCP_TX_NEW_ITERATION = 0,
-	MLTCP_TX_IN_RECOVERY,	/* loss recovery or RTO: a retransmission */
-	MLTCP_TX_OUTSTANDING,	/* data still unacked: a retransmission or probe */
+	MLTCP_TX_IN_RECOVERY,	/* data unacked, in recovery or after an RTO: a retransmission */
+	MLTCP_TX_OUTSTANDING,	/* data unacked otherwise: a retransmission or probe */
 	MLTCP_TX_NOT_IDLE,	/* the pipe never drained with an idle application */
 	MLTCP_TX_SHORT_GAP,	/* idle, but for less than idle_gap_us */
 	MLTCP_TX_NR_VERDICTS,
@@ -135,6 +135,9 @@ struct mltcp_cubic {
 #define MLTCP_CUBIC_ALPHA	542U	/* 3 (1 - beta) / (1 + beta) = 0.529 */
 #define MLTCP_RENO_BETA		512U	/* 0.5 */
 
+/* The kernel's initial window (TCP_INIT_CWND) where the route sets none. */
+#define MLTCP_INIT_CWND		10U
+
 /* tcp_cong_avoid_ai() divisor meaning "do not grow". */
 #define MLTCP_W_NO_GROWTH	0xffffffffU
 
@@ -155,8 +158,9 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
+u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
 bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
-			  u32 ca_state, u32 *cwnd, u32 *ssthresh);
+			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

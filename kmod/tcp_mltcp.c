@@ -45,8 +45,17 @@
 #include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
 
-static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
-static atomic_long_t mltcp_flows_started;
+/*
+ * Event counters, per CPU: every TX_START and every new flow counts one,
+ * and a shared cache line bouncing between the CPUs that run them would be
+ * paid on each. Only the debugfs reader sums them.
+ */
+struct mltcp_stats {
+	unsigned long flows_started;
+	unsigned long verdicts[MLTCP_TX_NR_VERDICTS];
+};
+
+static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
 
 static u32 mltcp_now_us(const struct tcp_sock *tp)
 {
@@ -98,7 +107,7 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	 */
 	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
 	rcu_read_unlock();
-	atomic_long_inc(&mltcp_flows_started);
+	this_cpu_inc(mltcp_stats.flows_started);
 }
 
 static void mltcp_init(struct sock *sk)
@@ -153,6 +162,41 @@ static void mltcp_set_state(struct sock *sk, u8 new_state)
 		mltcp_cubic_reset(&ca->cubic);
 }
 
+/*
+ * The window an iteration restarts from, as tcp_cwnd_restart() takes it
+ * (tcp_init_cwnd(), not exported): the route's initcwnd if it sets one. The
+ * hooks run under the socket lock, which keeps the cached route.
+ */
+static u32 mltcp_route_init_cwnd(struct sock *sk)
+{
+	const struct dst_entry *dst = __sk_dst_get(sk);
+
+	return mltcp_init_cwnd(dst ? dst_metric(dst, RTAX_INITCWND) : 0,
+			       tcp_sk(sk)->snd_cwnd_clamp);
+}
+
+/*
+ * A new iteration in a restart mode: the window restarts as the kernel's
+ * tcp_cwnd_restart() restarts it, stamp and usage included, so that the
+ * application-limited check of tcp_cwnd_validate() (their only reader, with
+ * tcp_slow_start_after_idle) measures from here. That check cannot lower a
+ * window at or below the initial one, so a stale stamp would not show in
+ * cwnd or ssthresh: this keeps the socket as the kernel's restart leaves it.
+ */
+static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (!mltcp_restart_window(&ca->iter, &ca->params, inet_csk(sk)->icsk_ca_state,
+				  mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		return;
+	tcp_snd_cwnd_set(tp, cwnd);
+	tp->snd_ssthresh = ssthresh;
+	tp->snd_cwnd_stamp = tcp_jiffies32;
+	tp->snd_cwnd_used = 0;
+}
+
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
@@ -168,18 +212,12 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
-	atomic_long_inc(&mltcp_verdicts[verdict]);
-	if (verdict == MLTCP_TX_NEW_ITERATION && ca->job)
-		mltcp_job_account_iteration(sock_net(sk), ca->job,
-					    tp->bytes_acked - start_acked);
+	this_cpu_inc(mltcp_stats.verdicts[verdict]);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
-		u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
-
-		if (mltcp_restart_window(&ca->iter, &ca->params, icsk->icsk_ca_state,
-					 &cwnd, &ssthresh)) {
-			tcp_snd_cwnd_set(tp, cwnd);
-			tp->snd_ssthresh = ssthresh;
-		}
+		if (ca->job)
+			mltcp_job_account_iteration(sock_net(sk), ca->job,
+						    tp->bytes_acked - start_acked);
+		mltcp_restart(sk, ca);
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }
@@ -235,13 +273,20 @@ static struct tcp_congestion_ops mltcp_ops[] __read_mostly = {
 
 static int mltcp_stats_show(struct seq_file *m, void *unused)
 {
-	int i;
+	struct mltcp_stats sum = {};
+	int cpu, i;
 
-	seq_printf(m, "flows_started %ld\n", atomic_long_read(&mltcp_flows_started));
+	for_each_possible_cpu(cpu) {
+		const struct mltcp_stats *s = per_cpu_ptr(&mltcp_stats, cpu);
+
+		sum.flows_started += READ_ONCE(s->flows_started);
+		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+			sum.verdicts[i] += READ_ONCE(s->verdicts[i]);
+	}
+	seq_printf(m, "flows_started %lu\n", sum.flows_started);
 	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
-		seq_printf(m, "%s %ld\n", mltcp_verdict_name(i),
-			   atomic_long_read(&mltcp_verdicts[i]));
+		seq_printf(m, "%s %lu\n", mltcp_verdict_name(i), sum.verdicts[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_stats);
@@ -259,6 +304,7 @@ static int __init mltcp_register(void)
 	int i, err;
 
 	BUILD_BUG_ON(sizeof(struct mltcp_flow) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(MLTCP_INIT_CWND != TCP_INIT_CWND);
 	BUILD_BUG_ON((int)TCP_CA_Open != MLTCP_CA_OPEN ||
 		     (int)TCP_CA_Disorder != MLTCP_CA_DISORDER ||
 		     MLTCP_CA_CWR != (int)TCP_CA_CWR ||

@@ -14,6 +14,7 @@ The network is bench/topology.py's dumbbell; traffic is onoff.py (which
 keeps the socket open after its last burst, so mltcpctl can list the flow)
 and iperf3.
 """
+import contextlib
 import dataclasses
 import json
 import os
@@ -183,9 +184,21 @@ class Net:
         assert len(found) == 1, "flow with sport %d not listed once: %s" % (sport, self.flows())
         return found[0]
 
-    def onoff(self, nbytes, count, idle_ms, cc="mltcp", port=OTHER_PORT):
-        """Starts an on-off flow and waits for its last burst; it stays open until closed."""
-        return OnOff(self, nbytes, count, idle_ms, cc, port)
+    def onoff(self, nbytes, count, idle_ms, cc="mltcp", port=OTHER_PORT, trace=False):
+        """Starts an on-off flow and waits for its last burst; it stays open
+        until closed. trace: keep the window at each burst's start (.trace)."""
+        return OnOff(self, nbytes, count, idle_ms, cc, port, trace)
+
+    @contextlib.contextmanager
+    def route_initcwnd(self, segments):
+        """The sender's route to the receiver sets initcwnd (ip route ...
+        initcwnd N) for the connections opened meanwhile."""
+        route = ["route", "add", self.rcv.addr + "/32", "dev", "eth0", "initcwnd", str(segments)]
+        self.snd.run("ip", *route)
+        try:
+            yield
+        finally:
+            self.snd.run("ip", "route", "del", self.rcv.addr + "/32", check=False)
 
     def onoff_flow(self, nbytes, count, idle_ms, cc="mltcp"):
         """Runs an on-off flow to its end; returns how flow show lists it then,
@@ -222,14 +235,20 @@ class Net:
 class OnOff:
     """onoff.py send: count bursts of nbytes, each acknowledged, idle_ms apart."""
 
-    def __init__(self, net, nbytes, count, idle_ms, cc, port):
+    def __init__(self, net, nbytes, count, idle_ms, cc, port, trace=False):
         self.net = net
         self.proc = net.snd.spawn(PYTHON, ONOFF, "send", net.rcv.addr, str(port), cc,
-                                  str(nbytes), str(count), str(idle_ms), stdin=subprocess.PIPE)
+                                  str(nbytes), str(count), str(idle_ms),
+                                  *(["trace"] if trace else []), stdin=subprocess.PIPE)
         line = self.proc.stdout.readline().split()
         assert line and line[0] == "sport", self.proc.stderr.read()
         self.sport = int(line[1])
-        assert self.proc.stdout.readline().strip() == "done", self.proc.stderr.read()
+        self.trace = []  # per burst: {"before": tcp_info, "after": tcp_info}
+        line = self.proc.stdout.readline()
+        while line.startswith("trace "):
+            self.trace.append(json.loads(line.split(" ", 1)[1]))
+            line = self.proc.stdout.readline()
+        assert line.strip() == "done", self.proc.stderr.read()
 
     def show(self, *filter_args):
         mine = [f for f in self.net.flows(*filter_args) if f["sport"] == self.sport]

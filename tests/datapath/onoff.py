@@ -6,17 +6,22 @@ keeps them open after the last burst, so mltcpctl can list the flow.
 
   onoff.py sink PORT
       Accepts connections and discards what they send. Prints "listening".
-  onoff.py send HOST PORT CC BYTES COUNT IDLE_MS
+  onoff.py send HOST PORT CC BYTES COUNT IDLE_MS [trace]
       One connection using congestion control CC: COUNT times, send BYTES,
       wait until everything is acknowledged (SIOCOUTQ == 0), stay idle for
       IDLE_MS. Prints "sport N" once connected and "done" at the end, then
-      keeps the socket open until a line (or EOF) arrives on stdin.
+      keeps the socket open until a line (or EOF) arrives on stdin. With
+      "trace", each burst starts with a write of 1000 bytes and prints
+      "trace JSON": the socket's window (TCP_INFO) just before and just
+      after that write, the window the congestion control left at the
+      burst's start, before any ACK of it can arrive.
   onoff.py hold HOST PORT CC
       Like send with a bulk transfer that runs until stdin gets a line, so a
       test can act while the flow is live. Prints "sport N", then "sent N"
       for each line it reads, and closes at EOF.
 """
 import fcntl
+import json
 import socket
 import struct
 import sys
@@ -55,11 +60,24 @@ def unacked(sock):
     return struct.unpack("i", buf)[0]
 
 
-def send(host, port, cc, nbytes, count, idle_ms):
+# struct tcp_info (include/uapi/linux/tcp.h): the fields a trace reports.
+TCP_INFO_FIELDS = {"ca_state": (1, "B"), "snd_ssthresh": (76, "I"), "snd_cwnd": (80, "I")}
+
+
+def tcp_info(sock):
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return {k: struct.unpack_from(fmt, raw, off)[0] for k, (off, fmt) in TCP_INFO_FIELDS.items()}
+
+
+def send(host, port, cc, nbytes, count, idle_ms, trace=False):
     sock = connect(host, port, cc)
     chunk = b"\0" * (1 << 20)
     for _ in range(count):
         left = nbytes
+        if trace:
+            before = tcp_info(sock)
+            left -= sock.send(chunk[:1000])
+            print("trace", json.dumps({"before": before, "after": tcp_info(sock)}), flush=True)
         while left:
             left -= sock.send(chunk[: min(left, len(chunk))])
         deadline = time.monotonic() + 30
@@ -99,7 +117,8 @@ def main():
         sink(int(sys.argv[2]))
     elif cmd == "send":
         host, port, cc, nbytes, count, idle_ms = sys.argv[2:8]
-        send(host, int(port), cc, int(nbytes), int(count), float(idle_ms))
+        send(host, int(port), cc, int(nbytes), int(count), float(idle_ms),
+             sys.argv[8:] == ["trace"])
     elif cmd == "hold":
         host, port, cc = sys.argv[2:5]
         hold(host, int(port), cc)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Stalls that are not compute phases (zero-window, RTO) never start an
-iteration. (On-off flows learned with the exact iteration count are in
+iteration; a compute phase that a peer without SACK spends in Recovery does. (On-off flows learned with the exact iteration count are in
 tests/datapath/test_iterations.py, for both backends.) These need netem
 loss and a receiver that stops reading, with the module's debugfs view:
 the guest's rig.
@@ -66,3 +66,25 @@ def test_retransmission_timeouts_do_not_start_iterations(dumbbell, tmp_path):
     rejected = sum(after[k] - before[k]
                    for k in ("tx_start_in_recovery", "tx_start_data_outstanding"))
     assert rejected >= 1, (before, after)
+
+
+def test_recovery_held_without_sack_does_not_merge_iterations(dumbbell):
+    """Without SACK, NewReno holds Recovery (or Loss) after an iteration's
+    last retransmission is acknowledged until an ACK above high_seq, which
+    only the next iteration's data brings (RFC 6582; tcp_try_undo_recovery()).
+    1% of the data packets are lost on the link to the receiver, so that
+    some iterations start in that state: each is still one iteration, and
+    the size learned is the application's burst, not two bursts merged."""
+    snd, rcv = dumbbell.left[0], dumbbell.right[0]
+    iterations = 20
+    snd.run("sysctl", "-q", "-w", "net.ipv4.tcp_sack=0")
+    dumbbell.switch.run("tc", "qdisc", "add", "dev", dumbbell.port(rcv), "root", "netem",
+                        "loss", "1%")
+    start_server(rcv, 6003)
+    result = onoff(snd, rcv.addr, 6003, "mltcp", NBYTES, IDLE_MS, iterations, trace=True)
+    states = [t["before"]["ca_state"] for t in result["trace"]]
+    print("CA state at each burst's start:", states, "module:", result["module"])
+    assert result["end"]["total_retrans"] > 0
+    # The rig did what it is for: some iterations started in Recovery or Loss.
+    assert any(state >= 3 for state in states[1:]), states
+    check_learned(result, NBYTES, iterations)

@@ -178,6 +178,29 @@ TEST(IterationDetection, StaleDrainIsNotReusedAfterAnRto)
 	EXPECT_EQ(flow.iter().count, 1u);
 }
 
+// A peer without SACK: the last window of an iteration lost a segment, and
+// NewReno holds Recovery after the retransmission is acknowledged until an
+// ACK above high_seq, which only the next iteration's data brings. Nothing
+// is outstanding, so the send is new data: the iteration starts, and the
+// two iterations are learned apart, not as one of twice the size.
+TEST(IterationDetection, StartsInRecoveryHeldAcrossTheComputePhase)
+{
+	FlowEvents flow;
+
+	ASSERT_EQ(flow.SecondIteration(), MLTCP_TX_NEW_ITERATION);
+	for (int i = 0; i < 3; i++) {
+		flow.Ack(1 << 20, 50 * kMs);
+		flow.Drain(); // the retransmission is acked; the state stays Recovery
+		flow.Wait(100 * kMs);
+		EXPECT_EQ(flow.Resume(/*in_recovery=*/true, /*outstanding=*/false),
+			  MLTCP_TX_NEW_ITERATION)
+			<< i;
+	}
+	EXPECT_EQ(flow.iter().count, 4u);
+	EXPECT_EQ(flow.iter().bytes, uint64_t{ 1 << 20 });
+	EXPECT_EQ(flow.iter().candidate, 0u);
+}
+
 TEST(IterationDetection, NoFalseStartAfterZeroWindowStall)
 {
 	FlowEvents flow;

@@ -126,21 +126,54 @@ TEST(Restart, ResumesFromTheInitialWindowAndSlowStartsBack)
 	mltcp_iter_init(&it, 0, 0);
 	mltcp_iter_set_fixed(&it, 1 << 20);
 
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 150u); // 3/4 of the old window, as RFC 5681's restart keeps
 
 	cwnd = 200;
 	ssthresh = 500; // a flow still in slow start keeps its threshold
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 	EXPECT_EQ(ssthresh, 500u);
 
 	cwnd = 4; // a window below the initial one is not raised
 	ssthresh = 2;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 4u);
 	EXPECT_EQ(ssthresh, 3u);
+}
+
+// tcp_init_cwnd(): the route's initcwnd if set, else TCP_INIT_CWND, within the clamp.
+TEST(Restart, InitialWindowIsTheRoutesWithinTheClamp)
+{
+	EXPECT_EQ(mltcp_init_cwnd(0, 10000), 10u);
+	EXPECT_EQ(mltcp_init_cwnd(20, 10000), 20u);
+	EXPECT_EQ(mltcp_init_cwnd(4, 10000), 4u);
+	EXPECT_EQ(mltcp_init_cwnd(20, 12), 12u);
+	EXPECT_EQ(mltcp_init_cwnd(0, 6), 6u);
+}
+
+// The restart resumes from the window it is given, as tcp_cwnd_restart()
+// resumes from tcp_init_cwnd() (ip route ... initcwnd 20).
+TEST(Restart, ResumesFromTheRoutesInitialWindow)
+{
+	mltcp_params p{};
+	mltcp_iter it{};
+	uint32_t cwnd = 200, ssthresh = 80;
+
+	mltcp_params_default(&p);
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_iter_set_fixed(&it, 1 << 20);
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, 20, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 20u);
+	EXPECT_EQ(ssthresh, 150u);
+
+	cwnd = 15; // still not raised
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, 20, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 15u);
 }
 
 TEST(Restart, OnlyInRestartModesAndOnlyForPeriodicFlows)
@@ -153,19 +186,22 @@ TEST(Restart, OnlyInRestartModesAndOnlyForPeriodicFlows)
 	mltcp_iter_init(&it, 0, 0);
 	p.mode = MLTCP_MODE_RESTART;
 	// No iteration size known yet: a bulk or request-response flow.
-	EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_FALSE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 200u);
 	EXPECT_EQ(ssthresh, 80u);
 
 	mltcp_iter_set_fixed(&it, 1 << 20);
 	for (uint8_t mode : { MLTCP_MODE_AI, MLTCP_MODE_MD, MLTCP_MODE_BOTH }) {
 		p.mode = mode;
-		EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh))
+		EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd,
+						  &ssthresh))
 			<< int(mode);
 		EXPECT_EQ(cwnd, 200u);
 	}
 	p.mode = MLTCP_MODE_RESTART;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 }
 
 // tcp_cwnd_restart() raises ssthresh (tcp_current_ssthresh()) only outside a
@@ -183,7 +219,9 @@ TEST(Restart, OnlyInOpenOrDisorderWhereTheKernelRaisesSsthresh)
 		uint32_t cwnd = 200, ssthresh = 70; // an ECN reduction: 0.7 * 100
 		bool open = state == MLTCP_CA_OPEN || state == MLTCP_CA_DISORDER;
 
-		EXPECT_EQ(mltcp_restart_window(&it, &p, state, &cwnd, &ssthresh), open) << state;
+		EXPECT_EQ(mltcp_restart_window(&it, &p, state, MLTCP_INIT_CWND, &cwnd, &ssthresh),
+			  open)
+			<< state;
 		EXPECT_EQ(cwnd, open ? 10u : 200u) << state;
 		EXPECT_EQ(ssthresh, open ? 150u : 70u) << state;
 	}
@@ -200,11 +238,13 @@ TEST(Restart, NeverForAnExemptFlow)
 	p.exempt = 1;
 	mltcp_iter_init(&it, 0, 0);
 	mltcp_iter_set_fixed(&it, 1 << 20);
-	EXPECT_FALSE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_FALSE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 200u);
 	EXPECT_EQ(ssthresh, 80u);
 	p.exempt = 0;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 }
 
 } // namespace

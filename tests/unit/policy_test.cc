@@ -750,7 +750,8 @@ TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 	EXPECT_EQ(fl.params.mode, d.mode); // the flow's mode is kept for later
 	EXPECT_EQ(mltcp_f(&fl.iter, &fl.params, 1 << 19), MLTCP_ONE);
 	uint32_t cwnd = 100, ssthresh = 50;
-	EXPECT_FALSE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_FALSE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, MLTCP_INIT_CWND,
+					  &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 100u);
 
 	// No longer exempt: the job's flows restart again.
@@ -758,7 +759,8 @@ TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 	job.fields &= ~static_cast<uint32_t>(MLTCP_JOB_F_EXEMPT);
 	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
 	EXPECT_EQ(fl.params.exempt, 0);
-	EXPECT_TRUE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, &cwnd, &ssthresh));
+	EXPECT_TRUE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, MLTCP_INIT_CWND,
+					 &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 10u);
 
 	// Defaults never make a flow exempt.
