@@ -45,11 +45,14 @@
  *    G over r is 1 when mean F is 1.
  *
  * CUBIC follows RFC 9438: W(t) = C (t - K)^3 + W_max with C = 0.4, beta = 0.7,
- * K = cbrt((W_max - cwnd_epoch) / C), target W(t + RTT) clamped to
- * [cwnd, 1.5 cwnd], fast convergence, the Reno-friendly estimate W_est with
- * alpha = 3 (1 - beta) / (1 + beta) until W_est reaches the window at the last
- * reduction and 1 afterwards, and no growth of the curve's clock while the
- * flow is application-limited (RFC 9438 5.8). HyStart++ is not implemented.
+ * K = cbrt((W_max - cwnd_epoch) / C), the target W(t + RTT), or W_est in the
+ * Reno-friendly region, clamped to [cwnd, 1.5 cwnd], fast convergence, the
+ * Reno-friendly estimate W_est with alpha = 3 (1 - beta) / (1 + beta) until
+ * W_est reaches the window at the last reduction and 1 afterwards, K = 0 and
+ * W_max = cwnd after an RTO (RFC 9438 4.8), and no growth of the curve's
+ * clock while the flow is application-limited (RFC 9438 5.8). Where the RFC
+ * leaves room, the kernel's tcp_cubic is followed (growth of at most one
+ * segment per two acked). HyStart++ is not implemented.
  *
  * Units and bounds: windows in segments, below 2^22; times in microseconds
  * held in u32 and compared by wrapping subtraction, so intervals must be under
@@ -77,6 +80,8 @@
 #define CUBIC_DT_MAX		(1ULL << 17)
 #define CUBIC_K_DIFF_MAX	((1U << 22) - 1)
 #define USEC_PER_SEC		1000000ULL
+/* Fastest congestion-avoidance growth: one segment per this many acked. */
+#define CUBIC_AI_W_MIN		2
 
 static u32 min_u32(u32 a, u32 b)
 {
@@ -405,10 +410,17 @@ void mltcp_cubic_init(struct mltcp_cubic *c)
 	*c = (struct mltcp_cubic){ 0 };
 }
 
-/* After an RTO the curve restarts from the next congestion-avoidance ACK. */
+/*
+ * After an RTO the curve restarts from the next congestion-avoidance ACK
+ * with K = 0 and W_max = cwnd there (RFC 9438 4.8): the window before the
+ * timeout says nothing about the path any more. The kernel's cubic agrees:
+ * entering TCP_CA_Loss, bictcp_reset() clears last_max_cwnd with the rest of
+ * its epoch state. cwnd_prior stays: the RTO's ssthresh was set from it.
+ */
 void mltcp_cubic_reset(struct mltcp_cubic *c)
 {
 	c->in_epoch = 0;
+	c->w_max = 0;
 	c->w_est_credit = 0;
 }
 
@@ -493,7 +505,11 @@ static void cubic_grow_estimate(struct mltcp_cubic *c, u32 cwnd, u32 acked, u32 
 
 /*
  * Congestion avoidance step: returns the tcp_cong_avoid_ai() divisor that
- * moves cwnd towards the RFC 9438 target within one RTT.
+ * moves cwnd towards the RFC 9438 target within one RTT. The target, in
+ * either region, is at most 1.5 cwnd (RFC 9438 4.2), and the divisor at
+ * least 2 (the kernel's cnt >= 2): one segment per two acked, 1.5x per RTT,
+ * however far the Reno-friendly estimate or the curve runs ahead of cwnd
+ * (after an undo or a restarted window, or with a large F).
  */
 u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
 		     u32 now_us, u32 rtt_us, u32 f)
@@ -517,9 +533,10 @@ u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
 	} else {
 		t = clamp_u64_to_u32(c->elapsed_us +
 				     (((u64)rtt_us * f) >> MLTCP_SHIFT));
-		target = min_u32(mltcp_cubic_window(c, t), cwnd + cwnd / 2);
+		target = mltcp_cubic_window(c, t);
 	}
+	target = min_u32(target, cwnd + cwnd / 2);
 	if (target <= cwnd)
 		return MLTCP_W_NO_GROWTH;
-	return max_u32(cwnd / (target - cwnd), 1);
+	return max_u32(cwnd / (target - cwnd), CUBIC_AI_W_MIN);
 }
