@@ -10,6 +10,7 @@ COMMANDS = {
     "analyze": ("bench.analyze", "summary.json, report.md and plots of a point directory"),
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
+    "fidelity": ("bench.fidelity", "mltcp_cubic against the kernel's cubic, bulk goodput"),
 }
 
 
