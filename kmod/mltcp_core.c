@@ -54,9 +54,12 @@
  * leaves room, the kernel's tcp_cubic is followed (growth of at most one
  * segment per two acked). HyStart++ is not implemented.
  *
- * Units and bounds: windows in segments, below 2^22; times in microseconds
- * held in u32 and compared by wrapping subtraction, so intervals must be under
- * 71 minutes; bytes per iteration up to MLTCP_ITER_BYTES_MAX (1 TiB).
+ * Units and bounds: windows in segments, below 2^22; times in microseconds:
+ * the drain time in 64 bits (idles of any length), the others as the clock's
+ * low 32 bits compared by wrapping subtraction, so the intervals they measure
+ * (between ACKs of the CUBIC clock, one iteration's communication phase)
+ * must be under 71 minutes; bytes per iteration up to MLTCP_ITER_BYTES_MAX
+ * (1 TiB).
  */
 #include "mltcp_core.h"
 
@@ -240,7 +243,7 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed)
  * app_idle is false when unsent data was queued: the pipe drained because the
  * receive window (or another limit) stopped us, not because we were done.
  */
-void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle)
+void mltcp_on_ack_drain(struct mltcp_iter *it, u64 now_us, bool app_idle)
 {
 	if (!app_idle) {
 		it->flags &= ~MLTCP_ITER_DRAINED;
@@ -252,9 +255,21 @@ void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle)
 	}
 }
 
+/*
+ * Start-to-start time of the iteration that ends now: its communication
+ * phase (start to drain, within one iteration: 32 bits suffice) plus the
+ * idle (64 bits), saturated at U32_MAX.
+ */
+static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
+{
+	u32 busy = (u32)it->drain_us - it->start_us;
+
+	return clamp_u64_to_u32(busy + (now_us - it->drain_us));
+}
+
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
-					u64 bytes_acked, u32 now_us,
+					u64 bytes_acked, u64 now_us,
 					bool in_recovery, bool data_outstanding)
 {
 	bool drained = it->flags & MLTCP_ITER_DRAINED;
@@ -268,13 +283,13 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 		return MLTCP_TX_OUTSTANDING;
 	if (!drained)
 		return MLTCP_TX_NOT_IDLE;
-	if ((u32)(now_us - it->drain_us) < p->idle_gap_us)
+	if (now_us - it->drain_us < p->idle_gap_us)
 		return MLTCP_TX_SHORT_GAP;
 
 	mltcp_iter_learn(it, bytes_acked - it->start_acked);
-	it->last_duration_us = now_us - it->start_us;
+	it->last_duration_us = mltcp_iter_duration(it, now_us);
 	it->start_acked = bytes_acked;
-	it->start_us = now_us;
+	it->start_us = (u32)now_us;
 	it->count++;
 	return MLTCP_TX_NEW_ITERATION;
 }
