@@ -83,6 +83,22 @@
 #define CUBIC_DT_MAX		(1ULL << 17)
 #define CUBIC_K_DIFF_MAX	((1U << 22) - 1)
 #define USEC_PER_SEC		1000000ULL
+#define CUBIC_DT_MAX_US		128000000U	/* CUBIC_DT_MAX units in microseconds */
+/*
+ * us * 2^10 / 10^6 = us * 16 / 15625, per ACK without a division:
+ * (us * CUBIC_US_MUL) >> CUBIC_US_SHIFT with CUBIC_US_MUL = ceil(2^45 / 15625)
+ * is the exact floor for 16 * us < 2^31 (the multiplier's excess,
+ * CUBIC_US_MUL * 15625 - 2^45 = 4918, is below 2^(45 - 31)), which covers
+ * every us below CUBIC_DT_MAX_US; the product stays below 2^58.
+ */
+#define CUBIC_US_MUL		2251799814ULL
+#define CUBIC_US_SHIFT		41
+_Static_assert(CUBIC_DT_MAX_US == (CUBIC_DT_MAX * USEC_PER_SEC) >> CUBIC_TIME_SHIFT,
+	       "CUBIC_DT_MAX_US is CUBIC_DT_MAX in microseconds");
+_Static_assert(USEC_PER_SEC == 15625ULL << (CUBIC_TIME_SHIFT - 4) &&
+	       CUBIC_US_MUL * 15625 - (1ULL << 45) < (1ULL << (45 - 31)) &&
+	       16ULL * CUBIC_DT_MAX_US < (1ULL << 31),
+	       "(us * CUBIC_US_MUL) >> CUBIC_US_SHIFT is us * 2^10 / 10^6 exactly");
 /* Fastest congestion-avoidance growth: one segment per this many acked. */
 #define CUBIC_AI_W_MIN		2
 
@@ -381,6 +397,8 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
  * Divisor for tcp_cong_avoid_ai(): cwnd grows by one segment per w acked
  * segments. Reno's w is cwnd (one segment per RTT); F segments per RTT is
  * cwnd / F. F == 1 returns cwnd itself so the base arithmetic is unchanged.
+ * Below 2^22 segments (every window in practice) cwnd / F in MLTCP_ONE
+ * units fits 32 bits, and a 32-bit division is the cheaper one per ACK.
  */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f)
 {
@@ -388,6 +406,8 @@ u32 mltcp_reno_ai_w(u32 cwnd, u32 f)
 		return cwnd;
 	if (!f)
 		return MLTCP_W_NO_GROWTH;
+	if (cwnd < (1U << (32 - MLTCP_SHIFT)))
+		return max_u32((cwnd << MLTCP_SHIFT) / f, 1);
 	return max_u32(clamp_u64_to_u32(mltcp_div64((u64)cwnd << MLTCP_SHIFT, f)), 1);
 }
 
@@ -472,16 +492,21 @@ static u32 cubic_k_us(u32 diff)
 	return (u32)((k * USEC_PER_SEC) >> CUBIC_TIME_SHIFT);
 }
 
+/* Microseconds to curve time units (2^-10 s), at most CUBIC_DT_MAX. */
+static u64 cubic_us_to_units(u32 us)
+{
+	if (us >= CUBIC_DT_MAX_US)
+		return CUBIC_DT_MAX;
+	return (us * CUBIC_US_MUL) >> CUBIC_US_SHIFT;
+}
+
 /* W(t) = C (t - K)^3 + W_max in segments, t in curve microseconds. */
 u32 mltcp_cubic_window(const struct mltcp_cubic *c, u32 t_us)
 {
 	bool after_k = t_us >= c->k_us;
-	u64 dt = after_k ? t_us - c->k_us : c->k_us - t_us;
+	u64 dt = cubic_us_to_units(after_k ? t_us - c->k_us : c->k_us - t_us);
 	u64 offs;
 
-	dt = mltcp_div64(dt << CUBIC_TIME_SHIFT, USEC_PER_SEC);
-	if (dt > CUBIC_DT_MAX)
-		dt = CUBIC_DT_MAX;
 	/* C < 2^9 and dt^3 <= 2^51: no overflow. */
 	offs = (MLTCP_CUBIC_C * dt * dt * dt) >> (3 * CUBIC_TIME_SHIFT + MLTCP_SHIFT);
 
@@ -505,14 +530,21 @@ static void cubic_epoch_start(struct mltcp_cubic *c, u32 cwnd, u32 now_us)
 	}
 }
 
-/* RFC 9438 4.3: W_est += alpha * acked / cwnd, here also scaled by F. */
+/*
+ * RFC 9438 4.3: W_est += alpha * acked / cwnd, here also scaled by F. The
+ * credit reaches a whole segment once in about cwnd / alpha ACKs: only
+ * then is there something to divide.
+ */
 static void cubic_grow_estimate(struct mltcp_cubic *c, u32 cwnd, u32 acked, u32 f)
 {
 	u32 alpha = c->w_est >= c->cwnd_prior ? MLTCP_ONE : MLTCP_CUBIC_ALPHA;
 	u64 per_segment = (u64)cwnd << MLTCP_SHIFT;
 	u64 credit = c->w_est_credit +
 		     ((((u64)acked * alpha) * f) >> MLTCP_SHIFT);
-	u64 steps = mltcp_div64(credit, per_segment);
+	u64 steps = 0;
+
+	if (credit >= per_segment)
+		steps = mltcp_div64(credit, per_segment);
 
 	c->w_est = clamp_u64_to_u32(c->w_est + steps);
 	c->w_est_credit = (u32)(credit - steps * per_segment);

@@ -9,6 +9,7 @@
 // must leave every one of them unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 
@@ -125,6 +126,53 @@ TEST(PerAckSequence, DivisorsAndWindowsAreUnchanged)
 
 		EXPECT_EQ(got, c.hash) << c.name << ": 0x" << std::hex << got;
 	}
+}
+
+// The curve converts microseconds to 2^-10 s per ACK with a multiplication
+// instead of a division: W(K + dt) must be C (dt * 2^10 / 10^6)^3 + W_max,
+// the quotient floored and clamped to 2^17 units, for every dt up to and
+// past the clamp.
+TEST(PerAckSequence, CurveTimeConversionIsTheExactQuotient)
+{
+	mltcp_cubic c{};
+	auto expect = [](uint64_t dt_us) {
+		uint64_t units = std::min<uint64_t>(dt_us * 1024 / 1'000'000, 1u << 17);
+
+		return static_cast<uint32_t>(5'000 + ((410 * units * units * units) >> 40));
+	};
+
+	c.w_max = 5'000;
+	c.k_us = 0;
+	for (uint32_t dt = 0; dt < 130'000'000; dt++)
+		if (mltcp_cubic_window(&c, dt) != expect(dt))
+			FAIL() << "dt " << dt << ": " << mltcp_cubic_window(&c, dt) << " != " << expect(dt);
+	for (uint32_t dt : { 0xffffffffu, 0x80000000u, 1'000'000'000u })
+		EXPECT_EQ(mltcp_cubic_window(&c, dt), expect(dt));
+	// Below K the same distance counts down from W_max.
+	c.w_max = 1u << 21;
+	c.k_us = 0xffffffffu;
+	for (uint32_t dt = 0; dt < 130'000'000; dt += 997)
+		ASSERT_EQ(mltcp_cubic_window(&c, c.k_us - dt), c.w_max - (expect(dt) - 5'000)) << dt;
+}
+
+// Reno's F divisor takes a 32-bit division below 2^22 segments and the
+// 64-bit one above: the same quotient either way.
+TEST(PerAckSequence, RenoDivisorIsCwndOverF)
+{
+	std::mt19937 rng(12);
+
+	for (int i = 0; i < 1'000'000; i++) {
+		uint32_t cwnd = rng() >> (rng() % 32);
+		uint32_t f = 1 + rng() % (32 * MLTCP_ONE);
+		uint64_t w = (uint64_t{ cwnd } << MLTCP_SHIFT) / f;
+
+		if (f == MLTCP_ONE)
+			continue;
+		w = std::min<uint64_t>(std::max<uint64_t>(w, 1), 0xffffffffu);
+		ASSERT_EQ(mltcp_reno_ai_w(cwnd, f), w) << "cwnd " << cwnd << " f " << f;
+	}
+	EXPECT_EQ(mltcp_reno_ai_w((1u << 22) - 1, 512), (1u << 23) - 2);
+	EXPECT_EQ(mltcp_reno_ai_w(1u << 22, 512), 1u << 23);
 }
 
 } // namespace
