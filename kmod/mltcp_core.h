@@ -131,7 +131,6 @@ struct mltcp_cubic {
 	u32 last_us;		/* when elapsed_us was last advanced */
 	u32 w_est;		/* segments: Reno-friendly estimate (RFC 9438 4.3) */
 	u32 w_est_credit;	/* acked segments * alpha * F towards the next w_est step */
-	u32 cwnd_prior;		/* cwnd when ssthresh was last computed */
 	u8 in_epoch;		/* an epoch (curve) is in progress */
 };
 

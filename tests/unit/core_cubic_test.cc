@@ -2,8 +2,8 @@
 //
 // Our CUBIC against RFC 9438's equations, evaluated independently here in
 // floating point: W_cubic(t) = C (t - K)^3 + W_max, K = cbrt(W_max (1 - beta) / C),
-// and the Reno-friendly estimate W_est (alpha = 3 (1 - beta) / (1 + beta) until
-// W_est reaches the window at the last reduction, 1 afterwards).
+// and the Reno-friendly estimate W_est (alpha = 3 (1 - beta) / (1 + beta) all
+// epoch, as the kernel's cubic keeps it; RFC 9438 would switch it to 1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,7 +55,7 @@ std::vector<Sample> RunEpoch(uint32_t w_max, uint32_t rtt_us, int rounds, uint32
 						      rtt_us, f);
 			win.additive_increase(w, 1);
 		}
-		w_est += (w_est >= w_max ? 1.0 : kAlpha) * f / MLTCP_ONE;
+		w_est += kAlpha * f / MLTCP_ONE;
 		samples.push_back({ (now - start) / 1e6, win.cwnd, w_est });
 	}
 	return samples;
@@ -108,7 +108,7 @@ INSTANTIATE_TEST_SUITE_P(RfcCurve, CubicCurve,
 			 });
 
 // RFC 9438 4.3: where W_cubic(t) < W_est the window follows W_est, which grows
-// by alpha per RTT and by 1 per RTT once it passes the pre-reduction window.
+// by alpha per RTT.
 TEST(CubicRenoFriendly, EngagesWhereTheEstimateIsAboveTheCurve)
 {
 	const uint32_t w_max = 400, rtt_us = 20'000;
@@ -139,6 +139,20 @@ TEST(CubicRenoFriendly, SmallWindowsGrowLikeRenoWithCubicAlpha)
 
 	EXPECT_NEAR(slope, kAlpha, 0.06);
 	EXPECT_GT(samples[49].cwnd, CubicW(100, samples[49].t) + 5);
+}
+
+// Past the window of the last reduction the estimate still grows by alpha per
+// RTT, as the kernel's cubic (tcp_cwnd += 1 per 15/8 cwnd acked); RFC 9438
+// 4.3's switch to 1 made us 15-20% faster than it under random loss.
+TEST(CubicKernelFidelity, RenoFriendlyAlphaStaysAboveThePriorWindow)
+{
+	const auto samples = RunEpoch(100, 10'000, 160);
+
+	ASSERT_GT(samples[100].cwnd, 100u + 10);		 // past W_max
+	ASSERT_LT(CubicW(100, samples[150].t), samples[150].cwnd); // the friendly region
+	double slope = (samples[150].cwnd - samples[100].cwnd) / 50.0;
+
+	EXPECT_NEAR(slope, kAlpha, 0.06);
 }
 
 // Time to win back 97% of W_max: the curve is flat near W_max, so its top
