@@ -168,6 +168,9 @@ def main(args):
         return 0
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
+    # The commit the guest's module is built from: read before the run,
+    # which takes long enough for the checkout to move on.
+    commit = analyze.git_commit()
     out = rundir.Results(os.path.abspath(args.out or os.path.join(paths.RESULTS,
                                                                   stamp + "-fidelity")))
     os.makedirs(out.path, exist_ok=True)
@@ -184,7 +187,7 @@ def main(args):
         print("bench fidelity: the guest wrote no %s (exit %d)" % (RAW, guest.returncode))
         return 1
     raw = rundir.read_json(raw_path)
-    doc = {"commit": analyze.git_commit(), "date": stamp, "params": params,
+    doc = {"commit": commit, "date": stamp, "params": params,
            "command": "python3 -m bench fidelity --runs %d --seconds %d --omit %d --rate %d%s" % (
                args.runs, args.seconds, args.omit, args.rate,
                "".join(" --only " + n for n in args.only or [])),
