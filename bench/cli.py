@@ -12,6 +12,7 @@ COMMANDS = {
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
     "soak": ("bench.soak", "fault soak of the module (inside the guest: scripts/soak)"),
     "throughput": ("bench.throughput", "one CPU-bound bulk flow, no bottleneck: mltcp vs cubic"),
+    "fidelity": ("bench.fidelity", "mltcp_cubic against the kernel's cubic, bulk goodput"),
 }
 
 

@@ -78,10 +78,10 @@ MLTCP_BPF_CORE int mltcp_parse_fixed(const char *s, u32 max, u32 *out);
 MLTCP_BPF_CORE u32 mltcp_fixed_to_milli(u32 fixed);
 MLTCP_BPF_CORE void mltcp_iter_init(struct mltcp_iter *it, u64 bytes_acked, u32 now_us);
 MLTCP_BPF_CORE void mltcp_iter_set_fixed(struct mltcp_iter *it, u64 bytes);
-MLTCP_BPF_CORE void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle);
+MLTCP_BPF_CORE void mltcp_on_ack_drain(struct mltcp_iter *it, u64 now_us, bool app_idle);
 MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
-						       u64 bytes_acked, u32 now_us,
+						       u64 bytes_acked, u64 now_us,
 						       bool in_recovery, bool data_outstanding);
 MLTCP_BPF_CORE u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
 MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -198,9 +198,10 @@ static __always_inline struct mltcp_flow *mltcp_ca(struct sock *sk)
 	return (struct mltcp_flow *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
 
-static __always_inline u32 mltcp_now_us(const struct tcp_sock *tp)
+/* The TCP clock in microseconds; the core keeps 32 bits of it where they suffice. */
+static __always_inline u64 mltcp_now_us(const struct tcp_sock *tp)
 {
-	return (u32)tp->tcp_mstamp;
+	return tp->tcp_mstamp;
 }
 
 /* tcp_is_cwnd_limited() of include/net/tcp.h (6.1). */
@@ -407,7 +408,7 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	enum mltcp_tx_verdict verdict;
-	u32 now = mltcp_now_us(tp);
+	u64 now = mltcp_now_us(tp);
 	u32 ca_state;
 
 	if (event != CA_EVENT_TX_START)

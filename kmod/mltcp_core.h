@@ -86,14 +86,20 @@ struct mltcp_params {
  * Iteration tracking. All-zero is a valid state (no structure, F neutral),
  * because the kernel zeroes icsk_ca_priv before our init runs and may deliver
  * ACK events in between.
+ *
+ * The drain time is the TCP clock's full 64 bits (tcp_mstamp), so an idle
+ * of any length is judged right; a u32 would wrap after 71 minutes (a
+ * checkpoint or an evaluation pause) and make a long idle look short. The
+ * iteration's start keeps the low 32 bits: it only measures the stretch
+ * from the start to the drain, one iteration's communication phase.
  */
 struct mltcp_iter {
 	u64 start_acked;	/* bytes_acked when the current iteration began */
 	u64 bytes;		/* bytes per iteration (learned or fixed); 0: unknown */
 	u64 recip;		/* 2^MLTCP_RECIP_SHIFT / bytes: r without a per-ACK divide */
 	u64 candidate;		/* last completed size that disagreed with bytes */
-	u32 drain_us;		/* when the pipe last drained (valid if DRAINED) */
-	u32 start_us;		/* when the current iteration began */
+	u64 drain_us;		/* when the pipe last drained (valid if DRAINED) */
+	u32 start_us;		/* when the current iteration began, low 32 bits */
 	u32 last_duration_us;	/* start-to-start time of the last full iteration */
 	u32 count;		/* iteration starts detected */
 	u8 flags;
@@ -125,7 +131,6 @@ struct mltcp_cubic {
 	u32 last_us;		/* when elapsed_us was last advanced */
 	u32 w_est;		/* segments: Reno-friendly estimate (RFC 9438 4.3) */
 	u32 w_est_credit;	/* acked segments * alpha * F towards the next w_est step */
-	u32 cwnd_prior;		/* cwnd when ssthresh was last computed */
 	u8 in_epoch;		/* an epoch (curve) is in progress */
 };
 
@@ -150,10 +155,10 @@ u32 mltcp_fixed_to_milli(u32 fixed);
 /* Iterations */
 void mltcp_iter_init(struct mltcp_iter *it, u64 bytes_acked, u32 now_us);
 void mltcp_iter_set_fixed(struct mltcp_iter *it, u64 bytes);
-void mltcp_on_ack_drain(struct mltcp_iter *it, u32 now_us, bool app_idle);
+void mltcp_on_ack_drain(struct mltcp_iter *it, u64 now_us, bool app_idle);
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
-					u64 bytes_acked, u32 now_us,
+					u64 bytes_acked, u64 now_us,
 					bool in_recovery, bool data_outstanding);
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 

@@ -57,9 +57,10 @@ struct mltcp_stats {
 
 static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
 
-static u32 mltcp_now_us(const struct tcp_sock *tp)
+/* The TCP clock in microseconds; the core keeps 32 bits of it where they suffice. */
+static u64 mltcp_now_us(const struct tcp_sock *tp)
 {
-	return (u32)tp->tcp_mstamp;
+	return tp->tcp_mstamp;
 }
 
 /* What a job can match the flow on; v4-mapped IPv6 peers are IPv4 peers. */
@@ -204,7 +205,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u64 start_acked = ca->iter.start_acked;
 	enum mltcp_tx_verdict verdict;
-	u32 now = mltcp_now_us(tp);
+	u64 now = mltcp_now_us(tp);
 
 	if (event != CA_EVENT_TX_START)
 		return;

@@ -21,10 +21,10 @@ constexpr uint32_t kMs = 1000;
 class FlowEvents
 {
 public:
-	explicit FlowEvents(uint32_t start_us = 0) : now_(start_us)
+	explicit FlowEvents(uint64_t start_us = 0) : now_(start_us)
 	{
 		mltcp_params_default(&params_);
-		mltcp_iter_init(&iter_, 0, now_);
+		mltcp_iter_init(&iter_, 0, static_cast<uint32_t>(now_));
 	}
 
 	// The application writes and the first segment leaves with nothing in flight.
@@ -45,7 +45,7 @@ public:
 	// The ACK that leaves nothing outstanding; app_idle is false if unsent data was queued.
 	void Drain(bool app_idle = true) { mltcp_on_ack_drain(&iter_, now_, app_idle); }
 
-	void Wait(uint32_t us) { now_ += us; }
+	void Wait(uint64_t us) { now_ += us; }
 
 	// A 1 MiB burst, 100 ms of compute, and the resume that starts iteration 2.
 	mltcp_tx_verdict SecondIteration()
@@ -72,14 +72,14 @@ public:
 	const mltcp_iter &iter() const { return iter_; }
 	mltcp_params &params() { return params_; }
 	uint64_t acked() const { return acked_; }
-	uint32_t now() const { return now_; }
+	uint64_t now() const { return now_; }
 	const std::vector<mltcp_tx_verdict> &verdicts() const { return verdicts_; }
 
 private:
 	mltcp_params params_{};
 	mltcp_iter iter_{};
 	uint64_t acked_ = 0;
-	uint32_t now_;
+	uint64_t now_; // the TCP clock, tcp_mstamp
 	std::vector<mltcp_tx_verdict> verdicts_;
 };
 
@@ -233,11 +233,38 @@ TEST(IterationDetection, MicrosecondClockWrapIsHandled)
 	FlowEvents flow(0xffffffffu - 5 * kMs);
 	const uint32_t gap = flow.params().idle_gap_us;
 
-	flow.Burst(1 << 20, 2 * kMs); // drains just before the 32-bit clock wraps
+	flow.Burst(1 << 20, 2 * kMs); // drains just before the clock's low 32 bits wrap
 	flow.Wait(gap + 10);
-	EXPECT_LT(flow.now(), 0x10000000u); // wrapped
+	EXPECT_GT(flow.now(), 0xffffffffu); // the low 32 bits wrapped
 	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(flow.iter().last_duration_us, 2 * kMs + gap + 10);
+}
+
+// An idle as long as the 32-bit microsecond clock's period, or longer (a
+// checkpoint, an evaluation pass), is an idle, not a short pause: the
+// low 32 bits of such idles are 0 and 7 minutes, below or near the gap.
+TEST(IterationDetection, IdleLongerThanTheThirtyTwoBitClockIsAnIdle)
+{
+	const uint64_t minute = 60'000'000;
+
+	for (uint64_t idle : std::vector<uint64_t>{ 1ull << 32, (1ull << 32) + 5 * kMs, 72 * minute,
+						    1000 * minute }) {
+		FlowEvents flow(123'456);
+
+		flow.Burst(1 << 20, 2 * kMs);
+		flow.Wait(idle);
+		EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION) << "idle " << idle << " us";
+		EXPECT_EQ(flow.iter().count, 1u);
+		EXPECT_EQ(flow.iter().bytes, 1u << 20);
+		EXPECT_EQ(flow.iter().last_duration_us, 0xffffffffu) << "saturated";
+	}
+	// Just below the period, the duration is exact.
+	FlowEvents flow(123'456);
+
+	flow.Burst(1 << 20, 2 * kMs);
+	flow.Wait(0xffffffffu - 2 * kMs - 1);
+	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(flow.iter().last_duration_us, 0xfffffffeu);
 }
 
 TEST(Learning, FirstCompletedIterationIsLearnedAndFIsNeutralBefore)
