@@ -5,7 +5,7 @@ so that `bench analyze` reads a framework's run like an emulated one.
 
     python3 bench/torch_worker.py --job NAME --rank I --world N --master HOST:PORT
         --bytes SIZE --compute DURATION --iterations N [--bucket-mb MB]
-        [--start-at T] [--offset DURATION] [--seed S] [--log FILE]
+        [--start-at T] [--offset DURATION] [--seed S] [--log FILE] [--linger DURATION]
 
 The model is a multi-layer perceptron sized so that its gradients are
 --bytes (float32). Each step is a real forward and backward pass on a random
@@ -64,6 +64,8 @@ def parser():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--log", default="-")
     p.add_argument("--timeout", type=duration, default=120.0)
+    p.add_argument("--linger", type=duration, default=0.0,
+                   help="stay connected this long after the last step (to list the flows)")
     return p
 
 
@@ -144,6 +146,7 @@ def main(argv=None):
         iter_s.append(end - start)
         comm_s.append(end - began)
         start = end
+    time.sleep(args.linger)
     dist.barrier()
     dist.destroy_process_group()
     ordered = sorted(iter_s)
