@@ -168,6 +168,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
 	atomic_long_inc(&mltcp_verdicts[verdict]);
+	mltcp_net_count_verdict(sock_net(sk), verdict);
 	if (verdict == MLTCP_TX_NEW_ITERATION && ca->job)
 		mltcp_job_account_iteration(sock_net(sk), ca->job,
 					    tp->bytes_acked - start_acked);
