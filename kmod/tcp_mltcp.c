@@ -44,6 +44,7 @@
 #include "mltcp_genl.h"
 #include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
+#include "mltcp_trace.h"
 
 static atomic_long_t mltcp_verdicts[MLTCP_TX_NR_VERDICTS];
 static atomic_long_t mltcp_flows_started;
@@ -180,6 +181,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 			tcp_snd_cwnd_set(tp, cwnd);
 			tp->snd_ssthresh = ssthresh;
 		}
+		trace_mltcp_iteration(sk, tp->bytes_acked - start_acked);
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }
