@@ -296,7 +296,7 @@ static int __net_init mltcp_jobs_net_init(struct net *net)
 {
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 
-	/* Charged, as the namespace's jobs are, to whoever creates it. */
+	/* Accounted as struct net itself is, to the creator's memory cgroup. */
 	jn->verdicts = alloc_percpu_gfp(struct mltcp_verdict_counts, GFP_KERNEL_ACCOUNT);
 	if (!jn->verdicts)
 		return -ENOMEM;
