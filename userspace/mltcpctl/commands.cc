@@ -147,8 +147,7 @@ void export_stop_handler(int)
 // Sleeps for us, or less if SIGTERM or SIGINT came; false if they did.
 bool export_wait(uint64_t us)
 {
-	timespec left{ static_cast<time_t>(us / 1000000),
-		       static_cast<long>(us % 1000000) * 1000 };
+	timespec left{ static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000 };
 
 	while (!export_stop && nanosleep(&left, &left) != 0 && errno == EINTR)
 		;
@@ -156,11 +155,11 @@ bool export_wait(uint64_t us)
 }
 
 // One scrape per interval (or one), each to stdout or replacing the file.
-// A loop ends on SIGTERM or SIGINT between scrapes, never halfway through
-// writing one, so that it leaves no temporary file behind.
+// SIGTERM or SIGINT ends a loop, or a file's export, between scrapes, never
+// halfway through writing one, so that no temporary file is left behind.
 void export_metrics(Backend &client, const Command &cmd, std::ostream &out)
 {
-	if (cmd.every) {
+	if (cmd.every || !cmd.output.empty()) {
 		struct sigaction sa = {};
 		sa.sa_handler = export_stop_handler;
 		sa.sa_flags = SA_RESTART; // a scrape under way completes
@@ -170,8 +169,8 @@ void export_metrics(Backend &client, const Command &cmd, std::ostream &out)
 	for (uint64_t n = 0; n == 0 || (cmd.every && (!cmd.count || n < *cmd.count)); n++) {
 		if (n && !export_wait(cmd.interval_us))
 			break;
-		Scrape s{ client.name(), cmd.options.netns, client.jobs(), client.flows(std::nullopt),
-			  client.stats() };
+		Scrape s{ client.name(), cmd.options.netns, client.jobs(),
+			  client.flows(std::nullopt), client.stats() };
 		std::string text = prometheus_text(s);
 
 		if (cmd.output.empty())
