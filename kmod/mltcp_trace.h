@@ -18,8 +18,9 @@
  *   duration_us     start-to-start time of the iteration that ended
  *   iter_bytes      bytes per iteration after learning from it (0: unknown)
  *   f               F the flow begins the new iteration with, fixed point with
- *                   MLTCP_SHIFT fractional bits (1024 is 1.0): the intercept
- *                   once the size is known, exactly 1.0 before or when exempt
+ *                   MLTCP_SHIFT fractional bits (1024 is 1.0): its line's
+ *                   intercept once the size is known (an exempt flow's line
+ *                   is F = 1), exactly 1.0 before
  * The fields are those of the flow's netlink record at that moment.
  */
 #undef TRACE_SYSTEM
