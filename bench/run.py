@@ -3,8 +3,8 @@
 BPF twin on the host.
 
     python3 -m bench run [--iterations N] [--repeats N] [--only TEXT]
-                         [--algorithms A,B] [--host] [--out DIR] SET...
-    python3 -m bench run --config FILE.json [--out POINT_DIR]
+                         [--algorithms A,B] [--host] [--out DIR] [--dry-run] SET...
+    python3 -m bench run --config FILE.json [--out POINT_DIR] [--dry-run]
 
 SETs are bench/matrix.py's. Each point of a module configuration boots a
 guest (scripts/vm-run) that runs the driver; a BPF configuration (`--host`,
@@ -15,6 +15,11 @@ report.md and plots (raw logs are kept but not committed), and for the whole
 run results.json and results.md stamped with the commit and date they were
 measured at. `--config` runs one configuration into one point directory
 (default results/<file name>/), as scripts/demo does.
+
+Each point is printed as it starts ("[3/12] offset-0.1: 2 jobs, ...") with
+its estimated duration, and when it ends with the time it took and the
+estimated time left (bench/progress.py). `--dry-run` lists the points and
+the estimated total, and runs nothing.
 """
 import contextlib
 import datetime
@@ -23,7 +28,7 @@ import json
 import os
 import subprocess
 
-from bench import analyze, matrix, mltcpctl, paths, rundir
+from bench import analyze, matrix, mltcpctl, paths, progress, rundir
 
 
 @contextlib.contextmanager
@@ -147,6 +152,8 @@ def add_arguments(parser):
     parser.add_argument("--out")
     parser.add_argument("--host", action="store_true",
                         help="run on the host kernel with the BPF backend (no VM, no netem)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list the points and the estimated time; run nothing")
 
 
 def main(args):
@@ -155,25 +162,37 @@ def main(args):
         raise SystemExit("bench run: %s" % ("unknown set %s (known: %s)" % (
             ", ".join(unknown), ", ".join(matrix.SETS)) if unknown else
             "give sets or --config, not both"))
+    args.sets = args.sets or ([] if args.config else
+                              ["regimes", "offsets", "jobs", "sweep", "models"])
+    cfgs = configurations(args)
+    # A configuration file's point may be unnamed: the progress lines use its file's name.
+    name = os.path.splitext(os.path.basename(args.config or ""))[0]
+    shown = [dict(cfg, name=cfg.get("name", name)) for cfg in cfgs]
+    if args.dry_run:
+        for line in progress.listing(shown):
+            print(line)
+        return 0
+    status = progress.Progress(shown)
     if args.config:
-        name = os.path.splitext(os.path.basename(args.config))[0]
         point = rundir.Point(os.path.abspath(args.out or os.path.join(paths.TOP, "results",
                                                                       name)))
-        _, error = run_point(configurations(args)[0], point)
+        status.start(shown[0])
+        _, error = run_point(cfgs[0], point)
+        status.finish(shown[0], error)
         if error:
             print("bench: %s" % error)
         return 1 if error else 0
 
-    args.sets = args.sets or ["regimes", "offsets", "jobs", "sweep", "models"]
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
     out = rundir.Results(os.path.abspath(args.out or os.path.join(paths.RESULTS, "%s-%s%s" % (
         stamp, "host-" if args.host else "", "+".join(args.sets)))))
     commit = analyze.git_commit()
     results = {}
-    for cfg in configurations(args):
-        print("bench: %s" % cfg["name"], flush=True)
+    for cfg in cfgs:
+        status.start(cfg)
         load_before = loadavg()
         summary, error = run_point(cfg, out.point(cfg["name"]))
+        status.finish(cfg, error)
         # Other work on the host slows the emulator: keep the evidence.
         results[cfg["name"]] = {"summary": summary, "error": error,
                                 "backend": cfg.get("backend", "module"),

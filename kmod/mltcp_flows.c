@@ -210,20 +210,24 @@ static void mltcp_record_socket(struct sock *sk, struct mltcp_flow_record *rec)
 	rec->ssthresh = tp->snd_ssthresh;
 }
 
+void mltcp_flow_record_owned(struct sock *sk, struct mltcp_flow_record *rec)
+{
+	BUILD_BUG_ON(MLTCP_AF_INET != AF_INET || MLTCP_AF_INET6 != AF_INET6);
+	BUILD_BUG_ON(sizeof(rec->saddr) < sizeof(struct in6_addr));
+	memset(rec, 0, sizeof(*rec));
+	mltcp_record_socket(sk, rec);
+	mltcp_flow_fill_record(rec, inet_csk_ca(sk), tcp_sk(sk)->bytes_acked);
+}
+
 bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec)
 {
 	const struct mltcp_flow *fl = inet_csk_ca(sk);
 	bool slow, ok;
 
-	BUILD_BUG_ON(MLTCP_AF_INET != AF_INET || MLTCP_AF_INET6 != AF_INET6);
-	BUILD_BUG_ON(sizeof(rec->saddr) < sizeof(struct in6_addr));
 	slow = lock_sock_fast(sk);
 	ok = mltcp_owns(sk) && fl->params.mode;
-	if (ok) {
-		memset(rec, 0, sizeof(*rec));
-		mltcp_record_socket(sk, rec);
-		mltcp_flow_fill_record(rec, fl, tcp_sk(sk)->bytes_acked);
-	}
+	if (ok)
+		mltcp_flow_record_owned(sk, rec);
 	unlock_sock_fast(sk, slow);
 	return ok;
 }

@@ -48,6 +48,11 @@ int mltcp_walk_flows(struct net *net, u32 key, struct mltcp_walk *pos,
  * false if sk is not one. rec->job is the flow's job key (0: none).
  */
 bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec);
+/*
+ * The same record of an initialized MLTCP flow whose socket the caller
+ * owns already (its hooks, which run under the socket lock).
+ */
+void mltcp_flow_record_owned(struct sock *sk, struct mltcp_flow_record *rec);
 
 /*
  * After a change of the job with this key, published, that names the

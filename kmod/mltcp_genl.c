@@ -2,7 +2,7 @@
 /*
  * The "mltcp" generic netlink family (uapi/mltcp.h, spec/mltcp.yaml): add,
  * change, delete, get and dump the training jobs of the caller's network
- * namespace, and dump its MLTCP flows.
+ * namespace, dump its MLTCP flows, and get its counters.
  *
  * - Usable in every namespace (netnsok); each has its own job table.
  * - Writes need CAP_NET_ADMIN in the user namespace owning the network
@@ -645,6 +645,51 @@ static int mltcp_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return err ? err : skb->len;
 }
 
+/* No attribute is defined for a request: any is refused. */
+static const struct nla_policy mltcp_stats_get_policy[MLTCP_STATS_A_PAD + 1] = {
+};
+
+/* The verdict counted under each attribute, in the detector's order. */
+static int mltcp_nl_verdict_attr(enum mltcp_tx_verdict verdict)
+{
+	BUILD_BUG_ON(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NEW_ITERATION !=
+		     MLTCP_STATS_A_ITERATIONS ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_IN_RECOVERY !=
+		     MLTCP_STATS_A_TX_IN_RECOVERY ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_OUTSTANDING !=
+		     MLTCP_STATS_A_TX_OUTSTANDING ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NOT_IDLE != MLTCP_STATS_A_TX_NOT_IDLE ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP != MLTCP_STATS_A_TX_SHORT_GAP ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS != __MLTCP_STATS_A_MAX);
+	return MLTCP_STATS_A_ITERATIONS + verdict;
+}
+
+static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 counts[MLTCP_TX_NR_VERDICTS];
+	struct sk_buff *msg;
+	void *hdr;
+	int i;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mltcp_genl_family, 0, MLTCP_CMD_STATS_GET);
+	if (!hdr)
+		goto nospace;
+	mltcp_net_verdicts(genl_info_net(info), counts);
+	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+		if (nla_put_u64_64bit(msg, mltcp_nl_verdict_attr(i), counts[i],
+				      MLTCP_STATS_A_PAD))
+			goto nospace;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
 static const struct genl_ops mltcp_genl_ops[] = {
 	{
 		.cmd = MLTCP_CMD_JOB_ADD,
@@ -680,6 +725,12 @@ static const struct genl_ops mltcp_genl_ops[] = {
 		.maxattr = ARRAY_SIZE(mltcp_flow_get_policy) - 1,
 		.start = mltcp_nl_flow_start,
 		.dumpit = mltcp_nl_flow_dump,
+	},
+	{
+		.cmd = MLTCP_CMD_STATS_GET,
+		.policy = mltcp_stats_get_policy,
+		.maxattr = ARRAY_SIZE(mltcp_stats_get_policy) - 1,
+		.doit = mltcp_nl_stats_get,
 	},
 };
 

@@ -3,9 +3,10 @@
  * The job table of each network namespace (see mltcp_jobs.h for locking and
  * lifetime): an RCU list in ascending id, which new flows are matched
  * against (the first match wins), and an xarray from key to job, which the
- * datapath's accounting uses.
+ * datapath's accounting uses; and the namespace's own counters.
  */
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <net/netns/generic.h>
@@ -19,6 +20,15 @@ struct mltcp_job_cfg {
 	struct rcu_head rcu;
 };
 
+/*
+ * How the namespace's flows' "sending resumed" events were judged, per CPU
+ * as the kernel's own per-namespace MIB counters are: the hooks count every
+ * TX_START, and a shared counter would bounce between the CPUs sending.
+ */
+struct mltcp_verdict_counts {
+	unsigned long n[MLTCP_TX_NR_VERDICTS];
+};
+
 struct mltcp_jobs_net {
 	struct mutex lock;		/* serialises writers of the table */
 	struct list_head jobs;		/* ascending id: the first match wins */
@@ -26,6 +36,7 @@ struct mltcp_jobs_net {
 	atomic_t gen;			/* of the table and its flows, for dumps */
 	u32 next_key;
 	unsigned int njobs;
+	struct mltcp_verdict_counts __percpu *verdicts;
 };
 
 static unsigned int mltcp_jobs_net_id __read_mostly;
@@ -270,6 +281,22 @@ const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 ke
 	return job ? &rcu_dereference(job->cfg)->spec : NULL;
 }
 
+void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict)
+{
+	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->n[verdict]);
+}
+
+void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS])
+{
+	struct mltcp_verdict_counts __percpu *verdicts = mltcp_jobs_pernet(net)->verdicts;
+	int cpu, i;
+
+	memset(counts, 0, MLTCP_TX_NR_VERDICTS * sizeof(*counts));
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->n[i]);
+}
+
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt)
 {
 	struct mltcp_job *job;
@@ -290,6 +317,10 @@ static int __net_init mltcp_jobs_net_init(struct net *net)
 {
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 
+	/* Accounted as struct net itself is, to the creator's memory cgroup. */
+	jn->verdicts = alloc_percpu_gfp(struct mltcp_verdict_counts, GFP_KERNEL_ACCOUNT);
+	if (!jn->verdicts)
+		return -ENOMEM;
 	mutex_init(&jn->lock);
 	INIT_LIST_HEAD(&jn->jobs);
 	xa_init_flags(&jn->keys, XA_FLAGS_ALLOC1);
@@ -309,6 +340,7 @@ static void __net_exit mltcp_jobs_net_exit(struct net *net)
 		mltcp_job_unlink(jn, job);
 	mutex_unlock(&jn->lock);
 	xa_destroy(&jn->keys);
+	free_percpu(jn->verdicts);
 }
 
 static struct pernet_operations mltcp_jobs_net_ops = {

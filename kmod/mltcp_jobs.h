@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The training jobs of each network namespace: the table, matching a new
- * flow against it, and the jobs' counters. What a job is and how a request
+ * flow against it, the jobs' counters, and the namespace's counts of the
+ * iteration detector's verdicts. What a job is and how a request
  * changes it is the policy's (struct mltcp_job_spec, mltcp_job_apply());
  * this is storage and locking.
  *
@@ -67,6 +68,13 @@ void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes);
  * valid until the caller's rcu_read_unlock().
  */
 const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 key);
+
+/*
+ * The namespace's counts of mltcp_on_tx_start()'s verdicts, by verdict:
+ * counted by the hooks in any context, summed over the CPUs for netlink.
+ */
+void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict);
+void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS]);
 
 /* The id and exemption of the job with this key; false if it is gone. Any context. */
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt);

@@ -44,6 +44,7 @@
 #include "mltcp_genl.h"
 #include "mltcp_jobs.h"
 #include "mltcp_sysctl.h"
+#include "mltcp_trace.h"
 
 /*
  * Event counters, per CPU: every TX_START and every new flow counts one,
@@ -214,11 +215,13 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
 				    tp->packets_out != 0);
 	this_cpu_inc(mltcp_stats.verdicts[verdict]);
+	mltcp_net_count_verdict(sock_net(sk), verdict);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		if (ca->job)
 			mltcp_job_account_iteration(sock_net(sk), ca->job,
 						    tp->bytes_acked - start_acked);
 		mltcp_restart(sk, ca);
+		trace_mltcp_iteration(sk, tp->bytes_acked - start_acked);
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 }

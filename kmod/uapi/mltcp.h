@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
 /*
- * The "mltcp" generic netlink family: training jobs and their flows.
+ * The "mltcp" generic netlink family: training jobs, their flows, and the
+ * namespace's counters.
  *
  * Shared, unchanged, by the kernel module (kmod/mltcp_genl.c) and by
  * mltcpctl, so the two cannot drift; spec/mltcp.yaml describes the same
@@ -69,6 +70,7 @@ enum mltcp_genl_cmd {
 	MLTCP_CMD_JOB_DEL,	/* do; needs CAP_NET_ADMIN */
 	MLTCP_CMD_JOB_GET,	/* do (one job) and dump (all jobs) */
 	MLTCP_CMD_FLOW_GET,	/* dump: flows, optionally of one job */
+	MLTCP_CMD_STATS_GET,	/* do: the namespace's counters */
 
 	__MLTCP_CMD_MAX,
 	MLTCP_CMD_MAX = __MLTCP_CMD_MAX - 1
@@ -136,6 +138,26 @@ enum mltcp_genl_flow_attr {
 
 	__MLTCP_FLOW_A_MAX,
 	MLTCP_FLOW_A_MAX = __MLTCP_FLOW_A_MAX - 1
+};
+
+/*
+ * Attributes of MLTCP_CMD_STATS_GET replies: the namespace's counters since
+ * it was created or the module loaded, whichever is later. Each counts how
+ * the iteration detector judged an event "sending resumed with nothing in
+ * flight" of the namespace's MLTCP flows; they follow the detector's
+ * verdicts in order, ITERATIONS first.
+ */
+enum mltcp_genl_stats_attr {
+	MLTCP_STATS_A_UNSPEC,
+	MLTCP_STATS_A_PAD,
+	MLTCP_STATS_A_ITERATIONS,	/* u64: it started an iteration */
+	MLTCP_STATS_A_TX_IN_RECOVERY,	/* u64: in loss recovery or after an RTO */
+	MLTCP_STATS_A_TX_OUTSTANDING,	/* u64: data still unacked (retransmission, probe) */
+	MLTCP_STATS_A_TX_NOT_IDLE,	/* u64: no drain with the application idle before it */
+	MLTCP_STATS_A_TX_SHORT_GAP,	/* u64: idle for less than the idle gap */
+
+	__MLTCP_STATS_A_MAX,
+	MLTCP_STATS_A_MAX = __MLTCP_STATS_A_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_MLTCP_H */

@@ -11,7 +11,7 @@
 #   3. tests/bpf/test_bpf_host.py: mltcpctl bpf load, pins, privileges, the
 #      host-wide defaults, unload with live sockets, 10x load/unload;
 #   4. tests/bpf/test_mltcpctl_bpf.py: backend selection, the host-wide job
-#      table, refusals, bpf status.
+#      table, refusals, bpf status, export.
 # pytest runs from the top of the checkout, so that `import bench` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail

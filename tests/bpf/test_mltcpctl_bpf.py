@@ -2,8 +2,9 @@
 """mltcpctl against the BPF backend on this machine's own kernel, no VM, where
 it differs from the module: backend selection, the one host-wide job table
 (64 slots, gone at unload, no re-latch of live flows), refusals that change
-nothing, privileges, and "mltcpctl bpf status". Job matching and flow show
-alike on both backends are in tests/datapath/test_jobs.py.
+nothing, privileges, "mltcpctl bpf status", and what "mltcpctl export"
+reports there. Job matching and flow show alike on both backends are in
+tests/datapath/test_jobs.py.
 
 This host cannot load modules, so the tcp_mltcp family never resolves here
 and auto-selection must pick the BPF backend.
@@ -323,3 +324,49 @@ def test_unload_takes_the_jobs_with_it():
     ctl("bpf", "unload")
     ctl("bpf", "load")
     assert ctl_json("job", "show") == []
+
+
+# ---- export ----
+
+
+def scrape(netns):
+    """{(name, frozenset of labels): value} of one export, as Prometheus's
+    own parser (python3-prometheus-client) reads it."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = {}
+    for family in text_string_to_metric_families(ctl("-n", netns, "export").stdout):
+        for s in family.samples:
+            out[(s.name, frozenset(s.labels.items()))] = s.value
+    return out
+
+
+def test_export_has_what_the_twin_counts(pair):
+    """The twin keeps no job counters (left out, not exported as zeros) and
+    counts verdicts for the whole host (no netns label); live flows and F
+    per job come from the flow records of the exporter's namespace."""
+    ctl("job", "add", 1, "dport", JOB_PORT)
+    verdict = ("mltcp_iteration_verdicts_total",
+               frozenset({"verdict": "iterations", "backend": "bpf"}.items()))
+    before = scrape(NS_SEND)
+    bursts = 6
+    proc = ns_popen(NS_SEND, "/usr/bin/python3", ONOFF, "send", RECV_IP, JOB_PORT, "mltcp",
+                    256 << 10, bursts, 40)
+    try:
+        assert proc.stdout.readline().startswith("sport"), proc.stderr.read()
+        assert proc.stdout.readline().strip() == "done", proc.stderr.read()
+        after = scrape(NS_SEND)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    labels = frozenset({"job": "1", "netns": NS_SEND, "backend": "bpf"}.items())
+    assert after[("mltcp_job_flows", labels)] == 1
+    assert 0.19 <= after[("mltcp_job_f", labels)] <= 1.81
+    assert after[("mltcp_flows", frozenset({"netns": NS_SEND, "backend": "bpf"}.items()))] >= 1
+    # Host-wide: other flows may add to it, never less than this one's iterations.
+    assert after[verdict] - before[verdict] >= bursts - 1
+    assert not [k for k in after if k[0] in ("mltcp_job_iterations_total",
+                                             "mltcp_job_bytes_total",
+                                             "mltcp_job_flows_matched_total")]
+    assert all(dict(k[1]).get("netns") is None for k in after
+               if k[0] == "mltcp_iteration_verdicts_total")

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // libFuzzer target: mltcpctl's decoders of kernel replies (jobs, flows,
-// acks with extended-ack attributes, controller replies), fed arbitrary
-// bytes as a received netlink datagram, and the decoder of the BPF flow
-// iterator's records, fed the same bytes. A decoded job or flow must encode
-// again and decode to itself; records decode whole or not at all.
+// counters, acks with extended-ack attributes, controller replies), fed
+// arbitrary bytes as a received netlink datagram, and the decoder of the BPF
+// flow iterator's records, fed the same bytes. A decoded job, flow or set of
+// counters must encode again and decode to itself; records decode whole or
+// not at all.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -41,6 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			auto back = decode_flow(msgs[0]);
 			if (!back || !(*back == *flow))
+				abort();
+		}
+		if (auto stats = decode_stats(nlh)) {
+			Bytes re = encode_stats(kFamily, *stats, 1);
+			auto msgs = split_messages(re.data(), re.size());
+			auto back = msgs.size() == 1 ? decode_stats(msgs[0]) : std::nullopt;
+			if (!back || !(*back == *stats))
 				abort();
 		}
 		if (auto ack = decode_ack(nlh))

@@ -60,7 +60,8 @@ int main(int argc, char **argv)
 	       args({ "defaults", "set", "global", "slope", "0.0625", "idle-gap", "1.5s", "base",
 		      "reno", "mode", "md-restart" }),
 	       args({ "-n", "h1", "defaults", "show" }),
-	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }) })
+	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }),
+	       args({ "-n", "h1", "export", "--output", "/tmp/m.prom", "interval", "15s" }) })
 		write(dir + "/args/seed" + std::to_string(n++), a);
 
 	Ack ack = test::range_ack(0, 16384);
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 		encode_ack(Ack{}, 1), encode_family_request(1)
 	};
 	seeds.push_back(encode_flow(30, test::sample_flow(AF_INET6), 2));
+	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 } }, 3));
 	Bytes all;
 	for (const Bytes &s : seeds)
 		all.insert(all.end(), s.begin(), s.end());

@@ -64,6 +64,9 @@ CASES = [
     ("clear in add", "JOB_ADD", ID + u32(J["clear"], 1), errno.EINVAL, "Unknown"),
     ("flows in set", "JOB_SET", u32(J["id"], 1) + u32(J["flows"], 5), errno.EINVAL, "Unknown"),
     ("slope in del", "JOB_DEL", u32(J["id"], 1) + u32(J["slope"], 5), errno.EINVAL, "Unknown"),
+    ("attribute in stats", "STATS_GET", u64(C["MLTCP_STATS_A_ITERATIONS"], 1), errno.EINVAL,
+     "Unknown"),
+    ("pad in stats", "STATS_GET", u32(C["MLTCP_STATS_A_PAD"], 0), errno.EINVAL, ""),
 ]
 
 
@@ -101,7 +104,7 @@ def test_out_of_range_reports_the_policy(mltcp):
     assert e.value.offset is not None
 
 
-@pytest.mark.parametrize("cmd", [0, 6, 99, 255])
+@pytest.mark.parametrize("cmd", [0, C["MLTCP_CMD_MAX"] + 1, 99, 255])
 def test_unknown_command(mltcp, cmd):
     before = mltcp.jobs()
     with pytest.raises(NetlinkError) as e:

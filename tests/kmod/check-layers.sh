@@ -12,11 +12,12 @@ cd "$top/kmod"
 fail() { echo "check-layers: FAIL: $*" >&2; exit 1; }
 
 # Lower layers first: the pure core and policy, the defaults, per-namespace
-# state, the flow walk, the netlink handlers, the CC hooks and module init.
+# state, the flow walk, the netlink handlers and the tracepoints (which read
+# flows and jobs), the CC hooks and module init.
 declare -A layer=(
 	[mltcp_core]=0 [mltcp_policy]=1 [mltcp_defaults]=2
 	[mltcp_sysctl]=3 [mltcp_jobs]=3 [mltcp_flows]=4
-	[mltcp_genl]=5 [tcp_mltcp]=6
+	[mltcp_genl]=5 [mltcp_trace]=5 [tcp_mltcp]=6
 )
 
 objs=$(sed -n 's/^tcp_mltcp-y *:= *//; T; :a; /\\$/ { N; s/\\\n//; ba }; p' ../Kbuild)

@@ -437,6 +437,30 @@ void parse_flow(Args &a, Command &cmd)
 	no_more(a, "flow show [job ID]");
 }
 
+// "interval DURATION" of monitor and export.
+uint64_t parse_interval(std::string_view text)
+{
+	auto us = mltcp::parse_duration_us(text);
+
+	if (!us)
+		fail("interval \"" + std::string(text) + "\": not a duration (e.g. 500ms, 2s)");
+	if (*us < 10000 || *us > 3600000000ULL)
+		fail(range_error("interval", text, "10ms", "3600s"));
+	return *us;
+}
+
+// "count N" of monitor and export.
+uint64_t parse_count(std::string_view text)
+{
+	auto n = parse_uint(text);
+
+	if (!n)
+		fail("count \"" + std::string(text) + "\": not a number");
+	if (*n < 1 || *n > kMaxU32)
+		fail(range_error("count", text, "1", std::to_string(kMaxU32)));
+	return *n;
+}
+
 enum class MonArg { Job, Interval, Count, Help };
 
 void parse_monitor(Args &a, Command &cmd)
@@ -457,27 +481,8 @@ void parse_monitor(Args &a, Command &cmd)
 		seen |= 1U << static_cast<int>(arg);
 		switch (arg) {
 		case MonArg::Job: cmd.job_id = parse_job_id(a.value("job")); break;
-		case MonArg::Interval: {
-			std::string_view text = a.value("interval");
-			auto us = mltcp::parse_duration_us(text);
-			if (!us)
-				fail("interval \"" + std::string(text) +
-				     "\": not a duration (e.g. 500ms, 2s)");
-			if (*us < 10000 || *us > 3600000000ULL)
-				fail(range_error("interval", text, "10ms", "3600s"));
-			cmd.interval_us = *us;
-			break;
-		}
-		case MonArg::Count: {
-			std::string_view text = a.value("count");
-			auto n = parse_uint(text);
-			if (!n)
-				fail("count \"" + std::string(text) + "\": not a number");
-			if (*n < 1 || *n > kMaxU32)
-				fail(range_error("count", text, "1", std::to_string(kMaxU32)));
-			cmd.count = *n;
-			break;
-		}
+		case MonArg::Interval: cmd.interval_us = parse_interval(a.value("interval")); break;
+		case MonArg::Count: cmd.count = parse_count(a.value("count")); break;
 		case MonArg::Help:
 			cmd.action = Action::Help;
 			cmd.help_topic = "monitor";
@@ -485,6 +490,52 @@ void parse_monitor(Args &a, Command &cmd)
 			return;
 		}
 	}
+}
+
+enum class ExportArg { Output, Interval, Count, Help };
+
+// export [output FILE] [interval DURATION [count N]]; each word may also be
+// written as an option (--output), the node_exporter tools' spelling.
+void parse_export(Args &a, Command &cmd)
+{
+	uint32_t seen = 0;
+
+	cmd.action = Action::Export;
+	while (!a.done()) {
+		std::string_view word = a.next();
+		if (word.size() > 2 && word.substr(0, 2) == "--")
+			word.remove_prefix(2);
+		ExportArg arg = match<ExportArg>(word,
+						 { { "output", ExportArg::Output },
+						   { "interval", ExportArg::Interval },
+						   { "count", ExportArg::Count },
+						   { "help", ExportArg::Help } },
+						 "export argument");
+		if (seen & (1U << static_cast<int>(arg)))
+			fail(std::string(word) + " given twice");
+		seen |= 1U << static_cast<int>(arg);
+		switch (arg) {
+		case ExportArg::Output: {
+			std::string_view path = a.value("output");
+			if (path.empty() || path.back() == '/')
+				fail("output \"" + std::string(path) + "\": not a file name");
+			cmd.output = std::string(path);
+			break;
+		}
+		case ExportArg::Interval:
+			cmd.interval_us = parse_interval(a.value("interval"));
+			cmd.every = true;
+			break;
+		case ExportArg::Count: cmd.count = parse_count(a.value("count")); break;
+		case ExportArg::Help:
+			cmd.action = Action::Help;
+			cmd.help_topic = "export";
+			no_more(a, "help");
+			return;
+		}
+	}
+	if (cmd.count && !cmd.every)
+		fail("count: only with interval (export interval DURATION count N)");
 }
 
 // The defaults' settings, in enum mltcp_param order, named as "job" names them.
@@ -601,7 +652,7 @@ void parse_bpf(Args &a, Command &cmd)
 }
 
 enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
-enum class Object { Job, Flow, Monitor, Defaults, Bpf, Help };
+enum class Object { Job, Flow, Monitor, Defaults, Bpf, Export, Help };
 
 Command parse(const std::vector<std::string> &args)
 {
@@ -648,13 +699,14 @@ Command parse(const std::vector<std::string> &args)
 		}
 	}
 	if (a.done())
-		fail("missing object (job, flow, monitor, defaults, bpf or help)");
+		fail("missing object (job, flow, monitor, defaults, bpf, export or help)");
 	switch (match<Object>(a.next(),
 			      { { "job", Object::Job },
 				{ "flow", Object::Flow },
 				{ "monitor", Object::Monitor },
 				{ "defaults", Object::Defaults },
 				{ "bpf", Object::Bpf },
+				{ "export", Object::Export },
 				{ "help", Object::Help } },
 			      "object")) {
 	case Object::Bpf:
@@ -669,6 +721,7 @@ Command parse(const std::vector<std::string> &args)
 	case Object::Job: parse_job(a, cmd); break;
 	case Object::Flow: parse_flow(a, cmd); break;
 	case Object::Monitor: parse_monitor(a, cmd); break;
+	case Object::Export: parse_export(a, cmd); break;
 	case Object::Help:
 		cmd.action = Action::Help;
 		if (!a.done())
@@ -677,7 +730,8 @@ Command parse(const std::vector<std::string> &args)
 							      { "flow", "flow" },
 							      { "monitor", "monitor" },
 							      { "defaults", "defaults" },
-							      { "bpf", "bpf" } },
+							      { "bpf", "bpf" },
+							      { "export", "export" } },
 							    "help topic");
 		no_more(a, "help TOPIC");
 		break;
@@ -753,13 +807,22 @@ std::string usage(std::string_view topic)
 		"  The BPF backend, the module's twin as BPF struct_ops: load registers\n"
 		"  mltcp, mltcp_reno and mltcp_cubic with these defaults and pins them in\n"
 		"  " MLTCP_BPF_PIN_DIR "; sockets using them keep them after unload.\n";
+	static const char export_[] =
+		"       mltcpctl [OPTIONS] export [output FILE] [interval DURATION [count N]]\n"
+		"  The counters and gauges of the jobs, flows and iteration detector, in the\n"
+		"  Prometheus text format: to stdout, or replacing FILE atomically (for\n"
+		"  node_exporter's textfile collector, FILE in its directory, ending .prom).\n"
+		"  interval: again every DURATION (10ms-3600s), count times or until killed.\n"
+		"  Also written --output, --interval, --count. Labels: job, netns (the -n\n"
+		"  name, empty without -n), backend, verdict. bpf: no job counters; verdict\n"
+		"  counts are the host's.\n";
 	static const char options[] =
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
 		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
 		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n"
 		"  -d: libbpf's and the verifier's messages (bpf load).\n";
 	std::string out =
-		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | help } "
+		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | export | help } "
 		"...\n";
 
 	if (topic == "job")
@@ -772,7 +835,9 @@ std::string usage(std::string_view topic)
 		return out + defaults + options;
 	if (topic == "bpf")
 		return out + bpf + defaults + options;
-	return out + job + flow + monitor + defaults + bpf + options;
+	if (topic == "export")
+		return out + export_ + options;
+	return out + job + flow + monitor + defaults + bpf + export_ + options;
 }
 
 std::string format_fixed(uint32_t fixed)

@@ -24,7 +24,7 @@ struct ParseResult {
 // args: the arguments after the program name.
 ParseResult parse_args(const std::vector<std::string> &args);
 
-// Usage for "help" (topic "", "job", "flow" or "monitor").
+// Usage for "help" (topic "", "job", "flow", "monitor", "defaults", "bpf" or "export").
 std::string usage(std::string_view topic);
 
 // Fixed-point (1/1024) value as the user writes it: "1.6", "0.2", "16".

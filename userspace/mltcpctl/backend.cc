@@ -204,6 +204,7 @@ public:
 	{
 		return client_->flows(job);
 	}
+	Stats stats() override { return client_->stats(); }
 	Defaults defaults(bool global) override
 	{
 		Defaults d{ name(), global, {} };

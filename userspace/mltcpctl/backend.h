@@ -29,6 +29,9 @@ public:
 	virtual Job get_job(uint32_t id) = 0;
 	virtual std::vector<Job> jobs() = 0;
 	virtual std::vector<Flow> flows(std::optional<uint32_t> job) = 0;
+	// The iteration detector's verdict counts: the network namespace's
+	// (kmod) or the host's (bpf).
+	virtual Stats stats() = 0;
 	// The defaults of new flows: global, or this network namespace's.
 	virtual Defaults defaults(bool global) = 0;
 	// Writes the given settings, all or none; throws Error.

@@ -134,6 +134,20 @@ public:
 		return out;
 	}
 
+	Stats stats() override
+	{
+		auto counts = bpf::read_stats();
+		Stats stats;
+
+		if (!counts)
+			throw Error("cannot read the BPF backend's counters (" MLTCP_BPF_PIN_DIR
+				    "/" MLTCP_BPF_PIN_STATS ")");
+		stats.host_wide = true;
+		for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
+			stats.verdicts[v] = (*counts)[MLTCP_BPF_STAT_VERDICT0 + v];
+		return stats;
+	}
+
 	Defaults defaults(bool) override
 	{
 		return { name(), true, bpf::read_defaults(bpf::open_config()) };

@@ -438,6 +438,8 @@ bool unregister_map(int fd, const std::string &what)
 
 // ---- status ----
 
+} // namespace
+
 std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats()
 {
 	Fd fd = open_pinned(pin_path(MLTCP_BPF_PIN_STATS));
@@ -455,8 +457,6 @@ std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats()
 	}
 	return stats;
 }
-
-} // namespace
 
 bool has_capability(int cap)
 {

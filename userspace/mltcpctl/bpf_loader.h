@@ -73,6 +73,10 @@ struct Status {
 };
 Status status();
 
+// The stats map's counters summed over the CPUs, by index (MLTCP_BPF_STAT_*);
+// nullopt if it cannot be read.
+std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats();
+
 // The pinned config map, checked to be this version's; throws Error.
 Fd open_config();
 // The defaults flows latch: the map's value, or the built-in defaults when

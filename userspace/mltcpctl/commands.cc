@@ -5,6 +5,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,6 +16,7 @@
 
 #include "args.h"
 #include "backend.h"
+#include "export.h"
 #include "message.h"
 #include "output.h"
 #include "uapi/mltcp.h"
@@ -131,6 +134,49 @@ void monitor(Backend &client, const Command &cmd, std::ostream &out)
 		for (const Flow &flow : flows)
 			print_flow_brief(p, flow);
 		p.end_list();
+	}
+}
+
+volatile sig_atomic_t export_stop;
+
+void export_stop_handler(int)
+{
+	export_stop = 1;
+}
+
+// Sleeps for us, or less if SIGTERM or SIGINT came; false if they did.
+bool export_wait(uint64_t us)
+{
+	timespec left{ static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000 };
+
+	while (!export_stop && nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+	return !export_stop;
+}
+
+// One scrape per interval (or one), each to stdout or replacing the file.
+// SIGTERM or SIGINT ends a loop, or a file's export, between scrapes, never
+// halfway through writing one, so that no temporary file is left behind.
+void export_metrics(Backend &client, const Command &cmd, std::ostream &out)
+{
+	if (cmd.every || !cmd.output.empty()) {
+		struct sigaction sa = {};
+		sa.sa_handler = export_stop_handler;
+		sa.sa_flags = SA_RESTART; // a scrape under way completes
+		sigaction(SIGTERM, &sa, nullptr);
+		sigaction(SIGINT, &sa, nullptr);
+	}
+	for (uint64_t n = 0; n == 0 || (cmd.every && (!cmd.count || n < *cmd.count)); n++) {
+		if (n && !export_wait(cmd.interval_us))
+			break;
+		Scrape s{ client.name(), cmd.options.netns, client.jobs(),
+			  client.flows(std::nullopt), client.stats() };
+		std::string text = prometheus_text(s);
+
+		if (cmd.output.empty())
+			out << text << std::flush;
+		else
+			replace_file(cmd.output, text);
 	}
 }
 
@@ -343,6 +389,7 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::JobShow: show_jobs(client, cmd, out); break;
 	case Action::FlowShow: show_flows(client, cmd, out); break;
 	case Action::Monitor: monitor(client, cmd, out); break;
+	case Action::Export: export_metrics(client, cmd, out); break;
 	case Action::DefaultsShow: show_defaults(client, cmd, out); break;
 	case Action::DefaultsSet: client.set_defaults(cmd.settings, cmd.global); break;
 	default: break;

@@ -78,6 +78,17 @@ bool parse(const nlmsghdr *nlh, size_t offset, Table &t)
 	return mnl_attr_parse(nlh, static_cast<unsigned int>(offset), table_cb, &t) >= MNL_CB_STOP;
 }
 
+// The attribute of a verdict's count: the verdicts in order, from
+// MLTCP_STATS_A_ITERATIONS (the module checks the same with BUILD_BUG_ON).
+uint16_t stats_attr(int verdict)
+{
+	static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == __MLTCP_STATS_A_MAX &&
+			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP ==
+				      MLTCP_STATS_A_TX_SHORT_GAP,
+		      "one stats attribute per verdict, in the verdicts' order");
+	return static_cast<uint16_t>(MLTCP_STATS_A_ITERATIONS + verdict);
+}
+
 const mnl_attr_data_type *job_types()
 {
 	static mnl_attr_data_type types[MLTCP_JOB_A_MAX + 1];
@@ -307,6 +318,21 @@ Bytes encode_flow_dump(uint16_t family, std::optional<uint32_t> job, uint32_t se
 	return b.finish();
 }
 
+Bytes encode_stats_get(uint16_t family, uint32_t seq)
+{
+	Builder b(family, NLM_F_REQUEST | NLM_F_ACK, seq, MLTCP_CMD_STATS_GET, MLTCP_GENL_VERSION);
+	return b.finish();
+}
+
+Bytes encode_stats(uint16_t family, const Stats &stats, uint32_t seq)
+{
+	Builder b(family, 0, seq, MLTCP_CMD_STATS_GET, MLTCP_GENL_VERSION);
+
+	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
+		mnl_attr_put_u64(b.nlh(), stats_attr(v), stats.verdicts[v]);
+	return b.finish();
+}
+
 Bytes encode_flow(uint16_t family, const Flow &f, uint32_t seq)
 {
 	Builder b(family, NLM_F_MULTI, seq, MLTCP_CMD_FLOW_GET, MLTCP_GENL_VERSION);
@@ -464,6 +490,25 @@ std::optional<Flow> decode_flow(const nlmsghdr *nlh)
 	f.intercept = u32(a[MLTCP_FLOW_A_INTERCEPT]).value_or(0);
 	f.idle_gap_us = u32(a[MLTCP_FLOW_A_IDLE_GAP_US]).value_or(0);
 	return f;
+}
+
+std::optional<Stats> decode_stats(const nlmsghdr *nlh)
+{
+	static mnl_attr_data_type types[MLTCP_STATS_A_MAX + 1];
+	Table t{ types, MLTCP_STATS_A_MAX, {} };
+	Stats stats;
+
+	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
+		types[stats_attr(v)] = MNL_TYPE_U64;
+	if (!is_genl_msg(nlh) || !parse(nlh, sizeof(genlmsghdr), t))
+		return std::nullopt;
+	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++) {
+		auto count = u64(t.attrs[stats_attr(v)]);
+		if (!count)
+			return std::nullopt;
+		stats.verdicts[v] = *count;
+	}
+	return stats;
 }
 
 std::optional<Ack> decode_ack(const nlmsghdr *nlh)

@@ -28,9 +28,12 @@ Bytes encode_job(uint16_t family, uint8_t cmd, const Job &job, uint32_t seq, uin
 Bytes encode_job_id(uint16_t family, uint8_t cmd, std::optional<uint32_t> id, uint32_t seq,
 		    uint16_t flags);
 Bytes encode_flow_dump(uint16_t family, std::optional<uint32_t> job, uint32_t seq);
+Bytes encode_stats_get(uint16_t family, uint32_t seq);
 
 // A flow dump reply, as the kernel builds it (for tests and fuzz seeds).
 Bytes encode_flow(uint16_t family, const Flow &flow, uint32_t seq);
+// A stats reply, as the kernel builds it (for tests and fuzz seeds).
+Bytes encode_stats(uint16_t family, const Stats &stats, uint32_t seq);
 
 // The complete messages of a received buffer; stops at the first one that
 // does not fit. *trailing is set when bytes were left over.
@@ -46,6 +49,9 @@ struct FamilyInfo {
 std::optional<FamilyInfo> decode_family(const nlmsghdr *nlh);
 std::optional<Job> decode_job(const nlmsghdr *nlh);
 std::optional<Flow> decode_flow(const nlmsghdr *nlh);
+// Every verdict's count must be present: a module that counts fewer is
+// another version.
+std::optional<Stats> decode_stats(const nlmsghdr *nlh);
 
 // NLMSG_ERROR (an ack when error is 0) or NLMSG_DONE, with the extended ack.
 struct Ack {

@@ -79,6 +79,18 @@ struct Flow {
 	bool operator==(const Flow &o) const;
 };
 
+// How the iteration detector judged each "sending resumed" event, indexed
+// by enum mltcp_tx_verdict: a network namespace's (the module counts per
+// namespace) or the whole host's (the BPF twin's one counter map).
+struct Stats {
+	bool host_wide = false;
+	std::array<uint64_t, MLTCP_TX_NR_VERDICTS> verdicts{};
+	bool operator==(const Stats &o) const
+	{
+		return host_wide == o.host_wide && verdicts == o.verdicts;
+	}
+};
+
 // The defaults of new flows: a namespace's (the module's net.mltcp.*
 // sysctls, with the global mode) or the global ones (the module parameters,
 // or the BPF backend's config map). Values in kernel units.
@@ -129,16 +141,19 @@ enum class Action {
 	BpfLoad,
 	BpfUnload,
 	BpfStatus,
+	Export,
 };
 
 struct Command {
 	Options options;
 	Action action = Action::Help;
-	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf"
+	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf", "export"
 	Job job;			// JobAdd, JobSet; JobDel and JobShow use job.id
 	std::optional<uint32_t> job_id; // JobShow, FlowShow, Monitor: only this job
-	uint64_t interval_us = 1000000; // Monitor
-	std::optional<uint64_t> count;	// Monitor: refreshes, then exit
+	uint64_t interval_us = 1000000; // Monitor; Export with every
+	std::optional<uint64_t> count;	// Monitor: refreshes, Export: scrapes, then exit
+	bool every = false;		// Export: scrape every interval_us (until count)
+	std::string output;		// Export: replace this file at each scrape ("": stdout)
 	bool global = false;		// DefaultsShow, DefaultsSet
 	DefaultsChange settings;	// DefaultsSet, BpfLoad
 };

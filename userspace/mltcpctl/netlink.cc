@@ -204,4 +204,19 @@ std::vector<Flow> Client::flows(std::optional<uint32_t> job)
 	return out;
 }
 
+Stats Client::stats()
+{
+	std::optional<Stats> stats;
+
+	transact(MLTCP_CMD_STATS_GET, encode_stats_get(family_, ++seq_), false,
+		 [&](const nlmsghdr *nlh) {
+			 stats = decode_stats(nlh);
+			 if (!stats)
+				 throw Error("malformed counters in the kernel's reply");
+		 });
+	if (!stats)
+		throw Error("no counters in the kernel's reply");
+	return *stats;
+}
+
 } // namespace mltcpctl

@@ -79,6 +79,7 @@ public:
 	Job get_job(uint32_t id);
 	std::vector<Job> jobs();
 	std::vector<Flow> flows(std::optional<uint32_t> job);
+	Stats stats();
 
 private:
 	// Sends the request and hands each reply message to on_reply, until the

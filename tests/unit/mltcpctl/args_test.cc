@@ -120,6 +120,38 @@ TEST(Args, EveryCommand)
 	EXPECT_EQ(ok({ "-V" }).action, Action::Version);
 }
 
+TEST(Args, Export)
+{
+	Command e = ok({ "export" });
+	EXPECT_EQ(e.action, Action::Export);
+	EXPECT_FALSE(e.every);
+	EXPECT_EQ(e.output, "");
+	e = ok({ "-n", "h1", "export", "output", "/var/lib/node/mltcp.prom", "interval", "15s",
+		 "count", "3" });
+	EXPECT_EQ(e.options.netns, "h1");
+	EXPECT_EQ(e.output, "/var/lib/node/mltcp.prom");
+	EXPECT_TRUE(e.every);
+	EXPECT_EQ(e.interval_us, 15000000u);
+	EXPECT_EQ(e.count, 3u);
+	// The option spellings of node_exporter's tools, and prefixes.
+	e = ok({ "exp", "--output", "m.prom", "--interval", "200ms", "--count", "2" });
+	EXPECT_EQ(e.output, "m.prom");
+	EXPECT_EQ(e.interval_us, 200000u);
+	EXPECT_EQ(e.count, 2u);
+	EXPECT_EQ(ok({ "export", "help" }).help_topic, "export");
+	EXPECT_EQ(ok({ "help", "export" }).help_topic, "export");
+	EXPECT_EQ(bad({ "export", "count", "2" }),
+		  "count: only with interval (export interval DURATION count N)");
+	EXPECT_EQ(bad({ "export", "interval", "5ms" }),
+		  "interval 5ms: out of range (allowed 10ms to 3600s)");
+	EXPECT_EQ(bad({ "export", "output", "a", "output", "b" }), "output given twice");
+	EXPECT_EQ(bad({ "export", "output", "dir/" }), "output \"dir/\": not a file name");
+	EXPECT_EQ(bad({ "export", "output" }), "output needs a value");
+	EXPECT_EQ(bad({ "export", "--frob" }), "unknown export argument \"frob\"");
+	EXPECT_NE(usage("export").find("export [output FILE] [interval DURATION [count N]]"),
+		  std::string::npos);
+}
+
 TEST(Args, Prefixes)
 {
 	Command c = ok({ "j", "a", "5", "dp", "80", "sl", "1", "int", "0", "idle", "5ms", "it",
@@ -229,7 +261,7 @@ TEST(Args, UsageNamesEveryCommand)
 	std::string u = usage("");
 	for (const char *w : { "job add ID", "job set ID", "job del ID", "job show [ID]",
 			       "flow show [job ID]", "monitor [job ID]", "-n[etns] NAME",
-			       "-b[ackend] BACKEND", "bpf { load", "defaults show" })
+			       "-b[ackend] BACKEND", "bpf { load", "defaults show", "export [output" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
 	EXPECT_EQ(usage("flow").find("job add"), std::string::npos);
 }

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The tracepoint mltcp:mltcp_iteration, read as perf and bpftrace users
+would get it through tracefs: one event per iteration boundary of an on-off
+flow, whose fields agree with what mltcpctl reports for the same flow (its
+socket cookie, addresses and ports, iteration count, learned size, the
+job's id, iteration count and bytes)."""
+import ipaddress
+import os
+import re
+import subprocess
+
+import pytest
+
+from nl_ctl import ctl, ctl_json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ONOFF = os.path.join(HERE, "..", "datapath", "onoff.py")
+PYTHON = "/usr/bin/python3"
+TRACEFS = "/sys/kernel/tracing"
+EVENT = TRACEFS + "/events/mltcp/mltcp_iteration"
+PORT = 7310
+NBYTES = 400_000
+IDLE_MS = 60
+BURSTS = 12
+FIELDS = re.compile(
+    r"cookie=(\d+) src=\[([0-9a-f:.]+)\]:(\d+) dst=\[([0-9a-f:.]+)\]:(\d+) job=(\d+) "
+    r"iteration=(\d+) bytes=(\d+) duration_us=(\d+) iter_bytes=(\d+) f=(\d+)$")
+
+
+def tracefs_write(name, text):
+    with open(os.path.join(TRACEFS, name), "w") as f:
+        f.write(text)
+
+
+@pytest.fixture
+def tracing():
+    if not os.path.isdir(TRACEFS + "/events"):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+    assert os.path.isdir(EVENT), "the module registered no mltcp:mltcp_iteration event"
+    tracefs_write("tracing_on", "0")
+    tracefs_write("trace", "")  # clear the buffer
+    tracefs_write("events/mltcp/mltcp_iteration/enable", "1")
+    tracefs_write("tracing_on", "1")
+    yield
+    tracefs_write("events/mltcp/mltcp_iteration/enable", "0")
+    tracefs_write("trace", "")
+
+
+def events():
+    """The fields of every mltcp_iteration event in the buffer."""
+    out = []
+    with open(os.path.join(TRACEFS, "trace")) as f:
+        for line in f:
+            if line.startswith("#") or "mltcp_iteration:" not in line:
+                continue
+            m = FIELDS.search(line.rstrip("\n"))
+            assert m, "unexpected format: %r" % line
+            keys = ("cookie", "src", "sport", "dst", "dport", "job", "iteration", "bytes",
+                    "duration_us", "iter_bytes", "f")
+            ev = dict(zip(keys, m.groups()))
+            out.append({k: v if k in ("src", "dst") else int(v) for k, v in ev.items()})
+    return out
+
+
+def v4(mapped):
+    return str(ipaddress.ip_address(mapped).ipv4_mapped)
+
+
+def test_event_format_is_described():
+    with open(EVENT + "/format") as f:
+        fmt = f.read()
+    for field in ("u64 cookie", "u64 bytes", "u64 iter_bytes", "u32 job", "u32 iteration",
+                  "u32 duration_us", "u32 f", "u16 family", "u16 sport", "u16 dport",
+                  "u8 saddr[16]", "u8 daddr[16]"):
+        assert field in fmt, field
+
+
+def test_events_match_the_flow_and_its_job(dumbbell, tracing):
+    snd, rcv = dumbbell.left[0], dumbbell.right[0]
+    ctl("-n", snd.name, "job", "add", 4, "dport", PORT)
+    sink = rcv.spawn(PYTHON, ONOFF, "sink", str(PORT))
+    sender = None
+    try:
+        assert sink.stdout.readline().strip() == "listening"
+        sender = snd.spawn(PYTHON, ONOFF, "send", rcv.addr, str(PORT), "mltcp", str(NBYTES),
+                           str(BURSTS), str(IDLE_MS), stdin=subprocess.PIPE)
+        sport = int(sender.stdout.readline().split()[1])
+        assert sender.stdout.readline().strip() == "done"
+        # The flow is idle and still open: what mltcpctl reports now is final.
+        (flow,) = ctl_json("-n", snd.name, "flow", "show", "job", 4)
+        job = ctl_json("-n", snd.name, "job", "show", 4)[0]
+        got = events()
+    finally:
+        if sender:
+            sender.kill()
+            sender.wait()
+        sink.kill()
+        sink.wait()
+
+    assert flow["sport"] == sport
+    mine = [e for e in got if e["cookie"] == flow["cookie"]]
+    assert len(mine) == flow["iterations"] == job["iterations"] == BURSTS - 1, (flow, got)
+    # One event per boundary, in order, each naming the flow and its job.
+    assert [e["iteration"] for e in mine] == list(range(1, BURSTS))
+    for e in mine:
+        assert (v4(e["src"]), e["sport"]) == (snd.addr, sport), e
+        assert (v4(e["dst"]), e["dport"]) == (rcv.addr, PORT), e
+        assert e["job"] == 4, e
+        assert e["duration_us"] >= IDLE_MS * 1000, e
+    # The bytes of each iteration are what the job was charged, to the byte.
+    assert sum(e["bytes"] for e in mine) == job["bytes"]
+    # From the second boundary on, every iteration was one burst.
+    assert all(e["bytes"] == NBYTES for e in mine[1:]), [e["bytes"] for e in mine]
+    # The learned size after the last boundary is what flow show reports;
+    # F at each boundary is the new iteration's F at r = 0: the intercept
+    # (0.2, 205/1024) once a size is known, exactly 1.0 before.
+    assert mine[-1]["iter_bytes"] == flow["iter_bytes"]
+    for e in mine:
+        assert e["f"] == (205 if e["iter_bytes"] else 1024), e

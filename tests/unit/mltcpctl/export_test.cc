@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// "mltcpctl export": the Prometheus text of a scrape of either backend,
+// exactly, and the file replaced whole. The text is also parsed by
+// Prometheus's own parser in the guest (tests/kernel/test_21_export.py).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+
+#include "export.h"
+#include "fixtures.h"
+#include "netlink.h"
+
+using namespace mltcpctl;
+
+namespace
+{
+
+Flow flow_of(std::optional<uint32_t> job, uint32_t f)
+{
+	Flow fl = test::sample_flow(AF_INET);
+	fl.job = job;
+	fl.f = f;
+	return fl;
+}
+
+// Job 3 with the module's counters, job 9 without flows; two flows of job 3
+// (F 0.2 and 1.8) and one without a job.
+Scrape sample_scrape()
+{
+	Scrape s;
+	Job three, nine;
+	three.id = 3;
+	three.flows = 2;
+	three.flows_total = 5;
+	three.iterations = 41;
+	three.bytes = 1ull << 40;
+	nine.id = 9;
+	nine.flows = 0;
+	nine.flows_total = 0;
+	nine.iterations = 0;
+	nine.bytes = 0;
+	s.backend = "kmod";
+	s.netns = "h1";
+	s.jobs = { three, nine };
+	s.flows = { flow_of(3, 205), flow_of(3, 1843), flow_of(std::nullopt, 1024) };
+	s.stats.verdicts = { 41, 2, 3, 4, 5 };
+	return s;
+}
+
+} // namespace
+
+TEST(Export, ModuleScrape)
+{
+	EXPECT_EQ(prometheus_text(sample_scrape()),
+		  "# HELP mltcp_flows MLTCP flows open in the network namespace (initialized, not "
+		  "listening).\n"
+		  "# TYPE mltcp_flows gauge\n"
+		  "mltcp_flows{netns=\"h1\",backend=\"kmod\"} 3\n"
+		  "# HELP mltcp_job_flows Live flows of the job in the network namespace.\n"
+		  "# TYPE mltcp_job_flows gauge\n"
+		  "mltcp_job_flows{job=\"3\",netns=\"h1\",backend=\"kmod\"} 2\n"
+		  "mltcp_job_flows{job=\"9\",netns=\"h1\",backend=\"kmod\"} 0\n"
+		  "# HELP mltcp_job_flows_matched_total Flows matched by the job since it was added.\n"
+		  "# TYPE mltcp_job_flows_matched_total counter\n"
+		  "mltcp_job_flows_matched_total{job=\"3\",netns=\"h1\",backend=\"kmod\"} 5\n"
+		  "mltcp_job_flows_matched_total{job=\"9\",netns=\"h1\",backend=\"kmod\"} 0\n"
+		  "# HELP mltcp_job_iterations_total Iterations the job's flows completed.\n"
+		  "# TYPE mltcp_job_iterations_total counter\n"
+		  "mltcp_job_iterations_total{job=\"3\",netns=\"h1\",backend=\"kmod\"} 41\n"
+		  "mltcp_job_iterations_total{job=\"9\",netns=\"h1\",backend=\"kmod\"} 0\n"
+		  "# HELP mltcp_job_bytes_total Bytes acked in the job's completed iterations and in "
+		  "its closed flows.\n"
+		  "# TYPE mltcp_job_bytes_total counter\n"
+		  "mltcp_job_bytes_total{job=\"3\",netns=\"h1\",backend=\"kmod\"} 1099511627776\n"
+		  "mltcp_job_bytes_total{job=\"9\",netns=\"h1\",backend=\"kmod\"} 0\n"
+		  "# HELP mltcp_job_f Mean F(r) of the job's live flows in the network namespace (1 "
+		  "is the base algorithm).\n"
+		  "# TYPE mltcp_job_f gauge\n"
+		  "mltcp_job_f{job=\"3\",netns=\"h1\",backend=\"kmod\"} 1\n"
+		  "# HELP mltcp_iteration_verdicts_total How the iteration detector judged each "
+		  "resumption of sending: verdict \"iterations\" started an iteration. The BPF "
+		  "backend counts for the whole host (no netns label).\n"
+		  "# TYPE mltcp_iteration_verdicts_total counter\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"iterations\",netns=\"h1\",backend=\"kmod\"} "
+		  "41\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_in_recovery\",netns=\"h1\","
+		  "backend=\"kmod\"} 2\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_data_outstanding\",netns=\"h1\","
+		  "backend=\"kmod\"} 3\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_not_idle\",netns=\"h1\","
+		  "backend=\"kmod\"} 4\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_short_gap\",netns=\"h1\","
+		  "backend=\"kmod\"} 5\n");
+}
+
+// The BPF twin keeps no job counters: those families are left out rather
+// than reported as zeros; live flows are counted from its flow records, and
+// its verdict counts are the host's, without a netns label.
+TEST(Export, BpfScrapeLeavesOutWhatItDoesNotCount)
+{
+	Scrape s = sample_scrape();
+	for (Job &j : s.jobs) {
+		j.flows.reset();
+		j.flows_total.reset();
+		j.iterations.reset();
+		j.bytes.reset();
+	}
+	s.backend = "bpf";
+	s.netns = "";
+	s.stats.host_wide = true;
+	std::string text = prometheus_text(s);
+
+	EXPECT_NE(text.find("mltcp_job_flows{job=\"3\",netns=\"\",backend=\"bpf\"} 2\n"),
+		  std::string::npos)
+		<< text;
+	EXPECT_NE(text.find("mltcp_job_flows{job=\"9\",netns=\"\",backend=\"bpf\"} 0\n"),
+		  std::string::npos);
+	EXPECT_NE(text.find("mltcp_job_f{job=\"3\",netns=\"\",backend=\"bpf\"} 1\n"),
+		  std::string::npos);
+	EXPECT_NE(text.find("mltcp_iteration_verdicts_total{verdict=\"iterations\",backend=\"bpf\"} "
+			    "41\n"),
+		  std::string::npos);
+	for (const char *absent : { "_total{job=", "mltcp_job_iterations_total",
+				    "mltcp_job_bytes_total", "mltcp_job_flows_matched_total" })
+		EXPECT_EQ(text.find(absent), std::string::npos) << absent;
+}
+
+TEST(Export, LabelValuesAreEscaped)
+{
+	Scrape s = sample_scrape();
+	s.netns = "a\"b\\c\nd";
+	std::string text = prometheus_text(s);
+
+	EXPECT_NE(text.find("mltcp_flows{netns=\"a\\\"b\\\\c\\nd\",backend=\"kmod\"} 3\n"),
+		  std::string::npos)
+		<< text;
+}
+
+TEST(Export, FileIsReplacedWholeAndReadableByAll)
+{
+	char dir[] = "/tmp/mltcpctl-export-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string path = std::string(dir) + "/mltcp.prom";
+
+	replace_file(path, "first\n");
+	replace_file(path, "second\n");
+	std::ifstream in(path);
+	std::stringstream got;
+	got << in.rdbuf();
+	EXPECT_EQ(got.str(), "second\n");
+	struct stat st;
+	ASSERT_EQ(stat(path.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0644u);
+
+	// Nothing else is left in the directory.
+	DIR *d = opendir(dir);
+	ASSERT_NE(d, nullptr);
+	int entries = 0;
+	while (dirent *e = readdir(d))
+		entries += e->d_name[0] != '.';
+	closedir(d);
+	EXPECT_EQ(entries, 1);
+
+	// A directory that does not exist: one error, nothing created.
+	try {
+		replace_file(std::string(dir) + "/missing/mltcp.prom", "x\n");
+		ADD_FAILURE() << "no error";
+	} catch (const Error &e) {
+		EXPECT_NE(std::string(e.what()).find("export: cannot create a file beside"),
+			  std::string::npos)
+			<< e.what();
+	}
+	unlink(path.c_str());
+	rmdir(dir);
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "export.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "mltcp_core.h"
+#include "mltcp_policy.h"
+#include "netlink.h"
+
+namespace mltcpctl
+{
+namespace
+{
+
+// A label value as the text format quotes it: backslash, double quote and
+// newline escaped.
+std::string quoted(const std::string &value)
+{
+	std::string out = "\"";
+
+	for (char c : value) {
+		if (c == '\\' || c == '"')
+			out += '\\';
+		if (c == '\n')
+			out += "\\n";
+		else
+			out += c;
+	}
+	return out + "\"";
+}
+
+// One metric family: its HELP and TYPE lines, then its samples.
+class Family
+{
+public:
+	Family(std::string &out, const char *name, const char *type, const char *help)
+	    : out_(out), name_(name), type_(type), help_(help)
+	{
+	}
+	// labels: name, value pairs, in the order printed.
+	void sample(std::initializer_list<std::pair<const char *, std::string>> labels,
+		    const std::string &value)
+	{
+		std::string text;
+
+		if (!started_)
+			out_ += std::string("# HELP ") + name_ + " " + help_ + "\n# TYPE " + name_ +
+				" " + type_ + "\n";
+		started_ = true;
+		for (const auto &l : labels)
+			text += (text.empty() ? "{" : ",") + std::string(l.first) + "=" +
+				quoted(l.second);
+		out_ += name_ + text + (text.empty() ? "" : "}") + " " + value + "\n";
+	}
+
+private:
+	std::string &out_;
+	const char *name_, *type_, *help_;
+	bool started_ = false;
+};
+
+std::string number(uint64_t v)
+{
+	return std::to_string(v);
+}
+
+std::string number(double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	return buf;
+}
+
+// The live flows of each job in this namespace, and the sum of their F.
+struct JobFlows {
+	uint64_t count = 0;
+	uint64_t f_sum = 0; // MLTCP_ONE units
+};
+
+} // namespace
+
+std::string prometheus_text(const Scrape &s)
+{
+	std::map<uint32_t, JobFlows> by_job;
+	std::string out;
+
+	for (const Flow &f : s.flows) {
+		if (f.job) {
+			by_job[*f.job].count++;
+			by_job[*f.job].f_sum += f.f;
+		}
+	}
+	const std::pair<const char *, std::string> netns{ "netns", s.netns };
+	const std::pair<const char *, std::string> backend{ "backend", s.backend };
+
+	Family(out, "mltcp_flows", "gauge",
+	       "MLTCP flows open in the network namespace (initialized, not listening).")
+		.sample({ netns, backend }, number(static_cast<uint64_t>(s.flows.size())));
+
+	Family live(out, "mltcp_job_flows", "gauge",
+		    "Live flows of the job in the network namespace.");
+	for (const Job &j : s.jobs) {
+		// The module counts them; the BPF twin's flows are counted here.
+		uint64_t n = j.flows ? *j.flows : by_job[j.id].count;
+		live.sample({ { "job", std::to_string(j.id) }, netns, backend }, number(n));
+	}
+
+	Family matched(out, "mltcp_job_flows_matched_total", "counter",
+		       "Flows matched by the job since it was added.");
+	Family iterations(out, "mltcp_job_iterations_total", "counter",
+			  "Iterations the job's flows completed.");
+	Family bytes(out, "mltcp_job_bytes_total", "counter",
+		     "Bytes acked in the job's completed iterations and in its closed flows.");
+	for (const Job &j : s.jobs) {
+		std::pair<const char *, std::string> job{ "job", std::to_string(j.id) };
+		if (j.flows_total)
+			matched.sample({ job, netns, backend }, number(*j.flows_total));
+	}
+	for (const Job &j : s.jobs) {
+		std::pair<const char *, std::string> job{ "job", std::to_string(j.id) };
+		if (j.iterations)
+			iterations.sample({ job, netns, backend }, number(*j.iterations));
+	}
+	for (const Job &j : s.jobs) {
+		std::pair<const char *, std::string> job{ "job", std::to_string(j.id) };
+		if (j.bytes)
+			bytes.sample({ job, netns, backend }, number(*j.bytes));
+	}
+
+	Family f(out, "mltcp_job_f", "gauge",
+		 "Mean F(r) of the job's live flows in the network namespace (1 is the base "
+		 "algorithm).");
+	for (const Job &j : s.jobs) {
+		const JobFlows &jf = by_job[j.id];
+		if (jf.count)
+			f.sample({ { "job", std::to_string(j.id) }, netns, backend },
+				 number(static_cast<double>(jf.f_sum) /
+					(static_cast<double>(jf.count) * MLTCP_ONE)));
+	}
+
+	Family verdicts(out, "mltcp_iteration_verdicts_total", "counter",
+			"How the iteration detector judged each resumption of sending: "
+			"verdict \"iterations\" started an iteration. The BPF backend counts "
+			"for the whole host (no netns label).");
+	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++) {
+		std::pair<const char *, std::string> verdict{
+			"verdict", mltcp_verdict_name(static_cast<mltcp_tx_verdict>(v))
+		};
+		if (s.stats.host_wide)
+			verdicts.sample({ verdict, backend }, number(s.stats.verdicts[v]));
+		else
+			verdicts.sample({ verdict, netns, backend }, number(s.stats.verdicts[v]));
+	}
+	return out;
+}
+
+void replace_file(const std::string &path, const std::string &text)
+{
+	// Beside the target, so that rename() stays within one file system;
+	// not ending in .prom, so that the collector skips it meanwhile.
+	std::string tmp = path + ".XXXXXX";
+	int fd = mkstemp(tmp.data());
+	auto fail = [&](int err) {
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp.c_str());
+		throw Error("export: cannot write " + path + ": " + strerror(err));
+	};
+
+	if (fd < 0)
+		throw Error("export: cannot create a file beside " + path + ": " + strerror(errno));
+	if (fchmod(fd, 0644) != 0)
+		fail(errno);
+	for (size_t done = 0; done < text.size();) {
+		ssize_t n = write(fd, text.data() + done, text.size() - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail(errno);
+		done += static_cast<size_t>(n);
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		fail(errno);
+	}
+	fd = -1;
+	if (rename(tmp.c_str(), path.c_str()) != 0)
+		fail(errno);
+}
+
+} // namespace mltcpctl
