@@ -72,14 +72,15 @@ def test_recovery_held_without_sack_does_not_merge_iterations(dumbbell):
     """Without SACK, NewReno holds Recovery (or Loss) after an iteration's
     last retransmission is acknowledged until an ACK above high_seq, which
     only the next iteration's data brings (RFC 6582; tcp_try_undo_recovery()).
-    1% of the data packets are lost on the link to the receiver, so that
-    some iterations start in that state: each is still one iteration, and
-    the size learned is the application's burst, not two bursts merged."""
+    2% of the data packets are lost on the link to the receiver, so that
+    some iterations start in that state (with 1% and 20 bursts, one CI run
+    had none): each is still one iteration, and the size learned is the
+    application's burst, not two bursts merged."""
     snd, rcv = dumbbell.left[0], dumbbell.right[0]
-    iterations = 20
+    iterations = 30
     snd.run("sysctl", "-q", "-w", "net.ipv4.tcp_sack=0")
     dumbbell.switch.run("tc", "qdisc", "add", "dev", dumbbell.port(rcv), "root", "netem",
-                        "loss", "1%")
+                        "loss", "2%")
     start_server(rcv, 6003)
     result = onoff(snd, rcv.addr, 6003, "mltcp", NBYTES, IDLE_MS, iterations, trace=True)
     states = [t["before"]["ca_state"] for t in result["trace"]]
