@@ -27,9 +27,12 @@ KVER = platform.release()
 CC = "/proc/sys/net/ipv4/tcp_congestion_control"
 
 # What installing and purging may leave, by design: dpkg's and apt's own
-# records and caches, and debconf's (every package install writes them).
+# records and caches, and debconf's (every package install writes them); and
+# DKMS's machine owner key, which DKMS (not our package) makes when it first
+# signs a module and keeps for every later one (README, "Secure Boot").
 BOOKKEEPING = ("/var/lib/dpkg/", "/var/lib/apt/", "/var/cache/apt/", "/var/cache/debconf/",
-               "/var/cache/ldconfig/", "/etc/ld.so.cache")
+               "/var/cache/ldconfig/", "/etc/ld.so.cache",
+               "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pub")
 
 pytestmark = pytest.mark.skipif(not OVERLAY, reason="needs scripts/vm-run --writable")
 
