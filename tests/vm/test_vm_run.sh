@@ -77,6 +77,7 @@ guest_script='
 	tc qdisc add dev lo root netem delay 1ms
 	tc qdisc show dev lo | grep -q "netem" && echo "netem-qdisc=ok"
 	if touch /etc/mltcp-vm-probe 2>/dev/null; then echo "root=writable"; else echo "root=read-only"; fi
+	[ "$(bash -c "cat <(echo fd)")" = fd ] && echo "dev-fd=ok"
 	exit 7'
 vm combined --no-load --results "$TMP/results" -- sh -c "$guest_script" sh "$token" </dev/null
 check "(b) COMMAND's exit status 7 is vm-run's (got $RC)" test "$RC" -eq 7
@@ -86,6 +87,7 @@ check "(d) file written to \$MLTCP_RESULTS appears on the host" \
 check "(g) sch_netem loaded in the guest" grep -Fxq "netem-module=loaded" "$TMP/combined.log"
 check "(g) tc qdisc add dev lo root netem delay 1ms works" grep -Fxq "netem-qdisc=ok" "$TMP/combined.log"
 check "(h) without --writable the root is read-only" grep -Fxq "root=read-only" "$TMP/combined.log"
+check "(g) bash's <(...) works (/dev/fd)" grep -Fxq "dev-fd=ok" "$TMP/combined.log"
 ((RC == 7)) || show_log "$TMP/combined.log"
 
 # (h) --writable: the guest writes anywhere, the upper layer shows what it
