@@ -137,7 +137,8 @@ static void mltcp_walk_put(struct sock **socks, unsigned int n)
 int mltcp_walk_flows(struct net *net, u32 key, struct mltcp_walk *pos,
 		     int (*fn)(struct sock *sk, void *arg), void *arg)
 {
-	struct inet_hashinfo *hinfo = net ? net->ipv4.tcp_death_row.hashinfo : &tcp_hashinfo;
+	/* init_net's is the global hash, tcp_hashinfo, which 6.12 no longer exports. */
+	struct inet_hashinfo *hinfo = (net ?: &init_net)->ipv4.tcp_death_row.hashinfo;
 	struct sock *stack[MLTCP_WALK_STACK], **socks = stack;
 	unsigned int cap = MLTCP_WALK_STACK;
 	int ret = 0;

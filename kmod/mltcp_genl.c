@@ -36,6 +36,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "mltcp_flows.h"
 #include "mltcp_genl.h"
 #include "mltcp_jobs.h"
@@ -509,7 +510,7 @@ struct mltcp_job_dump_ctx {
 static int mltcp_nl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mltcp_job_dump_ctx *ctx = (struct mltcp_job_dump_ctx *)cb->ctx;
-	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
+	struct nlattr **tb = mltcp_dump_attrs(cb);
 	struct net *net = sock_net(skb->sk);
 	u32 only = tb[MLTCP_JOB_A_ID] ? nla_get_u32(tb[MLTCP_JOB_A_ID]) : 0;
 	struct mltcp_job *job;
@@ -539,7 +540,7 @@ struct mltcp_flow_dump_ctx {
 static int mltcp_nl_flow_start(struct netlink_callback *cb)
 {
 	struct mltcp_flow_dump_ctx *ctx = (struct mltcp_flow_dump_ctx *)cb->ctx;
-	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
+	struct nlattr **tb = mltcp_dump_attrs(cb);
 	struct net *net = sock_net(cb->skb->sk);
 	struct mltcp_job *job;
 	int err = 0;

@@ -32,6 +32,7 @@
 #include <linux/user_namespace.h>
 #include <net/netns/generic.h>
 
+#include "compat.h"
 #include "mltcp_defaults.h"
 #include "mltcp_sysctl.h"
 
@@ -124,7 +125,7 @@ static int mltcp_store_line(struct mltcp_sysctl_net *sn, enum mltcp_param which,
  * value malformed or out of range, a partial write (non-zero offset) or an
  * oversized one is refused with -EINVAL and changes nothing.
  */
-static int mltcp_proc_default(struct ctl_table *table, int write, void *buffer,
+static int mltcp_proc_default(MLTCP_CTL_TABLE *table, int write, void *buffer,
 			      size_t *lenp, loff_t *ppos)
 {
 	enum mltcp_param which = *(int *)table->extra1;
@@ -197,7 +198,7 @@ static int __net_init mltcp_sysctl_net_init(struct net *net)
 	}
 	sn->bounded = net->user_ns != &init_user_ns;
 	mutex_init(&sn->line_lock);
-	sn->header = register_net_sysctl(net, "net/mltcp", table);
+	sn->header = mltcp_register_net_sysctl(net, "net/mltcp", table, MLTCP_NET_DEFAULTS);
 	if (!sn->header) {
 		kfree(table);
 		return -ENOMEM;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Self-test of scripts/vm-run, run on the HOST. Boots the guest four times
+# Self-test of scripts/vm-run, run on the HOST. Boots the guest five times
 # (one of them, the timeout check, in the background while the others run),
-# about 70 s in all. Exits non-zero if any check fails.
+# about 100 s in all. Exits non-zero if any check fails.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -76,6 +76,8 @@ guest_script='
 	grep -q "^sch_netem " /proc/modules && echo "netem-module=loaded"
 	tc qdisc add dev lo root netem delay 1ms
 	tc qdisc show dev lo | grep -q "netem" && echo "netem-qdisc=ok"
+	if touch /etc/mltcp-vm-probe 2>/dev/null; then echo "root=writable"; else echo "root=read-only"; fi
+	[ "$(bash -c "cat <(echo fd)")" = fd ] && echo "dev-fd=ok"
 	exit 7'
 vm combined --no-load --results "$TMP/results" -- sh -c "$guest_script" sh "$token" </dev/null
 check "(b) COMMAND's exit status 7 is vm-run's (got $RC)" test "$RC" -eq 7
@@ -84,7 +86,28 @@ check "(d) file written to \$MLTCP_RESULTS appears on the host" \
 	grep -Fxq "$token" "$TMP/results/from-guest.txt"
 check "(g) sch_netem loaded in the guest" grep -Fxq "netem-module=loaded" "$TMP/combined.log"
 check "(g) tc qdisc add dev lo root netem delay 1ms works" grep -Fxq "netem-qdisc=ok" "$TMP/combined.log"
+check "(h) without --writable the root is read-only" grep -Fxq "root=read-only" "$TMP/combined.log"
+check "(g) bash's <(...) works (/dev/fd)" grep -Fxq "dev-fd=ok" "$TMP/combined.log"
 ((RC == 7)) || show_log "$TMP/combined.log"
+
+# (h) --writable: the guest writes anywhere, the upper layer shows what it
+# wrote, and nothing reaches the host.
+echo "# (h) vm-run --writable --no-load -- sh -c 'echo TOKEN > /etc/...'"
+probe=/etc/mltcp-vm-probe.$token
+# shellcheck disable=SC2016  # expanded by the guest's sh, not here
+guest_script='
+	set -e
+	echo "$1" > "$2" && rm -f /etc/hostname
+	echo "read-back=$(cat "$2")"
+	test -f "$MLTCP_VM_OVERLAY/rw/upper$2" && echo "upper=has-it"
+	test -c "$MLTCP_VM_OVERLAY/rw/upper/etc/hostname" && echo "upper=whiteout"'
+vm writable --no-load --writable -- sh -c "$guest_script" sh "$token" "$probe" </dev/null
+check "(h) --writable: writing / works (got $RC)" test "$RC" -eq 0
+check "(h) --writable: the guest reads back what it wrote" grep -Fxq "read-back=$token" "$TMP/writable.log"
+check "(h) --writable: the upper layer holds the new file" grep -Fxq "upper=has-it" "$TMP/writable.log"
+check "(h) --writable: a deletion is a whiteout" grep -Fxq "upper=whiteout" "$TMP/writable.log"
+check "(h) --writable: nothing reached the host" test ! -e "$probe" -a -e /etc/hostname
+((RC == 0)) || show_log "$TMP/writable.log"
 
 # (f) collect the timeout run.
 echo "# (f) waiting for the timeout run"

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The Debian packages installed, used and purged in a guest with a writable
+root (scripts/vm-run --writable --no-load): apt-get install builds the module
+with DKMS for the guest's kernel, selecting an algorithm by name loads it,
+and dpkg --purge removes it and leaves no file behind. Run from the top:
+
+    scripts/build-deb
+    scripts/vm-run --writable --no-load -- /usr/bin/python3 -m pytest -p no:cacheprovider \\
+        -v -rA tests/pkg
+
+The .debs are taken from $MLTCP_DEBS (default build/deb). The tests run in
+file order, each on what the one before left."""
+import glob
+import os
+import platform
+import stat
+import time
+
+import pytest
+
+from bench.topology import sh
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEBS = os.environ.get("MLTCP_DEBS", os.path.join(TOP, "build", "deb"))
+OVERLAY = os.environ.get("MLTCP_VM_OVERLAY", "")
+KVER = platform.release()
+CC = "/proc/sys/net/ipv4/tcp_congestion_control"
+
+# What installing and purging may leave, by design: dpkg's and apt's own
+# records and caches, and debconf's (every package install writes them); and
+# DKMS's machine owner key, which DKMS (not our package) makes when it first
+# signs a module and keeps for every later one (README, "Secure Boot").
+BOOKKEEPING = ("/var/lib/dpkg/", "/var/lib/apt/", "/var/cache/apt/", "/var/cache/debconf/",
+               "/var/cache/ldconfig/", "/etc/ld.so.cache",
+               "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pub")
+
+pytestmark = pytest.mark.skipif(not OVERLAY, reason="needs scripts/vm-run --writable")
+
+
+def upper_paths():
+    """Paths the guest created or changed (the overlay's upper layer), without
+    the whiteouts of what it deleted."""
+    upper = os.path.join(OVERLAY, "rw", "upper")
+    found = set()
+    for root, dirs, files in os.walk(upper):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            st = os.lstat(path)
+            if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+                continue
+            found.add(path[len(upper):])
+    return found
+
+
+def in_lower(path):
+    return os.path.lexists(os.path.join(OVERLAY, "lower") + path)
+
+
+def module_loaded():
+    return os.path.isdir("/sys/module/tcp_mltcp")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+BEFORE = {}
+
+
+def test_not_installed_before():
+    assert not module_loaded()
+    assert sh("modinfo", "tcp_mltcp", check=False).returncode != 0
+    BEFORE["paths"] = upper_paths()
+
+
+def test_apt_installs_and_dkms_builds_for_the_guest_kernel():
+    debs = sorted(glob.glob(os.path.join(DEBS, "tcp-mltcp-dkms_*.deb")) +
+                  glob.glob(os.path.join(DEBS, "mltcp-tools_*.deb")))
+    assert len(debs) == 2, "no packages in %s (scripts/build-deb)" % DEBS
+    start = time.monotonic()
+    # No network in the guest: every dependency is the host's, already installed.
+    proc = sh("apt-get", "install", "-y", "--no-install-recommends", *debs, check=False,
+              env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    print("apt-get install took %.0f s" % (time.monotonic() - start))
+    print(proc.stdout, proc.stderr)
+    assert proc.returncode == 0
+    path = sh("modinfo", "-n", "tcp_mltcp").stdout.strip()
+    assert path.startswith("/lib/modules/%s/updates/dkms/tcp_mltcp.ko" % KVER), path
+    assert sh("modinfo", "-F", "vermagic", "tcp_mltcp").stdout.split()[0] == KVER
+    assert "installed" in sh("dkms", "status", "tcp-mltcp").stdout
+    assert not module_loaded(), "installing loaded the module"
+
+
+def unload():
+    """rmmod, retrying while sockets that used the module finish closing."""
+    for _ in range(50):
+        if sh("rmmod", "tcp_mltcp", check=False).returncode == 0 or not module_loaded():
+            break
+        time.sleep(0.2)
+    assert not module_loaded()
+
+
+def test_selecting_by_name_autoloads():
+    before = read(CC)
+    try:
+        # README's "Using it", as written.
+        sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=mltcp")
+        assert module_loaded()
+        assert read(CC) == "mltcp"
+        sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=%s" % before)
+        unload()
+        # The other names, through the module's aliases.
+        for name in ("mltcp_reno", "mltcp_cubic"):
+            sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=%s" % name)
+            assert module_loaded(), name
+            sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=%s" % before)
+            unload()
+        sh("ip", "link", "add", "eth0", "type", "dummy")
+        sh("ip", "link", "set", "eth0", "up")
+        sh("ip", "route", "add", "10.0.0.0/8", "dev", "eth0", "congctl", "mltcp")
+        assert module_loaded()
+        assert "congctl mltcp" in sh("ip", "route", "show", "10.0.0.0/8").stdout
+    finally:
+        sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=%s" % before)
+        sh("ip", "link", "del", "eth0", check=False)
+
+
+def test_tools_are_installed():
+    shown = sh("mltcpctl", "-b", "kmod", "defaults", "show", "global").stdout
+    assert "slope 1.6 intercept 0.2" in shown, shown
+    sh("mltcp-trainsim", "--help")
+    for page in ("tcp_mltcp", "mltcpctl", "mltcp-trainsim"):
+        assert sh("man", "-w", page).stdout.startswith("/usr/share/man/")
+    assert os.path.isfile("/usr/share/bash-completion/completions/mltcpctl")
+
+
+def test_bpf_unit_stands_aside_where_the_module_loads():
+    """mltcp-bpf.service's condition, run as systemd would run it: here the
+    module can load, so the unit is skipped (exit status 1 to 254)."""
+    with open("/lib/systemd/system/mltcp-bpf.service") as f:
+        lines = [line for line in f if line.startswith("ExecCondition=/bin/sh -c '")]
+    assert len(lines) == 1
+    script = lines[0].strip()[len("ExecCondition=/bin/sh -c '"):-1].replace("$$", "$")
+    assert 1 <= sh("/bin/sh", "-c", script, check=False).returncode <= 254
+
+
+def test_purge_leaves_nothing_behind():
+    unload()
+    proc = sh("dpkg", "--purge", "mltcp-tools", "tcp-mltcp-dkms", check=False)
+    print(proc.stdout, proc.stderr)
+    assert proc.returncode == 0
+    assert sh("modinfo", "tcp_mltcp", check=False).returncode != 0
+    left = sorted(p for p in upper_paths() - BEFORE["paths"]
+                  if not in_lower(p) and not p.startswith(BOOKKEEPING)
+                  and not p.startswith(TOP + "/"))
+    assert not left, "left behind:\n" + "\n".join(left)
