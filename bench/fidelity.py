@@ -20,13 +20,11 @@ max, and the ratio of means) and results.md under
 bench/results/<UTC date>-fidelity/, stamped with the commit measured.
 """
 import datetime
-import json
 import os
 import statistics
 import subprocess
-import time
 
-from bench import analyze, paths, rundir
+from bench import analyze, bulk, paths, rundir
 
 ALGORITHMS = ("cubic", "mltcp_cubic")
 TARGET = 0.03  # the review's bound on |ratio - 1|
@@ -49,25 +47,6 @@ def scenario_config(name, rate_mbit):
             "loss_pct": loss}
 
 
-def iperf(snd, rcv, cc, seconds, omit, port=5201):
-    """One bulk flow: (goodput Mbit/s at the receiver, retransmissions, cc iperf3 reports)."""
-    srv = rcv.spawn("iperf3", "-s", "-1", "-p", str(port))
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        if rcv.run("ss", "-ltn", "sport = :%d" % port).stdout.count("\n") > 1:
-            break
-        time.sleep(0.1)
-    cli = snd.spawn("iperf3", "-c", rcv.addr, "-p", str(port), "-t", str(seconds),
-                    "-O", str(omit), "-C", cc, "-J")
-    out, err = cli.communicate(timeout=seconds + omit + 60)
-    srv.wait(timeout=30)
-    if cli.returncode != 0:
-        raise RuntimeError("iperf3 -C %s failed: %s" % (cc, err.strip() or out[-500:]))
-    end = json.loads(out)["end"]
-    return (end["sum_received"]["bits_per_second"] / 1e6, end["sum_sent"].get("retransmits"),
-            end["sender_tcp_congestion"])
-
-
 def run_scenario(cfg, runs, seconds, omit):
     """Every run of one scenario, in the order run."""
     from bench.topology import TO_RIGHT, Dumbbell, Shaping, queue_limit
@@ -85,9 +64,8 @@ def run_scenario(cfg, runs, seconds, omit):
         for rep in range(runs):
             order = ALGORITHMS if rep % 2 == 0 else ALGORITHMS[::-1]
             for cc in order:
-                mbit, retrans, shown = iperf(snd, rcv, cc, seconds, omit)
-                if shown != cc:
-                    raise RuntimeError("asked for %s, iperf3 reports %s" % (cc, shown))
+                end, _ = bulk.iperf3(snd, rcv, cc, seconds, omit)
+                mbit, retrans = bulk.goodput_bps(end) / 1e6, bulk.retransmits(end)
                 done.append({"rep": rep, "cc": cc, "mbit": mbit, "retransmits": retrans})
                 print("fidelity: %s rep %d %s %.2f Mbit/s, %s retransmits"
                       % (cfg["name"], rep, cc, mbit, retrans), flush=True)

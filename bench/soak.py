@@ -23,7 +23,6 @@ allocated by tcp_mltcp is left (slub's alloc_traces), unreclaimable slab
 is back near its baseline, the kernel printed no warning, and no round
 stalled. The verdict and the figures go to soak.json and soak.md in --out.
 """
-import argparse
 import glob
 import json
 import os

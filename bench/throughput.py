@@ -21,13 +21,11 @@ discounts time that other work on a shared machine takes from the CPU).
 """
 import argparse
 import datetime
-import json
 import os
 import statistics
 import subprocess
-import time
 
-from bench import analyze, mltcpctl, paths, rundir
+from bench import analyze, bulk, mltcpctl, paths, rundir
 from bench.run import host_lock, loadavg
 from bench.topology import Netns, ip_batch
 
@@ -60,28 +58,17 @@ class VethPair:
 
 def iperf_run(net, cc, seconds, cpu):
     """One bulk flow: goodput at the receiver, the sender's CPU share, retransmissions."""
-    pin = ["taskset", "-c", str(cpu)]
-    srv = net.rcv.spawn(*pin, "iperf3", "-s", "-1", "-p", str(PORT))
-    deadline = time.time() + 10
-    while "LISTEN" not in net.rcv.run("ss", "-Hltn", "sport = :%d" % PORT).stdout:
-        if time.time() > deadline:
-            raise RuntimeError("iperf3 server did not start: " + srv.stderr.read())
-        time.sleep(0.05)
-    out = net.snd.run(*pin, "iperf3", "-c", net.rcv.addr, "-p", str(PORT), "-t", str(seconds),
-                      "-O", "1", "-C", cc, "-J", timeout=seconds + 60).stdout
-    srv.wait(timeout=30)
-    end = json.loads(out)["end"]
-    if end["sender_tcp_congestion"] != cc:
-        raise RuntimeError("iperf3 ran %s, not %s" % (end["sender_tcp_congestion"], cc))
+    end, _ = bulk.iperf3(net.snd, net.rcv, cc, seconds, omit=1, port=PORT,
+                         prefix=("taskset", "-c", str(cpu)))
     cpu = end["cpu_utilization_percent"]
-    gbit_s = end["sum_received"]["bits_per_second"] / 1e9
+    gbit_s = bulk.goodput_bps(end) / 1e9
     # Both ends share the CPU: their CPU time over the run's, summed, is the
     # share of it the flow got; goodput per CPU second discounts the time
     # other work on a shared machine took from it.
     busy = (cpu["host_total"] + cpu["remote_total"]) / 100
     return {"cc": cc, "gbit_s": gbit_s, "sender_cpu_percent": cpu["host_total"],
             "receiver_cpu_percent": cpu["remote_total"], "gbit_per_cpu_s": gbit_s / busy,
-            "retransmits": end["sum_sent"].get("retransmits", 0)}
+            "retransmits": bulk.retransmits(end)}
 
 
 def summarize(runs, rounds):

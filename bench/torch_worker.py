@@ -27,7 +27,6 @@ bytes_sent and bytes_received are the ring all-reduce's payload per rank,
 import argparse
 import datetime
 import json
-import os
 import sys
 import time
 

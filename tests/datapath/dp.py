@@ -20,8 +20,8 @@ import json
 import os
 import re
 import subprocess
-import time
 
+from bench import bulk
 from bench.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -213,22 +213,10 @@ class Net:
         """A bulk flow with cc: (goodput in Mbit/s, the sender's algorithm as
         iperf3 reports it, whether `ss -ti` showed cc mid-flow)."""
         p = self.backend.profile
-        srv = self.rcv.spawn("iperf3", "-s", "-1", "-p", str(port))
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.rcv.run("ss", "-ltn", "sport = :%d" % port).stdout.count("\n") > 1:
-                break
-            time.sleep(0.1)
-        cli = self.snd.spawn("iperf3", "-c", self.rcv.addr, "-p", str(port), "-t",
-                             str(p.bulk_seconds), "-O", str(p.bulk_omit), "-C", cc, "-J")
-        time.sleep(p.bulk_omit + p.bulk_seconds / 2)
-        ss = self.snd.run("ss", "-tin", "dst", self.rcv.addr).stdout
-        out, err = cli.communicate(timeout=p.bulk_seconds + 60)
-        assert cli.returncode == 0, err
-        srv.wait(timeout=30)
-        report = json.loads(out)
-        return (report["end"]["sum_received"]["bits_per_second"] / 1e6,
-                report["end"]["sender_tcp_congestion"],
+        end, ss = bulk.iperf3(self.snd, self.rcv, cc, p.bulk_seconds, omit=p.bulk_omit,
+                              port=port, midway=lambda: self.snd.run(
+                                  "ss", "-tin", "dst", self.rcv.addr).stdout)
+        return (bulk.goodput_bps(end) / 1e6, end["sender_tcp_congestion"],
                 re.search(r"^\s+%s\s" % re.escape(cc), ss, re.M) is not None)
 
 

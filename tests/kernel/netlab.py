@@ -115,25 +115,6 @@ def trainsim_onoff(sender, receiver, port, cc, nbytes, idle_ms, iterations, logd
             "comm_s": [r["comm_s"] for r in iters], "module": watcher.last, "ss": watcher.ss}
 
 
-def iperf3(client, server, cc, seconds, port=5201, omit=1):
-    """Goodput of one bulk flow in bit/s, as iperf3 reports at the receiver."""
-    srv = server.spawn("iperf3", "-s", "-1", "-p", str(port))
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        if server.run("ss", "-ltn", "sport = :%d" % port).stdout.count("\n") > 1:
-            break
-        time.sleep(0.1)
-    out = client.run("iperf3", "-c", server.addr, "-p", str(port), "-t", str(seconds),
-                     "-O", str(omit), "-C", cc, "-J", timeout=seconds + 60).stdout
-    srv.wait(timeout=30)
-    report = json.loads(out)
-    return {
-        "cc": report["end"]["sender_tcp_congestion"],
-        "bps": report["end"]["sum_received"]["bits_per_second"],
-        "retransmits": report["end"]["sum_sent"].get("retransmits", 0),
-    }
-
-
 def write_file(path, value):
     """One write(2) of value, as sysctl and sysfs handlers expect; raises
     OSError with the handler's errno."""

@@ -20,7 +20,7 @@ import pytest
 
 from bench.topology import Netns
 from netlab import write_file
-from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs
+from nl_ctl import NOBODY, binary, clear_jobs, ctl, error_line, jobs
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
