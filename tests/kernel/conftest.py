@@ -9,6 +9,7 @@ import time
 import pytest
 
 import netlab
+import tracefs
 from bench.topology import sh
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -80,3 +81,11 @@ def py_in(netns, code, user=None, check=True):
     if check and proc.returncode != 0:
         raise RuntimeError(proc.stderr)
     return proc
+
+
+@pytest.fixture
+def tracing():
+    """The mltcp:mltcp_iteration event on, its buffer empty; off after."""
+    tracefs.start()
+    yield
+    tracefs.stop()

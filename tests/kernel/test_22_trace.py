@@ -6,60 +6,18 @@ socket cookie, addresses and ports, iteration count, learned size, the
 job's id, iteration count and bytes)."""
 import ipaddress
 import os
-import re
 import subprocess
 
-import pytest
-
 from nl_ctl import ctl, ctl_json
+from tracefs import EVENT, events
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ONOFF = os.path.join(HERE, "..", "datapath", "onoff.py")
 PYTHON = "/usr/bin/python3"
-TRACEFS = "/sys/kernel/tracing"
-EVENT = TRACEFS + "/events/mltcp/mltcp_iteration"
 PORT = 7310
 NBYTES = 400_000
 IDLE_MS = 60
 BURSTS = 12
-FIELDS = re.compile(
-    r"cookie=(\d+) src=\[([0-9a-f:.]+)\]:(\d+) dst=\[([0-9a-f:.]+)\]:(\d+) job=(\d+) "
-    r"iteration=(\d+) bytes=(\d+) duration_us=(\d+) iter_bytes=(\d+) f=(\d+)$")
-
-
-def tracefs_write(name, text):
-    with open(os.path.join(TRACEFS, name), "w") as f:
-        f.write(text)
-
-
-@pytest.fixture
-def tracing():
-    if not os.path.isdir(TRACEFS + "/events"):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
-    assert os.path.isdir(EVENT), "the module registered no mltcp:mltcp_iteration event"
-    tracefs_write("tracing_on", "0")
-    tracefs_write("trace", "")  # clear the buffer
-    tracefs_write("events/mltcp/mltcp_iteration/enable", "1")
-    tracefs_write("tracing_on", "1")
-    yield
-    tracefs_write("events/mltcp/mltcp_iteration/enable", "0")
-    tracefs_write("trace", "")
-
-
-def events():
-    """The fields of every mltcp_iteration event in the buffer."""
-    out = []
-    with open(os.path.join(TRACEFS, "trace")) as f:
-        for line in f:
-            if line.startswith("#") or "mltcp_iteration:" not in line:
-                continue
-            m = FIELDS.search(line.rstrip("\n"))
-            assert m, "unexpected format: %r" % line
-            keys = ("cookie", "src", "sport", "dst", "dport", "job", "iteration", "bytes",
-                    "duration_us", "iter_bytes", "f")
-            ev = dict(zip(keys, m.groups()))
-            out.append({k: v if k in ("src", "dst") else int(v) for k, v in ev.items()})
-    return out
 
 
 def v4(mapped):
