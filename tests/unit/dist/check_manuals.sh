@@ -17,6 +17,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 for page in "$top"/docs/tcp_mltcp.7 "$top"/docs/mltcp-trainsim.1 "$top"/docs/mltcpctl.8; do
 	out=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
 	[[ -z $out ]] || fail "${page##*/}: $out"
+	# groff takes a control character silently; a "\f" that lost its backslash is one.
+	bad=$(LC_ALL=C grep -n $'[\x01-\x08\x0b-\x1f]' "$page")
+	[[ -z $bad ]] || fail "${page##*/}: control characters: $bad"
 done
 
 # The rendered text, hyphens and bold/italic undone, so "idle\-gap" is idle-gap.
