@@ -34,8 +34,8 @@
  * that disagrees is held as a candidate and adopted only if the next iteration
  * agrees with it, so one false or missed boundary cannot move the estimate
  * (and a fragment cannot pin F at its maximum for the next iteration); the
- * one exception is a candidate of which the learned size is a fragment, kept
- * for one iteration more (mltcp_iter_learn()). An operator may fix the size
+ * one exception is a candidate of which the learned size is a fragment,
+ * kept for one iteration more (mltcp_iter_learn()). An operator may fix the size
  * instead.
  *
  * F is neutral (exactly 1.0, the base algorithm's arithmetic bit for bit)
@@ -270,6 +270,17 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed)
 	if (it->candidate && mltcp_agrees(completed, it->candidate)) {
 		mltcp_iter_set_bytes(it, completed);
 		return MLTCP_LEARN_CONFIRMED;
+	}
+	/*
+	 * Nor, while the estimate is a fragment of the candidate, does another
+	 * fragment displace it (once, as above): a learned notice, the data,
+	 * then a notice of another size.
+	 */
+	if (!(it->flags & MLTCP_ITER_KEPT) &&
+	    completed < it->candidate >> MLTCP_FRAGMENT_SHIFT &&
+	    it->bytes < it->candidate >> MLTCP_FRAGMENT_SHIFT) {
+		it->flags |= MLTCP_ITER_KEPT;
+		return MLTCP_LEARN_OUTLIER;
 	}
 	it->candidate = completed;
 	it->flags &= ~MLTCP_ITER_KEPT;

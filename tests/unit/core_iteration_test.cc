@@ -384,6 +384,30 @@ TEST(Learning, NewSizeIsAdoptedOnlyWhenSeenTwice)
 	EXPECT_EQ(it.bytes, 3'050'000u);
 }
 
+// The sizes one gloo connection completed in the guest before the fix
+// (test_23_torch, 6.1): set-up messages, then the parameters' broadcast, then
+// steps whose ready notices (48, 192 bytes) alternate with the gradients.
+TEST(Learning, AWholeIsNotDisplacedByTheFragmentAfterIt)
+{
+	mltcp_iter it{};
+
+	mltcp_iter_init(&it, 0, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 296), MLTCP_LEARN_FIRST);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1048908), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER); // the candidate stays
+	EXPECT_EQ(mltcp_iter_learn(&it, 1049356), MLTCP_LEARN_CONFIRMED);
+	EXPECT_EQ(it.bytes, 1049356u);
+
+	// Only across one fragment: two in a row, and the whole must be seen twice anew.
+	mltcp_iter_init(&it, 0, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 296), MLTCP_LEARN_FIRST);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1048908), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1049356), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(it.bytes, 296u);
+}
+
 TEST(Learning, FixedSizeIsNeverRelearned)
 {
 	mltcp_iter it{};
