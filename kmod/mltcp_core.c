@@ -21,13 +21,22 @@
  * are not compute phases are rejected by name: retransmissions after an RTO
  * or in recovery, sends with data still outstanding, drains caused by a closed
  * receive window (unsent data was queued), and pauses shorter than the gap.
+ * Once the size is known, an idle that follows less than 1/8 of it is not an
+ * iteration's end either: the iteration so far is a fragment, and it goes
+ * on. Frameworks send one: gloo, under PyTorch DDP, first tells the peer that
+ * its receive buffers are ready (a few hundred bytes), then waits for the
+ * slower rank to finish its backward pass before the gradients flow; counted
+ * as an iteration, the notice would make two per training step, restart the
+ * window twice and count r from the wrong start.
  *
  * Bytes per iteration are learned from completed iterations. A completed size
  * within 1/8 of the learned one is folded in with an EWMA of gain 1/4; a size
  * that disagrees is held as a candidate and adopted only if the next iteration
  * agrees with it, so one false or missed boundary cannot move the estimate
- * (and a fragment cannot pin F at its maximum for the next iteration). An
- * operator may fix the size instead.
+ * (and a fragment cannot pin F at its maximum for the next iteration); the
+ * one exception is a candidate of which the learned size is a fragment,
+ * kept for one iteration more (mltcp_iter_learn()). An operator may fix the size
+ * instead.
  *
  * F is neutral (exactly 1.0, the base algorithm's arithmetic bit for bit)
  * until a size is known, and again once a flow has sent more than 1/8 beyond
@@ -65,6 +74,9 @@
 
 /* r = delivered * recip >> (MLTCP_RECIP_SHIFT - MLTCP_SHIFT). */
 #define MLTCP_RECIP_SHIFT	50
+
+/* An iteration that has carried less than size >> this is a fragment. */
+#define MLTCP_FRAGMENT_SHIFT	3
 
 /* A completed iteration agrees with the learned size within size >> this. */
 #define MLTCP_LEARN_TOL_SHIFT	3
@@ -191,6 +203,7 @@ static void mltcp_iter_set_bytes(struct mltcp_iter *it, u64 bytes)
 	it->bytes = bytes;
 	it->recip = mltcp_div64((1ULL << MLTCP_RECIP_SHIFT) + bytes - 1, bytes);
 	it->candidate = 0;
+	it->flags &= ~MLTCP_ITER_KEPT;
 }
 
 void mltcp_iter_init(struct mltcp_iter *it, u64 bytes_acked, u32 now_us)
@@ -232,20 +245,45 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed)
 		return MLTCP_LEARN_FIRST;
 	}
 	if (mltcp_agrees(completed, it->bytes)) {
-		u64 smoothed = it->bytes;
+		u64 smoothed = it->bytes, candidate = it->candidate;
+		bool kept = it->flags & MLTCP_ITER_KEPT;
 
 		if (completed > smoothed)
 			smoothed += (completed - smoothed) >> MLTCP_LEARN_GAIN_SHIFT;
 		else
 			smoothed -= (smoothed - completed) >> MLTCP_LEARN_GAIN_SHIFT;
 		mltcp_iter_set_bytes(it, smoothed);
+		/*
+		 * Sizes alternating between a fragment and a whole (a notice, an
+		 * idle, then the data) were learned at the fragment if it came
+		 * first: the whole is kept as candidate across one agreeing
+		 * iteration, so that seeing it next adopts it, after which the
+		 * fragments are merged into it (mltcp_on_tx_start()). Once only:
+		 * a size seen twice farther apart is not adopted.
+		 */
+		if (!kept && smoothed < candidate >> MLTCP_FRAGMENT_SHIFT) {
+			it->candidate = candidate;
+			it->flags |= MLTCP_ITER_KEPT;
+		}
 		return MLTCP_LEARN_AGREED;
 	}
 	if (it->candidate && mltcp_agrees(completed, it->candidate)) {
 		mltcp_iter_set_bytes(it, completed);
 		return MLTCP_LEARN_CONFIRMED;
 	}
+	/*
+	 * Nor, while the estimate is a fragment of the candidate, does another
+	 * fragment displace it (once, as above): a learned notice, the data,
+	 * then a notice of another size.
+	 */
+	if (!(it->flags & MLTCP_ITER_KEPT) &&
+	    completed < it->candidate >> MLTCP_FRAGMENT_SHIFT &&
+	    it->bytes < it->candidate >> MLTCP_FRAGMENT_SHIFT) {
+		it->flags |= MLTCP_ITER_KEPT;
+		return MLTCP_LEARN_OUTLIER;
+	}
 	it->candidate = completed;
+	it->flags &= ~MLTCP_ITER_KEPT;
 	return MLTCP_LEARN_OUTLIER;
 }
 
@@ -307,6 +345,8 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 		return MLTCP_TX_NOT_IDLE;
 	if (now_us - it->drain_us < p->idle_gap_us)
 		return MLTCP_TX_SHORT_GAP;
+	if (bytes_acked - it->start_acked < it->bytes >> MLTCP_FRAGMENT_SHIFT)
+		return MLTCP_TX_FRAGMENT;
 
 	mltcp_iter_learn(it, bytes_acked - it->start_acked);
 	it->last_duration_us = mltcp_iter_duration(it, now_us);

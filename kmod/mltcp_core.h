@@ -81,6 +81,7 @@ struct mltcp_params {
 /* Iteration state flags. */
 #define MLTCP_ITER_DRAINED	0x1	/* pipe emptied while the app had nothing queued */
 #define MLTCP_ITER_FIXED	0x2	/* bytes per iteration set by the operator */
+#define MLTCP_ITER_KEPT		0x4	/* candidate kept across one agreeing iteration */
 
 /*
  * Iteration tracking. All-zero is a valid state (no structure, F neutral),
@@ -112,6 +113,7 @@ enum mltcp_tx_verdict {
 	MLTCP_TX_OUTSTANDING,	/* data unacked otherwise: a retransmission or probe */
 	MLTCP_TX_NOT_IDLE,	/* the pipe never drained with an idle application */
 	MLTCP_TX_SHORT_GAP,	/* idle, but for less than idle_gap_us */
+	MLTCP_TX_FRAGMENT,	/* an idle, but the iteration so far is a fragment: continued */
 	MLTCP_TX_NR_VERDICTS,
 };
 

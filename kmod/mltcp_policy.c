@@ -396,6 +396,7 @@ static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_OUTSTANDING] = "tx_start_data_outstanding",
 	[MLTCP_TX_NOT_IDLE] = "tx_start_not_idle",
 	[MLTCP_TX_SHORT_GAP] = "tx_start_short_gap",
+	[MLTCP_TX_FRAGMENT] = "tx_start_fragment",
 };
 
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))

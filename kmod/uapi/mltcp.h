@@ -155,6 +155,7 @@ enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_TX_OUTSTANDING,	/* u64: data still unacked (retransmission, probe) */
 	MLTCP_STATS_A_TX_NOT_IDLE,	/* u64: no drain with the application idle before it */
 	MLTCP_STATS_A_TX_SHORT_GAP,	/* u64: idle for less than the idle gap */
+	MLTCP_STATS_A_TX_FRAGMENT,	/* u64: idle, after a fragment of an iteration */
 
 	__MLTCP_STATS_A_MAX,
 	MLTCP_STATS_A_MAX = __MLTCP_STATS_A_MAX - 1

@@ -122,7 +122,7 @@ def test_verdicts_are_counted_per_namespace(onoff_job):
     assert verdict(mine, snd.name) == BURSTS - 1
     # The receiver's namespace has no MLTCP flow: nothing of the sender's is counted there.
     for which in ("iterations", "tx_start_in_recovery", "tx_start_data_outstanding",
-                  "tx_start_not_idle", "tx_start_short_gap"):
+                  "tx_start_not_idle", "tx_start_short_gap", "tx_start_fragment"):
         assert verdict(theirs, rcv.name, which) == 0, which
     assert value(theirs, "mltcp_flows", netns=rcv.name, backend="kmod") == 0
 

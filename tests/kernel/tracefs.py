@@ -9,9 +9,9 @@ import subprocess
 TRACEFS = "/sys/kernel/tracing"
 EVENT = TRACEFS + "/events/mltcp/mltcp_iteration"
 FIELDS = re.compile(
-    r"cookie=(\d+) src=\[([0-9a-f:.]+)\]:(\d+) dst=\[([0-9a-f:.]+)\]:(\d+) job=(\d+) "
+    r"(\d+\.\d+): mltcp_iteration: cookie=(\d+) src=\[([0-9a-f:.]+)\]:(\d+) dst=\[([0-9a-f:.]+)\]:(\d+) job=(\d+) "
     r"iteration=(\d+) bytes=(\d+) duration_us=(\d+) iter_bytes=(\d+) f=(\d+)$")
-KEYS = ("cookie", "src", "sport", "dst", "dport", "job", "iteration", "bytes", "duration_us",
+KEYS = ("ts", "cookie", "src", "sport", "dst", "dport", "job", "iteration", "bytes", "duration_us",
         "iter_bytes", "f")
 
 
@@ -26,6 +26,7 @@ def start():
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
     assert os.path.isdir(EVENT), "the module registered no mltcp:mltcp_iteration event"
     write("tracing_on", "0")
+    write("trace_clock", "mono")  # timestamps comparable with time.monotonic()
     write("trace", "")
     write("events/mltcp/mltcp_iteration/enable", "1")
     write("tracing_on", "1")
@@ -37,7 +38,8 @@ def stop():
 
 
 def events():
-    """The fields of every mltcp_iteration event in the buffer, in order."""
+    """The fields of every mltcp_iteration event in the buffer, in order;
+    "ts" is its time in seconds of CLOCK_MONOTONIC."""
     out = []
     with open(os.path.join(TRACEFS, "trace")) as f:
         for line in f:
@@ -46,5 +48,6 @@ def events():
             m = FIELDS.search(line.rstrip("\n"))
             assert m, "unexpected format: %r" % line
             ev = dict(zip(KEYS, m.groups()))
-            out.append({k: v if k in ("src", "dst") else int(v) for k, v in ev.items()})
+            out.append({k: v if k in ("src", "dst") else float(v) if k == "ts" else int(v)
+                        for k, v in ev.items()})
     return out

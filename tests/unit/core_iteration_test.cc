@@ -70,6 +70,7 @@ public:
 	uint32_t F() const { return mltcp_f(&iter_, &params_, acked_); }
 	uint32_t R() const { return mltcp_ratio(&iter_, acked_); }
 	const mltcp_iter &iter() const { return iter_; }
+	mltcp_iter &iter_mut() { return iter_; }
 	mltcp_params &params() { return params_; }
 	uint64_t acked() const { return acked_; }
 	uint64_t now() const { return now_; }
@@ -147,6 +148,75 @@ TEST(IterationDetection, PeerTrafficDuringComputeDoesNotShortenTheGap)
 		flow.Drain();
 	}
 	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+}
+
+// PyTorch DDP over gloo, as traced in the guest (tests/kernel/test_23_torch.py):
+// each step's first bytes are gloo's 192-byte notice that receive buffers are
+// ready; then the rank waits 30-50 ms for the slower rank's backward pass,
+// then the gradients flow. One step is one iteration, from the notice on.
+TEST(IterationDetection, ANoticeBeforeTheDataIsPartOfTheIteration)
+{
+	FlowEvents flow;
+	const uint64_t notice = 192, grads = 1 << 20;
+	std::vector<uint32_t> counts;
+
+	for (int step = 0; step < 12; step++) {
+		flow.Burst(notice, 1 * kMs, 1);
+		flow.Wait(40 * kMs); // the slower rank's backward pass
+		flow.Burst(grads);
+		EXPECT_EQ(flow.R(), step >= 4 ? MLTCP_ONE : flow.R()) << "step " << step;
+		flow.Wait(300 * kMs); // compute
+		counts.push_back(flow.iter().count);
+	}
+	// Learning: the notice is learned first, the gradients confirmed when
+	// seen twice; from then on, one iteration per step.
+	EXPECT_NEAR(static_cast<double>(flow.iter().bytes), static_cast<double>(notice + grads),
+		    (notice + grads) / 1000.0);
+	for (size_t step = 4; step < counts.size(); step++)
+		EXPECT_EQ(counts[step], counts[step - 1] + 1) << "step " << step;
+	int fragments = 0;
+	for (auto v : flow.verdicts())
+		fragments += v == MLTCP_TX_FRAGMENT;
+	EXPECT_GE(fragments, 12 - 4);
+}
+
+TEST(IterationDetection, AFragmentIsJudgedAgainstAFixedSizeFromTheStart)
+{
+	FlowEvents flow;
+
+	mltcp_iter_set_fixed(&flow.iter_mut(), 1 << 20);
+	for (int step = 0; step < 5; step++) {
+		flow.Burst(192, 1 * kMs, 1);
+		flow.Wait(40 * kMs);
+		EXPECT_EQ(flow.Burst(1 << 20), MLTCP_TX_FRAGMENT);
+		flow.Wait(300 * kMs);
+	}
+	EXPECT_EQ(flow.iter().count, 4u); // the first step is iteration 0
+}
+
+// A job whose iterations shrink to 1/16 of the learned size: at first they
+// are fragments and pairs of them are merged, but the merged size is learned
+// and then the true one, so the job is followed again within a few bursts.
+TEST(IterationDetection, IterationsThatShrinkAreFollowed)
+{
+	FlowEvents flow;
+
+	for (int i = 0; i < 5; i++) {
+		flow.Burst(1 << 20);
+		flow.Wait(100 * kMs);
+	}
+	ASSERT_EQ(flow.iter().bytes, 1u << 20);
+	for (int i = 0; i < 12; i++) {
+		flow.Burst(64 << 10);
+		flow.Wait(100 * kMs);
+	}
+	EXPECT_EQ(flow.iter().bytes, 64u << 10);
+	uint32_t before = flow.iter().count;
+	for (int i = 0; i < 5; i++) {
+		flow.Burst(64 << 10);
+		flow.Wait(100 * kMs);
+	}
+	EXPECT_EQ(flow.iter().count, before + 5);
 }
 
 TEST(IterationDetection, NoFalseStartAfterRetransmissionTimeout)
@@ -314,6 +384,30 @@ TEST(Learning, NewSizeIsAdoptedOnlyWhenSeenTwice)
 	EXPECT_EQ(it.bytes, 3'050'000u);
 }
 
+// The sizes one gloo connection completed in the guest before the fix
+// (test_23_torch, 6.1): set-up messages, then the parameters' broadcast, then
+// steps whose ready notices (48, 192 bytes) alternate with the gradients.
+TEST(Learning, AWholeIsNotDisplacedByTheFragmentAfterIt)
+{
+	mltcp_iter it{};
+
+	mltcp_iter_init(&it, 0, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 296), MLTCP_LEARN_FIRST);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1048908), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER); // the candidate stays
+	EXPECT_EQ(mltcp_iter_learn(&it, 1049356), MLTCP_LEARN_CONFIRMED);
+	EXPECT_EQ(it.bytes, 1049356u);
+
+	// Only across one fragment: two in a row, and the whole must be seen twice anew.
+	mltcp_iter_init(&it, 0, 0);
+	EXPECT_EQ(mltcp_iter_learn(&it, 296), MLTCP_LEARN_FIRST);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1048908), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 48), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(mltcp_iter_learn(&it, 1049356), MLTCP_LEARN_OUTLIER);
+	EXPECT_EQ(it.bytes, 296u);
+}
+
 TEST(Learning, FixedSizeIsNeverRelearned)
 {
 	mltcp_iter it{};
@@ -351,15 +445,20 @@ TEST(Learning, FalseBoundaryMidTransferCannotPinFAtItsMaximum)
 	flow.Drain();
 	flow.Wait(600 * kMs);
 
-	// Next real iteration: F starts at F(0) and rises with progress.
-	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	// Next real iteration. The 17,432-byte tail before it is a fragment of
+	// the learned size, so the iteration begun at the false boundary goes on
+	// (mltcp_on_tx_start()): F starts within the tail's share of F(0) and
+	// rises with progress.
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_FRAGMENT);
 	EXPECT_NEAR(static_cast<double>(flow.iter().bytes), static_cast<double>(bytes),
 		    bytes / 100.0);
-	EXPECT_EQ(flow.F(), p.intercept);
+	const uint32_t tail = static_cast<uint32_t>((bytes - head) * p.slope / bytes) + 1;
+	EXPECT_GE(flow.F(), p.intercept);
+	EXPECT_LE(flow.F(), p.intercept + tail);
 	flow.Ack(bytes / 4);
-	EXPECT_LT(flow.F(), p.intercept + p.slope / 4 + 2);
+	EXPECT_LT(flow.F(), p.intercept + p.slope / 4 + tail + 2);
 	flow.Ack(bytes / 4);
-	EXPECT_NEAR(flow.F(), MLTCP_ONE, 2);
+	EXPECT_NEAR(flow.F(), MLTCP_ONE, tail + 2);
 }
 
 TEST(Learning, BulkFlowThatPausedOnceIsNotBoosted)

@@ -84,7 +84,9 @@ uint16_t stats_attr(int verdict)
 {
 	static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == __MLTCP_STATS_A_MAX &&
 			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP ==
-				      MLTCP_STATS_A_TX_SHORT_GAP,
+				      MLTCP_STATS_A_TX_SHORT_GAP &&
+			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT ==
+				      MLTCP_STATS_A_TX_FRAGMENT,
 		      "one stats attribute per verdict, in the verdicts' order");
 	return static_cast<uint16_t>(MLTCP_STATS_A_ITERATIONS + verdict);
 }

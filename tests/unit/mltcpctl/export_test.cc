@@ -96,7 +96,9 @@ TEST(Export, ModuleScrape)
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_not_idle\",netns=\"h1\","
 		  "backend=\"kmod\"} 4\n"
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_short_gap\",netns=\"h1\","
-		  "backend=\"kmod\"} 5\n");
+		  "backend=\"kmod\"} 5\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_fragment\",netns=\"h1\","
+		  "backend=\"kmod\"} 0\n");
 }
 
 // The BPF twin keeps no job counters: those families are left out rather

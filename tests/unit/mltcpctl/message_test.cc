@@ -125,7 +125,7 @@ TEST(Message, StatsRequestAndRoundTrip)
 TEST(Message, StatsWithoutEveryVerdictAreRejected)
 {
 	Bytes b = encode_stats(kFamily, Stats{}, 1);
-	// The last count (tx-short-gap) cut off: an older module's reply.
+	// The last count (tx-fragment) cut off: an older module's reply.
 	Bytes cut(b.begin(), b.end() - MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(uint64_t)));
 	reinterpret_cast<nlmsghdr *>(cut.data())->nlmsg_len = static_cast<uint32_t>(cut.size());
 	EXPECT_FALSE(decode_stats(only_message(cut)));
