@@ -65,13 +65,18 @@ class Netns:
     def run(self, *cmd, check=True, **kw):
         return sh("ip", "netns", "exec", self.name, *cmd, check=check, **kw)
 
-    def spawn(self, *cmd, **kw):
+    def spawn(self, *cmd, cgroup=None, **kw):
         """Start a process in the namespace; close() kills it. Output is
-        piped as text unless the caller says otherwise."""
+        piped as text unless the caller says otherwise. cgroup: a cgroup v2
+        directory to start it in (joined before `ip netns exec`, whose
+        private /sys has no cgroup mount)."""
         kw.setdefault("stdout", subprocess.PIPE)
         kw.setdefault("stderr", subprocess.PIPE)
         kw.setdefault("text", True)
-        proc = subprocess.Popen(("ip", "netns", "exec", self.name) + tuple(cmd), **kw)
+        argv = ("ip", "netns", "exec", self.name) + tuple(cmd)
+        if cgroup:
+            argv = ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup) + argv
+        proc = subprocess.Popen(argv, **kw)
         self.procs.append(proc)
         return proc
 

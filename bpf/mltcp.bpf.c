@@ -242,11 +242,34 @@ static long mltcp_job_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_
 	return 0;
 }
 
+/* The ids of the socket's cgroup v2 and of its ancestors, from the root. */
+static __always_inline void mltcp_key_cgroups(struct sock *sk, struct mltcp_flow_key *k)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(sk, sk_cgrp_data.cgroup);
+	int level, levels;
+
+	if (!cgrp)
+		return;
+	levels = BPF_CORE_READ(cgrp, level) + 1;
+	if (levels > MLTCP_CGROUP_LEVELS)
+		levels = MLTCP_CGROUP_LEVELS;
+#pragma unroll
+	for (level = 0; level < MLTCP_CGROUP_LEVELS; level++) {
+		if (level < levels) {
+			struct cgroup *ancestor = BPF_CORE_READ(cgrp, ancestors[level]);
+
+			k->cgroup_ids[level] = BPF_CORE_READ(ancestor, kn, id);
+		}
+	}
+	k->cgroup_levels = levels;
+}
+
 /* What a job can match the flow on, as the module reads it. */
 static __always_inline void mltcp_key_read(struct sock *sk, struct mltcp_flow_key *k)
 {
 	struct sock_common *skc = &sk->__sk_common;
 
+	mltcp_key_cgroups(sk, k);
 	k->dport = bpf_ntohs(skc->skc_dport);
 	k->sport = skc->skc_num;
 	k->mark = sk->sk_mark;

@@ -32,6 +32,7 @@
  *   job's flows hold, is flagged NLM_F_DUMP_INTR (the flow dump is not
  *   flagged for flows that come and go, as inet_diag's is not).
  */
+#include <linux/cgroup.h>
 #include <linux/in6.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -71,13 +72,19 @@ static struct netlink_range_validation mltcp_iter_bytes_range = {
 	[MLTCP_JOB_A_IDLE_GAP_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &mltcp_idle_gap_range), \
 	[MLTCP_JOB_A_ITER_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &mltcp_iter_bytes_range), \
 	[MLTCP_JOB_A_BASE] = NLA_POLICY_MAX(NLA_U8, MLTCP_GENL_BASE_CUBIC), \
-	[MLTCP_JOB_A_EXEMPT] = NLA_POLICY_MAX(NLA_U8, 1)
+	[MLTCP_JOB_A_EXEMPT] = NLA_POLICY_MAX(NLA_U8, 1),		\
+	[MLTCP_JOB_A_FLOWS] = { .type = NLA_REJECT },			\
+	[MLTCP_JOB_A_FLOWS_TOTAL] = { .type = NLA_REJECT },		\
+	[MLTCP_JOB_A_ITERATIONS] = { .type = NLA_REJECT },		\
+	[MLTCP_JOB_A_BYTES] = { .type = NLA_REJECT },			\
+	[MLTCP_JOB_A_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1)
 
-static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_EXEMPT + 1] = {
+static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_CGROUP + 1] = {
 	MLTCP_JOB_POLICY,
+	[MLTCP_JOB_A_CLEAR] = { .type = NLA_REJECT },
 };
 
-static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_CLEAR + 1] = {
+static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_CGROUP + 1] = {
 	MLTCP_JOB_POLICY,
 	[MLTCP_JOB_A_CLEAR] = NLA_POLICY_MASK(NLA_U32, MLTCP_JOB_F_ALL),
 };
@@ -145,6 +152,40 @@ static int mltcp_nl_peer(struct mltcp_job_request *req, struct nlattr **tb,
 }
 
 /*
+ * A job's cgroup, by its id: a cgroup v2 the sender's cgroup namespace can
+ * see (cgroup_get_from_id() checks both), at a level the flows' keys hold.
+ * The job keeps the id, not the cgroup: ids are not reused, and a job whose
+ * cgroup is removed matches nothing new.
+ */
+static int mltcp_nl_cgroup(struct mltcp_job_request *req, struct nlattr *attr,
+			   struct netlink_ext_ack *extack)
+{
+	struct cgroup *cgrp;
+	int level;
+
+	if (!attr)
+		return 0;
+	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "this kernel does not keep sockets' cgroups");
+		return -EOPNOTSUPP;
+	}
+	cgrp = cgroup_get_from_id(nla_get_u64(attr));
+	if (IS_ERR(cgrp)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no such cgroup (v2) here");
+		return -ENOENT;
+	}
+	level = cgrp->level;
+	cgroup_put(cgrp);
+	if (level >= MLTCP_CGROUP_LEVELS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "cgroup too deep: levels 0 to 15 only");
+		return -ERANGE;
+	}
+	req->values.cgroup_id = nla_get_u64(attr);
+	req->given |= MLTCP_JOB_F_CGROUP;
+	return 0;
+}
+
+/*
  * The request of a JOB_ADD or JOB_SET (without its clear mask). The netlink
  * policy has checked each attribute's type and range; what the values mean
  * together is for mltcp_job_apply() to check.
@@ -170,6 +211,9 @@ static int mltcp_nl_request(struct mltcp_job_request *req, struct nlattr **tb,
 	if (err)
 		return err;
 	err = mltcp_nl_peer(req, tb, extack);
+	if (err)
+		return err;
+	err = mltcp_nl_cgroup(req, tb[MLTCP_JOB_A_CGROUP], extack);
 	if (err)
 		return err;
 	if (tb[MLTCP_JOB_A_MARK]) {
@@ -226,6 +270,8 @@ static struct nlattr *mltcp_nl_error_attr(struct nlattr **tb, struct nlattr *cle
 		return tb[MLTCP_JOB_A_ITER_BYTES];
 	case MLTCP_JOB_F_BASE:
 		return tb[MLTCP_JOB_A_BASE];
+	case MLTCP_JOB_F_CGROUP:
+		return tb[MLTCP_JOB_A_CGROUP];
 	case MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT:
 		/* The line: the attribute that sets part of it, if any does. */
 		return tb[MLTCP_JOB_A_INTERCEPT] ? tb[MLTCP_JOB_A_INTERCEPT] :
@@ -441,6 +487,9 @@ static int mltcp_nl_fill_job(struct sk_buff *skb, const struct mltcp_job *job,
 	if ((spec->fields & MLTCP_JOB_F_MARK) &&
 	    (nla_put_u32(skb, MLTCP_JOB_A_MARK, spec->mark) ||
 	     nla_put_u32(skb, MLTCP_JOB_A_MARK_MASK, spec->mark_mask)))
+		goto cancel;
+	if ((spec->fields & MLTCP_JOB_F_CGROUP) &&
+	    nla_put_u64_64bit(skb, MLTCP_JOB_A_CGROUP, spec->cgroup_id, MLTCP_JOB_A_PAD))
 		goto cancel;
 	if ((spec->fields & MLTCP_JOB_F_SLOPE) &&
 	    nla_put_u32(skb, MLTCP_JOB_A_SLOPE, spec->slope))

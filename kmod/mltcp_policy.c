@@ -82,6 +82,8 @@ static enum mltcp_job_error mltcp_job_check(const struct mltcp_job_request *req)
 		return MLTCP_JOB_E_ITER_BYTES;
 	if ((req->given & MLTCP_JOB_F_BASE) && v->base > MLTCP_BASE_CUBIC)
 		return MLTCP_JOB_E_BASE;
+	if ((req->given & MLTCP_JOB_F_CGROUP) && !v->cgroup_id)
+		return MLTCP_JOB_E_CGROUP;
 	return MLTCP_JOB_OK;
 }
 
@@ -145,6 +147,8 @@ enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 		next.mark_mask = v->mark_mask;
 		next.mark = v->mark & v->mark_mask;
 	}
+	if (given & MLTCP_JOB_F_CGROUP)
+		next.cgroup_id = v->cgroup_id;
 	if (given & MLTCP_JOB_F_SLOPE)
 		next.slope = v->slope;
 	if (given & MLTCP_JOB_F_INTERCEPT)
@@ -193,6 +197,8 @@ u32 mltcp_job_error_field(enum mltcp_job_error err)
 		return MLTCP_JOB_F_ITER_BYTES;
 	case MLTCP_JOB_E_BASE:
 		return MLTCP_JOB_F_BASE;
+	case MLTCP_JOB_E_CGROUP:
+		return MLTCP_JOB_F_CGROUP;
 	case MLTCP_JOB_E_F_ZERO:
 	case MLTCP_JOB_E_BOUND:
 		return MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT;
@@ -222,6 +228,19 @@ static bool mltcp_peer_matches(const struct mltcp_job_spec *job,
 	return true;
 }
 
+/* The flow's cgroup is the job's or below it. */
+static bool mltcp_cgroup_matches(const struct mltcp_job_spec *job,
+				 const struct mltcp_flow_key *key)
+{
+	int level;
+
+	for (level = 0; level < MLTCP_CGROUP_LEVELS && level < key->cgroup_levels; level++) {
+		if (key->cgroup_ids[level] == job->cgroup_id)
+			return true;
+	}
+	return false;
+}
+
 bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key)
 {
 	if ((job->fields & MLTCP_JOB_F_DPORT) &&
@@ -233,6 +252,8 @@ bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow
 	if ((job->fields & MLTCP_JOB_F_MARK) && (key->mark & job->mark_mask) != job->mark)
 		return false;
 	if ((job->fields & MLTCP_JOB_F_PEER) && !mltcp_peer_matches(job, key))
+		return false;
+	if ((job->fields & MLTCP_JOB_F_CGROUP) && !mltcp_cgroup_matches(job, key))
 		return false;
 	return true;
 }
@@ -659,6 +680,8 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 		return "slope and intercept may not both be 0 (F would be 0)";
 	case MLTCP_JOB_E_BOUND:
 		return "slope/2 + intercept above 1: allowed only in the initial user namespace";
+	case MLTCP_JOB_E_CGROUP:
+		return "invalid cgroup: id 0";
 	default:
 		return "invalid job";
 	}

@@ -45,8 +45,10 @@ extern "C" {
  * MLTCP_JOB_F_* (uapi/mltcp.h) naming the criteria and settings present;
  * a criterion absent matches every flow, a setting absent leaves the
  * namespace default. Ports in host order; peer in network order, masked to
- * its prefix (IPv4 in peer[0]); mark stored masked. Fixed size, no pointers:
- * it is a BPF map value and a netlink payload's model.
+ * its prefix (IPv4 in peer[0]); mark stored masked; cgroup_id a cgroup v2
+ * id (the datapath checks that it names a cgroup, at a level below
+ * MLTCP_CGROUP_LEVELS). Fixed size, no pointers: it is a BPF map value and
+ * a netlink payload's model.
  */
 struct mltcp_job_spec {
 	u32 id;			/* the operator's id, >= 1; 0: none (a free BPF slot) */
@@ -63,6 +65,7 @@ struct mltcp_job_spec {
 	u32 idle_gap_us;
 	u32 pad;
 	u64 iter_bytes;		/* fixed bytes per iteration, not learned */
+	u64 cgroup_id;		/* the cgroup and its descendants */
 };
 
 /*
@@ -94,6 +97,7 @@ enum mltcp_job_error {
 	MLTCP_JOB_E_BASE,
 	MLTCP_JOB_E_F_ZERO,		/* slope and intercept both 0 */
 	MLTCP_JOB_E_BOUND,		/* above the bound of a contained namespace */
+	MLTCP_JOB_E_CGROUP,		/* cgroup id 0 */
 	MLTCP_JOB_NR_ERRORS,
 };
 
@@ -137,16 +141,24 @@ enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 /* The MLTCP_JOB_F_* field an error is about (0 for none). */
 u32 mltcp_job_error_field(enum mltcp_job_error err);
 
+/* Levels of the cgroup v2 tree a job can name: the root is level 0. */
+#define MLTCP_CGROUP_LEVELS	MLTCP_GENL_CGROUP_LEVELS
+
 /*
  * What a job can match a flow on, read once from the socket by the datapath.
  * daddr in network order; an IPv4 peer, also as a v4-mapped IPv6 address,
- * has v4 set and its address in daddr[0].
+ * has v4 set and its address in daddr[0]. cgroup_ids: the ids of the
+ * socket's cgroup v2 and its ancestors by level (cgroup_ids[0] the root's),
+ * the first cgroup_levels of them (at most MLTCP_CGROUP_LEVELS: deeper
+ * levels cannot be a job's).
  */
 struct mltcp_flow_key {
+	u64 cgroup_ids[MLTCP_CGROUP_LEVELS];
 	u32 daddr[4];
 	u32 mark;
 	u16 dport, sport;	/* host order; sport is the local port */
 	u8 v4;
+	u8 cgroup_levels;
 };
 
 /* Every criterion the job has holds for the flow (none: every flow). */

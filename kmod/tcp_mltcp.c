@@ -33,6 +33,7 @@
  * established hash with its iteration state (mltcp_flows.c); "stats" counts
  * flows and how each "sending resumed" event was judged.
  */
+#include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -64,12 +65,30 @@ static u64 mltcp_now_us(const struct tcp_sock *tp)
 	return tp->tcp_mstamp;
 }
 
+/*
+ * The ids of the socket's cgroup v2 and of its ancestors, from the root.
+ * The socket holds its cgroup, and a cgroup its ancestors. A passive open's
+ * socket has its listener's cgroup (cgroup_sk_clone()).
+ */
+static void mltcp_flow_key_cgroups(struct sock *sk, struct mltcp_flow_key *key)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	struct cgroup *cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
+	int level, levels = min(cgrp->level + 1, MLTCP_CGROUP_LEVELS);
+
+	for (level = 0; level < levels; level++)
+		key->cgroup_ids[level] = cgroup_id(cgroup_ancestor(cgrp, level));
+	key->cgroup_levels = levels;
+#endif
+}
+
 /* What a job can match the flow on; v4-mapped IPv6 peers are IPv4 peers. */
-static void mltcp_flow_key_fill(const struct sock *sk, struct mltcp_flow_key *key)
+static void mltcp_flow_key_fill(struct sock *sk, struct mltcp_flow_key *key)
 {
 	const struct inet_sock *inet = inet_sk(sk);
 
 	memset(key, 0, sizeof(*key));
+	mltcp_flow_key_cgroups(sk, key);
 	key->dport = ntohs(inet->inet_dport);
 	key->sport = inet->inet_num;
 	key->mark = READ_ONCE(sk->sk_mark);

@@ -26,6 +26,7 @@
 #define MLTCP_GENL_IDLE_GAP_MAX	60000000	/* us, 60 s */
 #define MLTCP_GENL_ITER_BYTES_MAX (1ULL << 40)	/* 1 TiB */
 #define MLTCP_GENL_JOBS_MAX	1024		/* jobs per network namespace */
+#define MLTCP_GENL_CGROUP_LEVELS 16		/* a job's cgroup: level below this (root 0) */
 
 /* Base algorithm (MLTCP_JOB_A_BASE, MLTCP_FLOW_A_BASE). */
 enum mltcp_genl_base {
@@ -60,7 +61,8 @@ enum mltcp_genl_job_field {
 	MLTCP_JOB_F_ITER_BYTES = 1 << 7,
 	MLTCP_JOB_F_BASE = 1 << 8,
 	MLTCP_JOB_F_EXEMPT = 1 << 9,
-	MLTCP_JOB_F_ALL = (1 << 10) - 1,
+	MLTCP_JOB_F_CGROUP = 1 << 10,
+	MLTCP_JOB_F_ALL = (1 << 11) - 1,
 };
 
 enum mltcp_genl_cmd {
@@ -102,6 +104,8 @@ enum mltcp_genl_job_attr {
 	MLTCP_JOB_A_FLOWS_TOTAL,	/* u64: flows matched since the job was added */
 	MLTCP_JOB_A_ITERATIONS,		/* u64: iterations its flows completed */
 	MLTCP_JOB_A_BYTES,		/* u64: bytes acked in them and in closed flows */
+	/* Requests and replies. */
+	MLTCP_JOB_A_CGROUP,		/* u64: cgroup v2 id; the cgroup and its descendants */
 
 	__MLTCP_JOB_A_MAX,
 	MLTCP_JOB_A_MAX = __MLTCP_JOB_A_MAX - 1

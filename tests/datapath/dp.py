@@ -184,10 +184,17 @@ class Net:
         assert len(found) == 1, "flow with sport %d not listed once: %s" % (sport, self.flows())
         return found[0]
 
-    def onoff(self, nbytes, count, idle_ms, cc="mltcp", port=OTHER_PORT, trace=False):
+    def onoff(self, nbytes, count, idle_ms, cc="mltcp", port=OTHER_PORT, trace=False,
+              cgroup=None):
         """Starts an on-off flow and waits for its last burst; it stays open
-        until closed. trace: keep the window at each burst's start (.trace)."""
-        return OnOff(self, nbytes, count, idle_ms, cc, port, trace)
+        until closed. trace: keep the window at each burst's start (.trace).
+        cgroup: the sender's cgroup v2 directory."""
+        return OnOff(self, nbytes, count, idle_ms, cc, port, trace, cgroup)
+
+    def served(self, nbytes, count, idle_ms, port, cc="mltcp", cgroup=None):
+        """As onoff(), from an accepted socket: the sender listens on port
+        (in cgroup), the receiver connects."""
+        return Served(self, nbytes, count, idle_ms, cc, port, cgroup)
 
     @contextlib.contextmanager
     def route_initcwnd(self, segments):
@@ -223,11 +230,12 @@ class Net:
 class OnOff:
     """onoff.py send: count bursts of nbytes, each acknowledged, idle_ms apart."""
 
-    def __init__(self, net, nbytes, count, idle_ms, cc, port, trace=False):
+    def __init__(self, net, nbytes, count, idle_ms, cc, port, trace=False, cgroup=None):
         self.net = net
         self.proc = net.snd.spawn(PYTHON, ONOFF, "send", net.rcv.addr, str(port), cc,
                                   str(nbytes), str(count), str(idle_ms),
-                                  *(["trace"] if trace else []), stdin=subprocess.PIPE)
+                                  *(["trace"] if trace else []), stdin=subprocess.PIPE,
+                                  cgroup=cgroup)
         line = self.proc.stdout.readline().split()
         assert line and line[0] == "sport", self.proc.stderr.read()
         self.sport = int(line[1])
@@ -249,3 +257,18 @@ class OnOff:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
+
+
+class Served(OnOff):
+    """onoff.py serve on the sender, fetched by the receiver: an accepted
+    flow, whose local port (sport) is the listening port."""
+
+    def __init__(self, net, nbytes, count, idle_ms, cc, port, cgroup=None):
+        self.net = net
+        self.sport = port
+        self.trace = []
+        self.proc = net.snd.spawn(PYTHON, ONOFF, "serve", str(port), cc, str(nbytes),
+                                  str(count), str(idle_ms), stdin=subprocess.PIPE, cgroup=cgroup)
+        assert self.proc.stdout.readline().strip() == "listening", self.proc.stderr.read()
+        net.rcv.spawn(PYTHON, ONOFF, "fetch", net.snd.addr, str(port))
+        assert self.proc.stdout.readline().strip() == "done", self.proc.stderr.read()

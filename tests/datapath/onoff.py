@@ -15,6 +15,12 @@ keeps them open after the last burst, so mltcpctl can list the flow.
       "trace JSON": the socket's window (TCP_INFO) just before and just
       after that write, the window the congestion control left at the
       burst's start, before any ACK of it can arrive.
+  onoff.py serve PORT CC BYTES COUNT IDLE_MS
+      The sending side as a server: listens on PORT with CC set on the
+      listener (accepted sockets inherit it), prints "listening", accepts
+      one connection and sends to it as send does, printing "done".
+  onoff.py fetch HOST PORT
+      The client of serve: connects and discards what arrives until EOF.
   onoff.py hold HOST PORT CC
       Like send with a bulk transfer that runs until stdin gets a line, so a
       test can act while the flow is live. Prints "sport N", then "sent N"
@@ -70,7 +76,26 @@ def tcp_info(sock):
 
 
 def send(host, port, cc, nbytes, count, idle_ms, trace=False):
-    sock = connect(host, port, cc)
+    bursts(connect(host, port, cc), nbytes, count, idle_ms, trace)
+
+
+def serve(port, cc, nbytes, count, idle_ms):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    srv.bind(("0.0.0.0", port))
+    srv.listen(1)
+    print("listening", flush=True)
+    sock, _ = srv.accept()
+    srv.close()
+    bursts(sock, nbytes, count, idle_ms)
+
+
+def fetch(host, port):
+    drain(socket.create_connection((host, port)))
+
+
+def bursts(sock, nbytes, count, idle_ms, trace=False):
     chunk = b"\0" * (1 << 20)
     for _ in range(count):
         left = nbytes
@@ -119,11 +144,16 @@ def main():
         host, port, cc, nbytes, count, idle_ms = sys.argv[2:8]
         send(host, int(port), cc, int(nbytes), int(count), float(idle_ms),
              sys.argv[8:] == ["trace"])
+    elif cmd == "serve":
+        port, cc, nbytes, count, idle_ms = sys.argv[2:7]
+        serve(int(port), cc, int(nbytes), int(count), float(idle_ms))
+    elif cmd == "fetch":
+        fetch(sys.argv[2], int(sys.argv[3]))
     elif cmd == "hold":
         host, port, cc = sys.argv[2:5]
         hold(host, int(port), cc)
     else:
-        sys.exit("usage: onoff.py sink|send|hold ...")
+        sys.exit("usage: onoff.py sink|send|serve|fetch|hold ...")
 
 
 if __name__ == "__main__":

@@ -162,6 +162,8 @@ const BadCase kBad[] = {
 	  MLTCP_JOB_E_DPORT, MLTCP_JOB_F_DPORT },
 	{ "sport", MLTCP_JOB_F_SPORT, [](R &r) { r.values.sport_min = 10; r.values.sport_max = 9; },
 	  MLTCP_JOB_E_SPORT, MLTCP_JOB_F_SPORT },
+	{ "cgroup0", MLTCP_JOB_F_CGROUP, [](R &r) { r.values.cgroup_id = 0; }, MLTCP_JOB_E_CGROUP,
+	  MLTCP_JOB_F_CGROUP },
 	{ "peer_family", MLTCP_JOB_F_PEER, [](R &r) { r.values.peer_family = 1; },
 	  MLTCP_JOB_E_PEER_FAMILY, MLTCP_JOB_F_PEER },
 	{ "peer_v4_33", MLTCP_JOB_F_PEER,
@@ -430,6 +432,53 @@ TEST(JobMatches, EveryCriterionMustHold)
 	EXPECT_FALSE(Matches(spec, KeyTo("10.8.3.4", 150, 5000, 0x20)));
 	EXPECT_FALSE(Matches(spec, KeyTo("10.9.3.4", 150, 5000, 0x10)));
 	EXPECT_FALSE(Matches(spec, KeyTo("::ffff:10.9.3.4", 150, 5000, 0x10)));
+}
+
+// A socket in the cgroup whose ancestors, from the root, have these ids.
+mltcp_flow_key KeyInCgroup(std::initializer_list<uint64_t> ids)
+{
+	mltcp_flow_key k = KeyTo("10.0.0.1");
+	for (uint64_t id : ids)
+		if (k.cgroup_levels < MLTCP_CGROUP_LEVELS)
+			k.cgroup_ids[k.cgroup_levels++] = id;
+	return k;
+}
+
+// A cgroup matches its own sockets and its descendants', not its
+// ancestors' or siblings'; levels beyond the key's are never compared.
+TEST(JobMatches, CgroupAndItsDescendants)
+{
+	mltcp_job_spec spec{};
+	mltcp_job_request r = Request(3);
+	r.given = MLTCP_JOB_F_CGROUP;
+	r.values.cgroup_id = 70;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.cgroup_id, 70u);
+
+	EXPECT_TRUE(Matches(spec, KeyInCgroup({ 1, 50, 70 })));
+	EXPECT_TRUE(Matches(spec, KeyInCgroup({ 1, 50, 70, 71, 72 })));
+	EXPECT_FALSE(Matches(spec, KeyInCgroup({ 1, 50 })));
+	EXPECT_FALSE(Matches(spec, KeyInCgroup({ 1, 50, 69, 70 + 1000 })));
+	EXPECT_FALSE(Matches(spec, KeyTo("10.0.0.1"))) << "a socket without a cgroup";
+	mltcp_flow_key stale = KeyInCgroup({ 1, 50 });
+	stale.cgroup_ids[2] = 70; // beyond cgroup_levels: not the socket's
+	EXPECT_FALSE(Matches(spec, stale));
+
+	// With another criterion, both must hold.
+	r = Request(3);
+	r.given = MLTCP_JOB_F_DPORT;
+	r.values.dport_min = r.values.dport_max = 5000;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	mltcp_flow_key k = KeyInCgroup({ 1, 70 });
+	EXPECT_FALSE(Matches(spec, k));
+	k.dport = 5000;
+	EXPECT_TRUE(Matches(spec, k));
+
+	// Cleared, the job matches every cgroup again.
+	r = Request(3);
+	r.clear = MLTCP_JOB_F_CGROUP | MLTCP_JOB_F_DPORT;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_TRUE(Matches(spec, KeyInCgroup({ 1, 2 })));
 }
 
 // The flow to addr with one bit flipped (0: the most significant).

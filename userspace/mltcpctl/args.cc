@@ -246,7 +246,19 @@ uint8_t parse_mode(std::string_view text)
 	return match(text, names<uint8_t>(mltcp_mode_name, MLTCP_MODE_AI, MLTCP_MODE_ALL), "mode");
 }
 
-enum class Key { Dport, Sport, Peer, Mark, Slope, Intercept, IdleGap, IterBytes, Base, Exempt };
+enum class Key {
+	Dport,
+	Sport,
+	Peer,
+	Mark,
+	Slope,
+	Intercept,
+	IdleGap,
+	IterBytes,
+	Base,
+	Exempt,
+	Cgroup,
+};
 
 const std::vector<Keyword<Key>> kJobKeys = {
 	{ "dport", Key::Dport },      { "sport", Key::Sport },
@@ -254,6 +266,7 @@ const std::vector<Keyword<Key>> kJobKeys = {
 	{ "slope", Key::Slope },      { "intercept", Key::Intercept },
 	{ "idle-gap", Key::IdleGap }, { "iter-bytes", Key::IterBytes },
 	{ "base", Key::Base },	      { "exempt", Key::Exempt },
+	{ "cgroup", Key::Cgroup },
 };
 
 // The MLTCP_JOB_F_* bit each key sets or clears.
@@ -270,13 +283,15 @@ uint32_t field_of(Key key)
 	case Key::IterBytes: return MLTCP_JOB_F_ITER_BYTES;
 	case Key::Base: return MLTCP_JOB_F_BASE;
 	case Key::Exempt: return MLTCP_JOB_F_EXEMPT;
+	case Key::Cgroup: return MLTCP_JOB_F_CGROUP;
 	}
 	return 0;
 }
 
 bool is_match_key(Key key)
 {
-	return key == Key::Dport || key == Key::Sport || key == Key::Peer || key == Key::Mark;
+	return key == Key::Dport || key == Key::Sport || key == Key::Peer || key == Key::Mark ||
+	       key == Key::Cgroup;
 }
 
 class Args
@@ -333,6 +348,8 @@ void parse_job_args(Args &a, Job &job, bool set)
 		case Key::Sport: job.sport = parse_ports("sport", text); break;
 		case Key::Peer: job.peer = parse_prefix(text); break;
 		case Key::Mark: job.mark = parse_mark(text); break;
+		// Resolved to its id when the command runs (args does no I/O).
+		case Key::Cgroup: job.cgroup = Cgroup{ 0, std::string(text) }; break;
 		case Key::Slope:
 			job.slope = parse_fixed("slope", text, MLTCP_GENL_SLOPE_MAX);
 			break;
@@ -780,13 +797,15 @@ std::string usage(std::string_view topic)
 		"       mltcpctl [OPTIONS] job set ID [MATCH]... [SETTING]...\n"
 		"       mltcpctl [OPTIONS] job del ID\n"
 		"       mltcpctl [OPTIONS] job show [ID]\n"
-		"MATCH := { dport LO[-HI] | sport LO[-HI] | peer PREFIX | mark MARK[/MASK] }\n"
+		"MATCH := { dport LO[-HI] | sport LO[-HI] | peer PREFIX | mark MARK[/MASK] |\n"
+		"           cgroup PATH }\n"
 		"SETTING := { slope S | intercept I | idle-gap DURATION | iter-bytes SIZE |\n"
 		"             base { reno | cubic } | exempt [ on | off ] }\n"
 		"  job set: \"any\" as a MATCH value drops the criterion,\n"
 		"           \"default\" as a SETTING value returns to the namespace default.\n"
 		"  ID: 1-4294967295. S, I: decimal 0-16. DURATION: 1ms-60s (us, ms, s).\n"
 		"  SIZE: 1-1T (K, M, G, T are powers of 1024).\n"
+		"  PATH: a cgroup v2, under its mount or relative to it; its descendants match.\n"
 		"  A flow gets the first job, in ascending ID, whose criteria all match it\n"
 		"  when it selects MLTCP; changing a job updates its live flows.\n";
 	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";

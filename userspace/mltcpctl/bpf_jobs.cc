@@ -38,6 +38,10 @@ mltcp_job_request job_request(const Job &r)
 		v.mark = r.mark->value;
 		v.mark_mask = r.mark->mask;
 	}
+	if (r.cgroup) {
+		req.given |= MLTCP_JOB_F_CGROUP;
+		v.cgroup_id = r.cgroup->id;
+	}
 	if (r.slope) {
 		req.given |= MLTCP_JOB_F_SLOPE;
 		v.slope = *r.slope;
@@ -92,6 +96,8 @@ Job decode_job_spec(const mltcp_job_spec &e)
 	}
 	if (e.fields & MLTCP_JOB_F_MARK)
 		j.mark = Mark{ e.mark, e.mark_mask };
+	if (e.fields & MLTCP_JOB_F_CGROUP)
+		j.cgroup = Cgroup{ e.cgroup_id, "" };
 	if (e.fields & MLTCP_JOB_F_SLOPE)
 		j.slope = e.slope;
 	if (e.fields & MLTCP_JOB_F_INTERCEPT)

@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "backend.h"
+#include "cgroup.h"
 #include "export.h"
 #include "message.h"
 #include "output.h"
@@ -78,6 +79,7 @@ Field job_field(uint16_t type)
 	case MLTCP_JOB_A_BASE: return { "base", plain };
 	case MLTCP_JOB_A_EXEMPT: return { "exempt", plain };
 	case MLTCP_JOB_A_CLEAR: return { "reset fields", plain };
+	case MLTCP_JOB_A_CGROUP: return { "cgroup", plain };
 	}
 	return { nullptr, plain };
 }
@@ -88,16 +90,34 @@ std::string job_ref(const Command &cmd)
 	return "job " + std::to_string(id);
 }
 
+// A request's cgroup path resolved to the id the datapath matches.
+Job with_cgroup_id(Job job)
+{
+	if (job.cgroup) {
+		job.cgroup->id = cgroup_id(job.cgroup->path);
+		job.cgroup->path = cgroup_relative_path(job.cgroup->path);
+	}
+	return job;
+}
+
+// A reply's cgroup id with its path, where this process can see it.
+Job with_cgroup_path(Job job)
+{
+	if (job.cgroup)
+		job.cgroup->path = cgroup_path(job.cgroup->id).value_or("");
+	return job;
+}
+
 void show_jobs(Backend &client, const Command &cmd, std::ostream &out)
 {
 	Printer p(out, cmd.options.json, cmd.options.pretty);
 
 	p.begin_list();
 	if (cmd.job_id)
-		print_job(p, client.get_job(*cmd.job_id));
+		print_job(p, with_cgroup_path(client.get_job(*cmd.job_id)));
 	else
 		for (const Job &job : client.jobs())
-			print_job(p, job);
+			print_job(p, with_cgroup_path(job));
 	p.end_list();
 }
 
@@ -383,8 +403,8 @@ int run(const Command &cmd, std::ostream &out)
 		throw Error("-n: the BPF backend's jobs are one table for the host, not per "
 			    "network namespace (drop -n; jobs can match on peer and ports)");
 	switch (cmd.action) {
-	case Action::JobAdd: client.add_job(cmd.job); break;
-	case Action::JobSet: client.set_job(cmd.job); break;
+	case Action::JobAdd: client.add_job(with_cgroup_id(cmd.job)); break;
+	case Action::JobSet: client.set_job(with_cgroup_id(cmd.job)); break;
 	case Action::JobDel: client.del_job(cmd.job.id); break;
 	case Action::JobShow: show_jobs(client, cmd, out); break;
 	case Action::FlowShow: show_flows(client, cmd, out); break;
@@ -411,7 +431,11 @@ std::string describe(const KernelError &e, const Command &cmd)
 		if (!ack.message.empty())
 			return job_ref(cmd) + ": " + ack.message;
 		return "permission denied: changing jobs needs CAP_NET_ADMIN";
-	case ENOENT: return job_ref(cmd) + ": no such job";
+	case ENOENT:
+		if (ack.offset && attr_at(e.request, *ack.offset) == MLTCP_JOB_A_CGROUP)
+			return "invalid cgroup: " + (ack.message.empty() ? "no such cgroup"
+									  : ack.message);
+		return job_ref(cmd) + ": no such job";
 	case EEXIST: return job_ref(cmd) + ": already exists";
 	case ENOSPC:
 		return "job table full (at most " + std::to_string(MLTCP_GENL_JOBS_MAX) +

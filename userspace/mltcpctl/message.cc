@@ -116,6 +116,7 @@ const mnl_attr_data_type *job_types()
 		types[MLTCP_JOB_A_FLOWS_TOTAL] = MNL_TYPE_U64;
 		types[MLTCP_JOB_A_ITERATIONS] = MNL_TYPE_U64;
 		types[MLTCP_JOB_A_BYTES] = MNL_TYPE_U64;
+		types[MLTCP_JOB_A_CGROUP] = MNL_TYPE_U64;
 		return true;
 	}();
 	(void)init;
@@ -205,6 +206,8 @@ void put_job(nlmsghdr *nlh, const Job &job)
 		mnl_attr_put_u32(nlh, MLTCP_JOB_A_MARK, job.mark->value);
 		mnl_attr_put_u32(nlh, MLTCP_JOB_A_MARK_MASK, job.mark->mask);
 	}
+	if (job.cgroup)
+		mnl_attr_put_u64(nlh, MLTCP_JOB_A_CGROUP, job.cgroup->id);
 	if (job.slope)
 		mnl_attr_put_u32(nlh, MLTCP_JOB_A_SLOPE, *job.slope);
 	if (job.intercept)
@@ -271,7 +274,7 @@ void policy_bounds(const nlattr *nest, Ack &ack)
 bool Job::operator==(const Job &o) const
 {
 	return id == o.id && dport == o.dport && sport == o.sport && peer == o.peer &&
-	       mark == o.mark && slope == o.slope && intercept == o.intercept &&
+	       mark == o.mark && cgroup == o.cgroup && slope == o.slope && intercept == o.intercept &&
 	       idle_gap_us == o.idle_gap_us && iter_bytes == o.iter_bytes && base == o.base &&
 	       exempt == o.exempt && clear == o.clear && flows == o.flows &&
 	       flows_total == o.flows_total && iterations == o.iterations && bytes == o.bytes;
@@ -435,6 +438,8 @@ std::optional<Job> decode_job(const nlmsghdr *nlh)
 	if (a[MLTCP_JOB_A_MARK])
 		job.mark = Mark{ *u32(a[MLTCP_JOB_A_MARK]),
 				 u32(a[MLTCP_JOB_A_MARK_MASK]).value_or(0xffffffff) };
+	if (a[MLTCP_JOB_A_CGROUP])
+		job.cgroup = Cgroup{ *u64(a[MLTCP_JOB_A_CGROUP]), "" };
 	job.slope = u32(a[MLTCP_JOB_A_SLOPE]);
 	job.intercept = u32(a[MLTCP_JOB_A_INTERCEPT]);
 	job.idle_gap_us = u32(a[MLTCP_JOB_A_IDLE_GAP_US]);

@@ -40,6 +40,15 @@ struct Mark {
 	bool operator==(const Mark &o) const { return value == o.value && mask == o.mask; }
 };
 
+// A cgroup v2 a job matches: the path as the user gave it (a request) or as
+// found again from the id (a reply; empty if this process cannot see it).
+// The id is what the kernel matches; mltcpctl fills it from the path.
+struct Cgroup {
+	uint64_t id = 0;
+	std::string path;
+	bool operator==(const Cgroup &o) const { return id == o.id && path == o.path; }
+};
+
 // A job as requested (add, set) or as reported (show). Settings in kernel
 // units: slope and intercept in 1/1024, durations in microseconds.
 struct Job {
@@ -47,6 +56,7 @@ struct Job {
 	std::optional<PortRange> dport, sport;
 	std::optional<Prefix> peer;
 	std::optional<Mark> mark;
+	std::optional<Cgroup> cgroup;
 	std::optional<uint32_t> slope, intercept, idle_gap_us;
 	std::optional<uint64_t> iter_bytes;
 	std::optional<uint8_t> base;

@@ -158,6 +158,14 @@ void print_job(Printer &p, const Job &j)
 		p.field("mark", j.mark->value, "");
 		p.field("mark_mask", j.mark->mask, text);
 	}
+	if (j.cgroup) {
+		const std::string &path = j.cgroup->path;
+
+		p.field("cgroup_id", j.cgroup->id, "");
+		p.field("cgroup", path.empty() ? nlohmann::json() : nlohmann::json(path),
+			path.empty() ? "cgroup-id " + std::to_string(j.cgroup->id)
+				     : "cgroup " + path);
+	}
 	if (j.slope)
 		p.field("slope", fixed_value(*j.slope), "slope " + format_fixed(*j.slope));
 	if (j.intercept)

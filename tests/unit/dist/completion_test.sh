@@ -45,7 +45,7 @@ expect() {
 	[[ $got == "$2" ]] || fail "\"$1\": got \"$got\", expected \"$2\""
 }
 
-job_words="base dport exempt idle-gap intercept iter-bytes mark peer slope sport"
+job_words="base cgroup dport exempt idle-gap intercept iter-bytes mark peer slope sport"
 expect "mltcpctl " "bpf defaults export flow help job monitor"
 expect "mltcpctl j" "job"
 expect "mltcpctl -" "-Version -backend -debug -help -json -netns -pretty"

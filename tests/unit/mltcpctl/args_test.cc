@@ -77,12 +77,26 @@ TEST(Args, ExemptForms)
 	EXPECT_EQ(ok({ "job", "set", "1", "exempt", "default" }).job.clear, MLTCP_JOB_F_EXEMPT);
 }
 
+// The path is kept as given; the command resolves it (args does no I/O).
+TEST(Args, CgroupIsAMatch)
+{
+	Job j = ok({ "job", "add", "1", "cgroup", "/slurm/job_7", "dport", "5000" }).job;
+	ASSERT_TRUE(j.cgroup);
+	EXPECT_EQ(j.cgroup->path, "/slurm/job_7");
+	EXPECT_EQ(j.cgroup->id, 0u);
+	EXPECT_NE(parse_args({ "job", "add", "1", "cgroup" }).error.find("cgroup needs a value"),
+		  std::string::npos);
+	EXPECT_NE(parse_args({ "job", "add", "1", "cgroup", "any" }).error.find("only \"job set\""),
+		  std::string::npos);
+	EXPECT_EQ(ok({ "job", "set", "1", "cgroup", "any" }).job.clear, MLTCP_JOB_F_CGROUP);
+}
+
 TEST(Args, JobSetClears)
 {
 	Command c = ok({ "job",	    "set",	  "3",	     "dport",	  "any",     "slope",
 			 "default", "iter-bytes", "default", "peer",	  "any",     "mark",
 			 "any",	    "sport",	  "any",     "intercept", "default", "idle-gap",
-			 "default", "base",	  "default" });
+			 "default", "base",	  "default", "cgroup",	  "any" });
 	EXPECT_EQ(c.action, Action::JobSet);
 	EXPECT_EQ(c.job.clear, static_cast<uint32_t>(MLTCP_JOB_F_ALL & ~MLTCP_JOB_F_EXEMPT));
 	EXPECT_FALSE(c.job.slope);

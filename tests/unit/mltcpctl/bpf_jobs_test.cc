@@ -27,12 +27,18 @@ Job parsed(std::vector<std::string> args)
 	return r.command ? r.command->job : Job{};
 }
 
+// A cgroup's id stands in for the one the command would resolve.
+constexpr uint64_t kCgroupId = 4242;
+
 mltcp_job_spec added(std::vector<std::string> args)
 {
 	mltcp_job_spec e{};
 	std::vector<std::string> full{ "job", "add" };
 	full.insert(full.end(), args.begin(), args.end());
-	EXPECT_EQ(apply_job(e, parsed(full)), "");
+	Job job = parsed(full);
+	if (job.cgroup)
+		job.cgroup->id = kCgroupId;
+	EXPECT_EQ(apply_job(e, job), "");
 	return e;
 }
 
@@ -42,8 +48,8 @@ TEST(BpfJobs, TheLayoutBpfAndUserspaceShare)
 {
 	// The BPF side copies the job out of the slot past the lock; a layout
 	// change must be deliberate (the loaded object and the tool must agree).
-	EXPECT_EQ(sizeof(mltcp_job_spec), 72u);
-	EXPECT_EQ(sizeof(mltcp_bpf_job_slot), 80u);
+	EXPECT_EQ(sizeof(mltcp_job_spec), 80u);
+	EXPECT_EQ(sizeof(mltcp_bpf_job_slot), 88u);
 	EXPECT_EQ(offsetof(mltcp_bpf_job_slot, spec), 8u);
 	// The flow records: a header, then the policy's record.
 	EXPECT_EQ(sizeof(mltcp_flow_record), 128u);
@@ -57,7 +63,8 @@ TEST(BpfJobs, AddEncodesEveryField)
 	mltcp_job_spec e = added(
 		{ "7",	  "dport",	 "5000-5010", "sport", "40000",	    "peer",  "10.1.2.3/16",
 		  "mark", "0x1234/0xff", "slope",     "2",     "intercept", "0.5",   "idle-gap",
-		  "30ms", "iter-bytes",	 "64M",	      "base",  "reno",	    "exempt" });
+		  "30ms", "iter-bytes",	 "64M",	      "base",  "reno",	    "exempt",
+		  "cgroup", "/jobs/7" });
 	EXPECT_EQ(e.id, 7u);
 	EXPECT_EQ(e.fields, static_cast<uint32_t>(MLTCP_JOB_F_ALL));
 	EXPECT_EQ(e.dport_min, 5000);
@@ -75,6 +82,7 @@ TEST(BpfJobs, AddEncodesEveryField)
 	EXPECT_EQ(e.iter_bytes, 64ULL << 20);
 	EXPECT_EQ(e.base, MLTCP_BASE_RENO);
 	EXPECT_EQ(e.exempt, 1);
+	EXPECT_EQ(e.cgroup_id, kCgroupId);
 }
 
 TEST(BpfJobs, Ipv6PrefixIsMasked)

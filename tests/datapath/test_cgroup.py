@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Jobs that match by cgroup (v2): the flows of sockets created in the
+cgroup or below it, connected or accepted, whatever their ports. Training
+frameworks open their gradient connections on ports the kernel picks, so
+this is how an operator tags them (issue 15). The other criteria, settings
+and the listing are test_jobs.py's."""
+import os
+
+import pytest
+
+from dp import OTHER_PORT
+
+SERVE_PORT = 5310
+
+
+def cgroup2_mount():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            if right.split()[0] == "cgroup2":
+                return left.split()[4]
+    pytest.fail("no cgroup2 mount on this machine")
+
+
+class Cgroups:
+    """Fresh cgroups under one directory of the cgroup2 mount, removed at
+    the end (after the flows started in them have closed)."""
+
+    def __init__(self):
+        self.mount = cgroup2_mount()
+        self.top = "mltcp-test-%d" % os.getpid()
+        self.made = []
+        self.make(self.top)
+
+    def make(self, relative):
+        path = os.path.join(self.mount, relative)
+        os.mkdir(path)
+        self.made.append(path)
+        return "/" + relative
+
+    def path(self, relative):
+        return os.path.join(self.mount, relative.lstrip("/"))
+
+    def inode(self, relative):
+        return os.stat(self.path(relative)).st_ino
+
+    def close(self):
+        for path in reversed(self.made):
+            os.rmdir(path)
+
+
+@pytest.fixture
+def cgroups():
+    c = Cgroups()
+    yield c
+    c.close()
+
+
+@pytest.fixture(autouse=True)
+def no_jobs(backend, net):
+    backend.clear_jobs()
+    yield
+    backend.clear_jobs()
+
+
+@pytest.fixture
+def opened():
+    flows = []
+    yield flows
+    for f in flows:
+        f.close()
+
+
+def test_cgroup_matches_connected_and_accepted_flows(backend, net, cgroups, opened):
+    a = cgroups.make(cgroups.top + "/a")
+    b = cgroups.make(cgroups.top + "/b")
+    a_child = cgroups.make(cgroups.top + "/a/rank0")
+    backend.job("add", 1, "cgroup", a, "slope", 2)
+    # Under the mount as an absolute path, as an operator may give it.
+    backend.job("add", 2, "cgroup", cgroups.path(b), "slope", 3)
+
+    def onoff(cgroup=None):
+        opened.append(net.onoff(256 << 10, 1, 1, port=OTHER_PORT,
+                                cgroup=cgroups.path(cgroup) if cgroup else None))
+        return opened[-1]
+
+    in_a, in_child, in_b, outside = onoff(a), onoff(a_child), onoff(b), onoff()
+    opened.append(net.served(256 << 10, 1, 1, SERVE_PORT, cgroup=cgroups.path(a_child)))
+    accepted = opened[-1]
+
+    assert len({f.sport for f in (in_a, in_child, in_b, outside)}) == 4, "ephemeral ports"
+    assert in_a.show()["job"] == 1 and in_a.show()["slope"] == 2.0
+    assert in_child.show()["job"] == 1, "a descendant of the job's cgroup"
+    assert in_b.show()["job"] == 2 and in_b.show()["slope"] == 3.0
+    assert outside.show()["job"] is None
+    assert accepted.show()["job"] == 1, "an accepted socket has its listener's cgroup"
+    assert accepted.show()["dport"] != SERVE_PORT and accepted.show()["sport"] == SERVE_PORT
+
+    shown = {j["id"]: j for j in backend.jobs()}
+    assert shown[1]["cgroup"] == a and shown[1]["cgroup_id"] == cgroups.inode(a)
+    assert shown[2]["cgroup"] == b, "the path relative to the mount, however it was given"
+    text = backend.job("show", 1).stdout
+    assert "cgroup %s" % a in text, text
+
+
+def test_cgroup_can_be_changed_and_dropped(backend, net, cgroups, opened):
+    a = cgroups.make(cgroups.top + "/a")
+    b = cgroups.make(cgroups.top + "/b")
+    backend.job("add", 1, "cgroup", a)
+    backend.job("set", 1, "cgroup", b)
+    opened.append(net.onoff(256 << 10, 1, 1, cgroup=cgroups.path(a)))
+    assert opened[-1].show()["job"] is None, "a criterion matches new flows only"
+    backend.job("set", 1, "cgroup", "any")
+    assert "cgroup" not in backend.jobs(1)[0]
+    opened.append(net.onoff(256 << 10, 1, 1, cgroup=cgroups.path(a)))
+    assert opened[-1].show()["job"] == 1
+
+
+def test_a_removed_cgroup_is_shown_by_id(backend, cgroups):
+    gone = cgroups.make(cgroups.top + "/gone")
+    inode = cgroups.inode(gone)
+    backend.job("add", 1, "cgroup", gone)
+    os.rmdir(cgroups.path(gone))
+    cgroups.made.remove(cgroups.path(gone))
+    job = backend.jobs(1)[0]
+    assert job["cgroup"] is None and job["cgroup_id"] == inode
+    assert "cgroup-id %d" % inode in backend.job("show", 1).stdout
+
+
+@pytest.mark.parametrize("path, reason", [
+    ("/mltcp-no-such-cgroup", "No such file or directory"),
+    ("/cgroup.procs", "not a cgroup"),
+    ("", "empty path"),
+])
+def test_bad_cgroup_is_refused_and_changes_nothing(backend, path, reason):
+    before = backend.jobs()
+    proc = backend.job("add", 9, "cgroup", path, check=False)
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and reason in lines[0], proc.stderr
+    assert backend.jobs() == before
+    backend.job("add", 9, "slope", 2)
+    proc = backend.job("set", 9, "cgroup", path, check=False)
+    assert proc.returncode != 0 and reason in proc.stderr
+    assert "cgroup" not in backend.jobs(9)[0]
