@@ -98,16 +98,17 @@ class Backend:
     def ctl_json(self, *args):
         return json.loads(self.ctl("-j", *args).stdout)
 
-    def _jobs_ns(self):
+    def jobs_ns_args(self):
+        """mltcpctl's options for the table jobs go in (kmod: -n the sender)."""
         return ["-n", self.jobs_netns] if self.name == "kmod" and self.jobs_netns else []
 
     def job(self, *args, check=True):
         """mltcpctl job ... in the table the sender's new flows match against
         (kmod: the sender namespace's; bpf: the host's one table)."""
-        return self.ctl(*self._jobs_ns(), "job", *[str(a) for a in args], check=check)
+        return self.ctl(*self.jobs_ns_args(), "job", *[str(a) for a in args], check=check)
 
     def jobs(self, *args):
-        return self.ctl_json(*self._jobs_ns(), "job", "show", *[str(a) for a in args])
+        return self.ctl_json(*self.jobs_ns_args(), "job", "show", *[str(a) for a in args])
 
     def clear_jobs(self):
         for j in self.jobs():

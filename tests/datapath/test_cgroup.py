@@ -5,10 +5,13 @@ frameworks open their gradient connections on ports the kernel picks, so
 this is how an operator tags them (issue 15). The other criteria, settings
 and the listing are test_jobs.py's."""
 import os
+import signal
+import subprocess
+import time
 
 import pytest
 
-from dp import OTHER_PORT
+from dp import ONOFF, OTHER_PORT, PYTHON, TOOL
 
 SERVE_PORT = 5310
 
@@ -20,6 +23,13 @@ def cgroup2_mount():
             if right.split()[0] == "cgroup2":
                 return left.split()[4]
     pytest.fail("no cgroup2 mount on this machine")
+
+
+def wait_until(predicate, timeout=20):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
 
 
 class Cgroups:
@@ -143,3 +153,83 @@ def test_bad_cgroup_is_refused_and_changes_nothing(backend, path, reason):
     proc = backend.job("set", 9, "cgroup", path, check=False)
     assert proc.returncode != 0 and reason in proc.stderr
     assert "cgroup" not in backend.jobs(9)[0]
+
+
+def start_run(backend, net, *run_args, command):
+    """mltcpctl run RUN_ARGS -- COMMAND, COMMAND in the sender's namespace
+    (kmod: the job in its table, -n; bpf: the host's one table)."""
+    argv = [TOOL, "-b", backend.name, *backend.jobs_ns_args(), "run", *run_args, "--",
+            "ip", "netns", "exec", net.snd.name, *command]
+    return subprocess.Popen([str(a) for a in argv], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def run_cgroup_dir(proc):
+    """Where mltcpctl run (pid) makes its cgroup: under the caller's own."""
+    with open("/proc/self/cgroup") as f:
+        own = [line[3:].strip() for line in f if line.startswith("0::")][0]
+    return os.path.join(cgroup2_mount() + own.rstrip("/"), "mltcp-run-%d" % proc.pid)
+
+
+def test_run_tags_the_command_and_removes_job_and_cgroup(backend, net):
+    proc = start_run(backend, net, "job", 7, "slope", 2,
+                     command=[PYTHON, ONOFF, "send", net.rcv.addr, OTHER_PORT, "mltcp",
+                              256 << 10, 1, 1])
+    try:
+        line = proc.stdout.readline().split()
+        assert line and line[0] == "sport", proc.stderr.read()
+        assert proc.stdout.readline().strip() == "done"
+        job = backend.jobs(7)[0]
+        assert job["slope"] == 2.0
+        assert os.path.isdir(run_cgroup_dir(proc))
+        assert job["cgroup"].endswith("/mltcp-run-%d" % proc.pid), job
+        flow = net.flow_by_sport(int(line[1]))
+        assert flow["job"] == 7 and flow["slope"] == 2.0, "an ephemeral port, tagged"
+    finally:
+        proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert backend.jobs() == []
+    assert not os.path.exists(run_cgroup_dir(proc))
+
+
+def test_run_passes_status_and_environment_and_picks_a_free_id(backend, net):
+    backend.job("add", 1, "slope", 2)
+    proc = start_run(backend, net, command=["sh", "-c", 'echo "$MLTCP_JOB $MLTCP_CGROUP"; exit 3'])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    job_id, cgroup = out.split()
+    assert job_id == "2", "the lowest free id"
+    assert cgroup.endswith("/mltcp-run-%d" % proc.pid)
+    assert [j["id"] for j in backend.jobs()] == [1]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_run_cleans_up_on_a_signal(backend, net, sig):
+    proc = start_run(backend, net, "job", 8, command=["sleep", "60"])
+    wait_until(lambda: backend.jobs() != [])
+    assert os.path.isdir(run_cgroup_dir(proc))
+    proc.send_signal(sig)
+    assert proc.wait(timeout=30) == 128 + sig, proc.stderr.read()
+    assert backend.jobs() == []
+    assert not os.path.exists(run_cgroup_dir(proc))
+
+
+def test_run_kills_what_the_command_leaves_behind(backend, net):
+    proc = start_run(backend, net, "job", 8,
+                     command=["sh", "-c", "sleep 300 & echo $!"])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    left = int(out.split()[0])
+    wait_until(lambda: not os.path.exists("/proc/%d" % left) or
+               open("/proc/%d/stat" % left).read().split()[2] == "Z")
+    assert not os.path.exists(run_cgroup_dir(proc))
+
+
+def test_run_refuses_a_job_id_in_use_and_leaves_nothing(backend, net):
+    backend.job("add", 9, "slope", 2)
+    proc = start_run(backend, net, "job", 9, command=["true"])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.strip().splitlines() == ["mltcpctl: job 9: already exists"], err
+    assert not os.path.exists(run_cgroup_dir(proc))
+    assert [j["id"] for j in backend.jobs()] == [9]

@@ -669,7 +669,54 @@ void parse_bpf(Args &a, Command &cmd)
 }
 
 enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
-enum class Object { Job, Flow, Monitor, Defaults, Bpf, Export, Help };
+// run [job ID] [parent PATH] [MATCH]... [SETTING]... -- COMMAND [ARG]...
+void parse_run(Args &a, Command &cmd)
+{
+	std::vector<std::string> words;
+
+	cmd.action = Action::Run;
+	while (!a.done() && a.peek() != "--") {
+		std::string_view word = a.next();
+
+		if (word == "help") {
+			cmd.action = Action::Help;
+			cmd.help_topic = "run";
+			no_more(a, "help");
+			return;
+		}
+		if (word == "job" || word == "parent") {
+			std::string_view value = a.value(word);
+
+			if (word == "job") {
+				if (cmd.job.id)
+					fail("job given twice");
+				cmd.job.id = parse_job_id(value);
+			} else {
+				if (!cmd.run_parent.empty())
+					fail("parent given twice");
+				if (value.empty())
+					fail("parent: empty path");
+				cmd.run_parent = std::string(value);
+			}
+			continue;
+		}
+		words.emplace_back(word);
+	}
+	if (a.done())
+		fail("run: \"--\" and a command must follow the job's settings");
+	a.next();
+	if (a.done())
+		fail("run: no command after \"--\"");
+	while (!a.done())
+		cmd.run_argv.emplace_back(a.next());
+
+	Args job_words(words);
+	parse_job_args(job_words, cmd.job, false);
+	if (cmd.job.cgroup)
+		fail("run: the job matches the command's own cgroup; give no cgroup");
+}
+
+enum class Object { Job, Flow, Monitor, Defaults, Bpf, Export, Run, Help };
 
 Command parse(const std::vector<std::string> &args)
 {
@@ -716,7 +763,7 @@ Command parse(const std::vector<std::string> &args)
 		}
 	}
 	if (a.done())
-		fail("missing object (job, flow, monitor, defaults, bpf, export or help)");
+		fail("missing object (job, flow, monitor, defaults, bpf, export, run or help)");
 	switch (match<Object>(a.next(),
 			      { { "job", Object::Job },
 				{ "flow", Object::Flow },
@@ -724,6 +771,7 @@ Command parse(const std::vector<std::string> &args)
 				{ "defaults", Object::Defaults },
 				{ "bpf", Object::Bpf },
 				{ "export", Object::Export },
+				{ "run", Object::Run },
 				{ "help", Object::Help } },
 			      "object")) {
 	case Object::Bpf:
@@ -739,6 +787,7 @@ Command parse(const std::vector<std::string> &args)
 	case Object::Flow: parse_flow(a, cmd); break;
 	case Object::Monitor: parse_monitor(a, cmd); break;
 	case Object::Export: parse_export(a, cmd); break;
+	case Object::Run: parse_run(a, cmd); break;
 	case Object::Help:
 		cmd.action = Action::Help;
 		if (!a.done())
@@ -748,7 +797,8 @@ Command parse(const std::vector<std::string> &args)
 							      { "monitor", "monitor" },
 							      { "defaults", "defaults" },
 							      { "bpf", "bpf" },
-							      { "export", "export" } },
+							      { "export", "export" },
+							      { "run", "run" } },
 							    "help topic");
 		no_more(a, "help TOPIC");
 		break;
@@ -835,14 +885,23 @@ std::string usage(std::string_view topic)
 		"  Also written --output, --interval, --count. Labels: job, netns (the -n\n"
 		"  name, empty without -n), backend, verdict. bpf: no job counters; verdict\n"
 		"  counts are the host's.\n";
+	static const char run[] =
+		"       mltcpctl [OPTIONS] run [job ID] [parent PATH] [MATCH]... [SETTING]...\n"
+		"                              -- COMMAND [ARG]...\n"
+		"  Runs COMMAND in a new cgroup with a job that matches it (and the other\n"
+		"  criteria given), then removes both; exits with COMMAND's status (128+N if\n"
+		"  killed by signal N). The cgroup is made under PATH (default: the caller's\n"
+		"  own cgroup); the job takes ID (default: the lowest free one). COMMAND sees\n"
+		"  MLTCP_JOB and MLTCP_CGROUP. SIGINT, SIGTERM and SIGHUP sent to mltcpctl go\n"
+		"  to COMMAND; processes left in the cgroup when it exits are killed.\n";
 	static const char options[] =
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
 		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
 		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n"
 		"  -d: libbpf's and the verifier's messages (bpf load).\n";
 	std::string out =
-		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | export | help } "
-		"...\n";
+		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | export | run |\n"
+		"                            help } ...\n";
 
 	if (topic == "job")
 		return out + job + options;
@@ -856,7 +915,9 @@ std::string usage(std::string_view topic)
 		return out + bpf + defaults + options;
 	if (topic == "export")
 		return out + export_ + options;
-	return out + job + flow + monitor + defaults + bpf + export_ + options;
+	if (topic == "run")
+		return out + run + job + options;
+	return out + job + flow + monitor + defaults + bpf + export_ + run + options;
 }
 
 std::string format_fixed(uint32_t fixed)

@@ -20,6 +20,7 @@
 #include "export.h"
 #include "message.h"
 #include "output.h"
+#include "run.h"
 #include "uapi/mltcp.h"
 #include "units.h"
 
@@ -358,7 +359,7 @@ void show_defaults(Backend &backend, const Command &cmd, std::ostream &out)
 bool is_job_action(Action a)
 {
 	return a == Action::JobAdd || a == Action::JobSet || a == Action::JobDel ||
-	       a == Action::JobShow;
+	       a == Action::JobShow || a == Action::Run;
 }
 
 } // namespace
@@ -412,6 +413,7 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::Export: export_metrics(client, cmd, out); break;
 	case Action::DefaultsShow: show_defaults(client, cmd, out); break;
 	case Action::DefaultsSet: client.set_defaults(cmd.settings, cmd.global); break;
+	case Action::Run: return run_in_job(client, cmd);
 	default: break;
 	}
 	return 0;

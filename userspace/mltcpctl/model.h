@@ -148,6 +148,7 @@ enum class Action {
 	Monitor,
 	DefaultsShow,
 	DefaultsSet,
+	Run,
 	BpfLoad,
 	BpfUnload,
 	BpfStatus,
@@ -166,6 +167,11 @@ struct Command {
 	std::string output;		// Export: replace this file at each scrape ("": stdout)
 	bool global = false;		// DefaultsShow, DefaultsSet
 	DefaultsChange settings;	// DefaultsSet, BpfLoad
+	// Run: job holds the criteria and settings (job.id 0: the lowest free
+	// id); the command, and the cgroup to make its cgroup in ("": the
+	// caller's own).
+	std::vector<std::string> run_argv;
+	std::string run_parent;
 };
 
 } // namespace mltcpctl

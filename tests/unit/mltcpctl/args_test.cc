@@ -288,3 +288,32 @@ TEST(Args, FormatFixed)
 	EXPECT_EQ(format_fixed(0), "0");
 	EXPECT_EQ(format_fixed(128), "0.125");
 }
+
+// run [job ID] [parent PATH] [MATCH]... [SETTING]... -- COMMAND [ARG]...
+TEST(Args, Run)
+{
+	Command c = ok({ "run", "job", "7", "slope", "2", "dport", "5000", "--", "torchrun", "--nproc",
+			 "2", "--", "train.py" });
+	EXPECT_EQ(c.action, Action::Run);
+	EXPECT_EQ(c.job.id, 7u);
+	EXPECT_EQ(c.job.slope, 2048u);
+	EXPECT_EQ(c.job.dport, (PortRange{ 5000, 5000 }));
+	EXPECT_EQ(c.run_argv,
+		  (std::vector<std::string>{ "torchrun", "--nproc", "2", "--", "train.py" }));
+	EXPECT_TRUE(c.run_parent.empty());
+
+	c = ok({ "run", "parent", "/slurm", "--", "true" });
+	EXPECT_EQ(c.job.id, 0u) << "the lowest free id";
+	EXPECT_EQ(c.run_parent, "/slurm");
+	EXPECT_EQ(c.run_argv, (std::vector<std::string>{ "true" }));
+	EXPECT_EQ(ok({ "run", "help" }).help_topic, "run");
+
+	EXPECT_NE(bad({ "run", "slope", "2" }).find("\"--\" and a command"), std::string::npos);
+	EXPECT_NE(bad({ "run", "--" }).find("no command"), std::string::npos);
+	EXPECT_NE(bad({ "run", "cgroup", "/x", "--", "true" }).find("give no cgroup"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "run", "job", "1", "job", "2", "--", "true" }).find("job given twice"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "run", "slope", "99", "--", "true" }).find("slope"), std::string::npos);
+	EXPECT_NE(bad({ "run", "job", "0", "--", "true" }).find("job"), std::string::npos);
+}
