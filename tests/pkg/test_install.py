@@ -139,6 +139,8 @@ def test_tools_are_installed():
     for page in ("tcp_mltcp", "mltcpctl", "mltcp-trainsim"):
         assert sh("man", "-w", page).stdout.startswith("/usr/share/man/")
     assert os.path.isfile("/usr/share/bash-completion/completions/mltcpctl")
+    for script in ("slurm/prolog.sh", "slurm/epilog.sh", "k8s/mltcp-node.sh"):
+        assert os.access("/usr/share/mltcp/contrib/" + script, os.X_OK), script
 
 
 def test_bpf_unit_stands_aside_where_the_module_loads():
