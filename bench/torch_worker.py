@@ -6,6 +6,7 @@ so that `bench analyze` reads a framework's run like an emulated one.
     python3 bench/torch_worker.py --job NAME --rank I --world N --master HOST:PORT
         --bytes SIZE --compute DURATION --iterations N [--bucket-mb MB]
         [--start-at T] [--offset DURATION] [--seed S] [--log FILE] [--linger DURATION]
+        [--mark-steps JOB [--mltcpctl PATH]]
 
 The model is a multi-layer perceptron sized so that its gradients are
 --bytes (float32). Each step is a real forward and backward pass on a random
@@ -18,6 +19,10 @@ returns, which DDP holds until every bucket is reduced. With one bucket
 (--bucket-mb larger than the model) that is one all-reduce per step, after
 the backward pass; with DDP's default 25 MB, models above that send several.
 
+With --mark-steps, the hook also marks each step for MLTCP job JOB
+(contrib/torch/mltcp_steps.py: `mltcpctl job mark JOB follow`), whose flows
+then count iterations by step (a "marked" job).
+
 Gloo opens its own connections: their congestion control is the namespace's
 default (net.ipv4.tcp_congestion_control), which the driver sets per
 algorithm. The record's "cc" is that default, read when the step ends.
@@ -27,8 +32,11 @@ bytes_sent and bytes_received are the ring all-reduce's payload per rank,
 import argparse
 import datetime
 import json
+import os
 import sys
 import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -65,6 +73,9 @@ def parser():
     p.add_argument("--timeout", type=duration, default=120.0)
     p.add_argument("--linger", type=duration, default=0.0,
                    help="stay connected this long after the last step (to list the flows)")
+    p.add_argument("--mark-steps", type=int, metavar="JOB",
+                   help="mark each step for this MLTCP job (a marked job)")
+    p.add_argument("--mltcpctl", default="mltcpctl")
     return p
 
 
@@ -115,7 +126,13 @@ def main(argv=None):
         buckets.append(time.time())
         return default_hooks.allreduce_hook(state, bucket)
 
-    ddp.register_comm_hook(None, timed_allreduce)
+    hook = timed_allreduce
+    if args.mark_steps:
+        sys.path.insert(0, os.path.join(TOP, "contrib", "torch"))
+        from mltcp_steps import StepMarker
+        marker = StepMarker(args.mark_steps, mltcpctl=args.mltcpctl)
+        hook = marker.wrap(timed_allreduce)
+    ddp.register_comm_hook(None, hook)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=1e-4)
     batch = torch.randn(8, width)
     payload = 2 * (args.world - 1) * grad_bytes // args.world

@@ -82,7 +82,8 @@ MLTCP_BPF_CORE void mltcp_on_ack_drain(struct mltcp_iter *it, u64 now_us, bool a
 MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       const struct mltcp_params *p,
 						       u64 bytes_acked, u64 now_us,
-						       bool in_recovery, bool data_outstanding);
+						       bool in_recovery, bool data_outstanding,
+						       u32 marks);
 MLTCP_BPF_CORE u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
 MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
 					 u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
@@ -424,6 +425,30 @@ static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca
 	tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
 }
 
+/* The slot holding job id: its marks, read once per resumption of a marked flow. */
+struct mltcp_marks_of {
+	u32 id;
+	u32 marks;
+};
+
+static long mltcp_marks_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_slot *slot,
+			      struct mltcp_marks_of *m)
+{
+	if (slot->spec.id != m->id)
+		return 0;
+	m->marks = *(volatile u32 *)&slot->marks;
+	return 1;
+}
+
+static __always_inline u32 mltcp_job_marks(u32 id)
+{
+	struct mltcp_marks_of m = { .id = id };
+
+	if (id)
+		bpf_for_each_map_elem(&mltcp_jobs, mltcp_marks_visit, &m, 0);
+	return m.marks;
+}
+
 SEC("struct_ops")
 void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 {
@@ -439,7 +464,8 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 
 	ca_state = BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state);
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
-				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0);
+				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0,
+				    ca->params.marked ? mltcp_job_marks(ca->job) : 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
 	if (verdict == MLTCP_TX_NEW_ITERATION)
 		mltcp_restart(sk, ca, ca_state);

@@ -47,7 +47,7 @@
 /* The lock is apart because BPF programs may not load or store it directly. */
 struct mltcp_bpf_job_slot {
 	struct bpf_spin_lock lock;
-	u32 pad;
+	u32 marks;		/* "job mark": what the job's marked flows follow */
 	struct mltcp_job_spec spec;
 };
 

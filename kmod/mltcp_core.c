@@ -143,7 +143,7 @@ bool mltcp_params_valid(const struct mltcp_params *p)
 	       p->idle_gap_us >= MLTCP_IDLE_GAP_MIN_US &&
 	       p->idle_gap_us <= MLTCP_IDLE_GAP_MAX_US &&
 	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_ALL &&
-	       p->base <= MLTCP_BASE_CUBIC && p->exempt <= 1;
+	       p->base <= MLTCP_BASE_CUBIC && p->exempt <= 1 && p->marked <= 1;
 }
 
 /*
@@ -328,11 +328,38 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
  * (tcp_try_undo_recovery(), RFC 6582), so an iteration whose last window saw
  * a loss leaves the flow in Recovery through the whole compute phase.
  * Refusing that start would merge two iterations into one.
+ *
+ * A marked flow's job says where its iterations start (mltcpctl job mark):
+ * marks is the job's count of marks, and the first resumption after one
+ * starts an iteration, however long or short the idle before it, and no
+ * other does. A framework whose step has idles inside it (a ring
+ * all-reduce waiting for a slower peer, gradient buckets) or none between
+ * steps is followed that way. Only the count's low 8 bits are kept: a flow
+ * that sends nothing through 256 marks misses one start.
  */
+static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it, u64 bytes_acked,
+						   u64 now_us, bool drained, u32 marks)
+{
+	u64 completed = bytes_acked - it->start_acked;
+
+	if ((u8)marks == it->marks_seen)
+		return MLTCP_TX_UNMARKED;
+	it->marks_seen = (u8)marks;
+	/* A mark the flow carried nothing for ends an empty iteration: nothing to learn. */
+	if (completed)
+		mltcp_iter_learn(it, completed);
+	it->last_duration_us = drained ? mltcp_iter_duration(it, now_us) :
+					 (u32)now_us - it->start_us;
+	it->start_acked = bytes_acked;
+	it->start_us = (u32)now_us;
+	it->count++;
+	return MLTCP_TX_NEW_ITERATION;
+}
+
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
 					u64 bytes_acked, u64 now_us,
-					bool in_recovery, bool data_outstanding)
+					bool in_recovery, bool data_outstanding, u32 marks)
 {
 	bool drained = it->flags & MLTCP_ITER_DRAINED;
 
@@ -341,6 +368,8 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 
 	if (data_outstanding)
 		return in_recovery ? MLTCP_TX_IN_RECOVERY : MLTCP_TX_OUTSTANDING;
+	if (p->marked)
+		return mltcp_on_marked_start(it, bytes_acked, now_us, drained, marks);
 	if (!drained)
 		return MLTCP_TX_NOT_IDLE;
 	if (now_us - it->drain_us < p->idle_gap_us)

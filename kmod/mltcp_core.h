@@ -66,6 +66,7 @@ struct mltcp_params {
 	u8 mode;		/* enum mltcp_mode */
 	u8 base;		/* enum mltcp_base */
 	u8 exempt;		/* 1: the base algorithm (F is 1, no restart); 0 or 1 */
+	u8 marked;		/* 1: iterations start at the job's marks, not at idles */
 };
 
 /*
@@ -104,6 +105,7 @@ struct mltcp_iter {
 	u32 last_duration_us;	/* start-to-start time of the last full iteration */
 	u32 count;		/* iteration starts detected */
 	u8 flags;
+	u8 marks_seen;		/* marked: the job's mark count at the last start, low 8 bits */
 };
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
@@ -114,6 +116,7 @@ enum mltcp_tx_verdict {
 	MLTCP_TX_NOT_IDLE,	/* the pipe never drained with an idle application */
 	MLTCP_TX_SHORT_GAP,	/* idle, but for less than idle_gap_us */
 	MLTCP_TX_FRAGMENT,	/* an idle, but the iteration so far is a fragment: continued */
+	MLTCP_TX_UNMARKED,	/* marked: nothing in flight, but no mark since the last start */
 	MLTCP_TX_NR_VERDICTS,
 };
 
@@ -161,7 +164,7 @@ void mltcp_on_ack_drain(struct mltcp_iter *it, u64 now_us, bool app_idle);
 enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
 					u64 bytes_acked, u64 now_us,
-					bool in_recovery, bool data_outstanding);
+					bool in_recovery, bool data_outstanding, u32 marks);
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */

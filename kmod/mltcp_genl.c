@@ -56,6 +56,10 @@ static struct netlink_range_validation mltcp_iter_bytes_range = {
 	.max = MLTCP_GENL_ITER_BYTES_MAX,
 };
 
+/* The counters a reply carries, in the middle of the request attributes. */
+#define MLTCP_REPLY_ONLY						\
+	{ .type = NLA_REJECT, .reject_message = "a reply's attribute, not a request's" }
+
 #define MLTCP_JOB_POLICY						\
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),			\
 	[MLTCP_JOB_A_DPORT_MIN] = { .type = NLA_U16 },			\
@@ -73,24 +77,36 @@ static struct netlink_range_validation mltcp_iter_bytes_range = {
 	[MLTCP_JOB_A_ITER_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &mltcp_iter_bytes_range), \
 	[MLTCP_JOB_A_BASE] = NLA_POLICY_MAX(NLA_U8, MLTCP_GENL_BASE_CUBIC), \
 	[MLTCP_JOB_A_EXEMPT] = NLA_POLICY_MAX(NLA_U8, 1),		\
-	[MLTCP_JOB_A_FLOWS] = { .type = NLA_REJECT },			\
-	[MLTCP_JOB_A_FLOWS_TOTAL] = { .type = NLA_REJECT },		\
-	[MLTCP_JOB_A_ITERATIONS] = { .type = NLA_REJECT },		\
-	[MLTCP_JOB_A_BYTES] = { .type = NLA_REJECT },			\
-	[MLTCP_JOB_A_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1)
+	[MLTCP_JOB_A_FLOWS] = MLTCP_REPLY_ONLY,				\
+	[MLTCP_JOB_A_FLOWS_TOTAL] = MLTCP_REPLY_ONLY,			\
+	[MLTCP_JOB_A_ITERATIONS] = MLTCP_REPLY_ONLY,			\
+	[MLTCP_JOB_A_BYTES] = MLTCP_REPLY_ONLY,				\
+	[MLTCP_JOB_A_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1),		\
+	[MLTCP_JOB_A_MARKED] = NLA_POLICY_MAX(NLA_U8, 1)
 
-static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_CGROUP + 1] = {
+static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_MARKED + 1] = {
 	MLTCP_JOB_POLICY,
-	[MLTCP_JOB_A_CLEAR] = { .type = NLA_REJECT },
+	[MLTCP_JOB_A_CLEAR] = { .type = NLA_REJECT, .reject_message = "clear is for job-set only" },
 };
 
-static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_CGROUP + 1] = {
+static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_MARKED + 1] = {
 	MLTCP_JOB_POLICY,
 	[MLTCP_JOB_A_CLEAR] = NLA_POLICY_MASK(NLA_U32, MLTCP_JOB_F_ALL),
 };
 
 static const struct nla_policy mltcp_job_id_policy[MLTCP_JOB_A_ID + 1] = {
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* A step number: the mark count becomes at least this. */
+static struct netlink_range_validation mltcp_step_range = {
+	.min = 1,
+	.max = U32_MAX,
+};
+
+static const struct nla_policy mltcp_job_mark_policy[MLTCP_JOB_A_MARKS + 1] = {
+	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MLTCP_JOB_A_MARKS] = NLA_POLICY_FULL_RANGE(NLA_U64, &mltcp_step_range),
 };
 
 static const struct nla_policy mltcp_flow_get_policy[MLTCP_FLOW_A_JOB + 1] = {
@@ -245,6 +261,10 @@ static int mltcp_nl_request(struct mltcp_job_request *req, struct nlattr **tb,
 	if (tb[MLTCP_JOB_A_EXEMPT]) {
 		v->exempt = nla_get_u8(tb[MLTCP_JOB_A_EXEMPT]);
 		req->given |= MLTCP_JOB_F_EXEMPT;
+	}
+	if (tb[MLTCP_JOB_A_MARKED]) {
+		v->marked = nla_get_u8(tb[MLTCP_JOB_A_MARKED]);
+		req->given |= MLTCP_JOB_F_MARKED;
 	}
 	return 0;
 }
@@ -452,6 +472,71 @@ static int mltcp_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 	return mltcp_nl_relatch(info, net, key, had, true);
 }
 
+/*
+ * The job's own processes may mark it without privilege: a training
+ * framework marks its steps (a process in the job's cgroup, or below it,
+ * as its sockets are matched). Anyone else needs CAP_NET_ADMIN over the
+ * namespace, as for any change of a job.
+ */
+static bool mltcp_nl_may_mark(struct sk_buff *skb, struct net *net,
+			      const struct mltcp_job_spec *spec)
+{
+	struct mltcp_flow_key key = { };
+
+	if (netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
+		return true;
+#ifdef CONFIG_CGROUPS
+	rcu_read_lock();
+	mltcp_key_set_cgroups(&key, task_dfl_cgroup(current));
+	rcu_read_unlock();
+#endif
+	return mltcp_job_cgroup_matches(spec, &key);
+}
+
+/*
+ * The count becomes at least step: the ranks of a job that share a host (and
+ * a job table) all mark each step with its number, and the count moves once
+ * per step, not once per rank, whatever order they come in.
+ */
+static void mltcp_mark_step(atomic_t *marks, u32 step)
+{
+	int old = atomic_read(marks);
+
+	while ((u32)old < step && !atomic_try_cmpxchg(marks, &old, (int)step))
+		;
+}
+
+/*
+ * An iteration of the job starts: each of its marked flows starts one when
+ * it next sends with nothing in flight (mltcp_on_tx_start()). Nothing is
+ * walked or locked: the flows read the job's count of marks. With a step
+ * number the count becomes at least that, else it counts one more.
+ */
+static int mltcp_nl_job_mark(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct mltcp_job *job;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
+		return -EINVAL;
+	mltcp_jobs_lock(net);
+	job = mltcp_nl_find(net, info);
+	if (!job) {
+		err = -ENOENT;
+	} else if (!mltcp_nl_may_mark(skb, net, mltcp_job_spec(net, job))) {
+		NL_SET_ERR_MSG(info->extack,
+			       "marking a job needs CAP_NET_ADMIN or a process in the job's cgroup");
+		err = -EPERM;
+	} else if (info->attrs[MLTCP_JOB_A_MARKS]) {
+		mltcp_mark_step(&job->marks, (u32)nla_get_u64(info->attrs[MLTCP_JOB_A_MARKS]));
+	} else {
+		atomic_inc(&job->marks);
+	}
+	mltcp_jobs_unlock(net);
+	return err;
+}
+
 static int mltcp_nl_put_peer(struct sk_buff *skb, const struct mltcp_job_spec *spec)
 {
 	if (spec->peer_family == MLTCP_AF_INET)
@@ -507,12 +592,16 @@ static int mltcp_nl_fill_job(struct sk_buff *skb, const struct mltcp_job *job,
 		goto cancel;
 	if (spec->exempt && nla_put_u8(skb, MLTCP_JOB_A_EXEMPT, 1))
 		goto cancel;
+	if (spec->marked && nla_put_u8(skb, MLTCP_JOB_A_MARKED, 1))
+		goto cancel;
 	if (nla_put_u32(skb, MLTCP_JOB_A_FLOWS, max(atomic_read(&job->flows), 0)) ||
 	    nla_put_u64_64bit(skb, MLTCP_JOB_A_FLOWS_TOTAL, atomic64_read(&job->flows_total),
 			      MLTCP_JOB_A_PAD) ||
 	    nla_put_u64_64bit(skb, MLTCP_JOB_A_ITERATIONS, atomic64_read(&job->iterations),
 			      MLTCP_JOB_A_PAD) ||
 	    nla_put_u64_64bit(skb, MLTCP_JOB_A_BYTES, atomic64_read(&job->bytes),
+			      MLTCP_JOB_A_PAD) ||
+	    nla_put_u64_64bit(skb, MLTCP_JOB_A_MARKS, (u32)atomic_read(&job->marks),
 			      MLTCP_JOB_A_PAD))
 		goto cancel;
 	genlmsg_end(skb, hdr);
@@ -711,6 +800,7 @@ static int mltcp_nl_verdict_attr(enum mltcp_tx_verdict verdict)
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NOT_IDLE != MLTCP_STATS_A_TX_NOT_IDLE ||
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP != MLTCP_STATS_A_TX_SHORT_GAP ||
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT != MLTCP_STATS_A_TX_FRAGMENT ||
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED != MLTCP_STATS_A_TX_UNMARKED ||
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS != __MLTCP_STATS_A_MAX);
 	return MLTCP_STATS_A_ITERATIONS + verdict;
 }
@@ -782,6 +872,13 @@ static const struct genl_ops mltcp_genl_ops[] = {
 		.policy = mltcp_stats_get_policy,
 		.maxattr = ARRAY_SIZE(mltcp_stats_get_policy) - 1,
 		.doit = mltcp_nl_stats_get,
+	},
+	{
+		/* Unprivileged: mltcp_nl_may_mark() decides. */
+		.cmd = MLTCP_CMD_JOB_MARK,
+		.policy = mltcp_job_mark_policy,
+		.maxattr = ARRAY_SIZE(mltcp_job_mark_policy) - 1,
+		.doit = mltcp_nl_job_mark,
 	},
 };
 

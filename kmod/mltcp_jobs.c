@@ -5,6 +5,7 @@
  * against (the first match wins), and an xarray from key to job, which the
  * datapath's accounting uses; and the namespace's own counters.
  */
+#include <linux/cgroup.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -295,6 +296,30 @@ void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS])
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->n[i]);
+}
+
+u32 mltcp_job_marks(const struct net *net, u32 key)
+{
+	struct mltcp_job *job;
+	u32 marks = 0;
+
+	rcu_read_lock();
+	job = xa_load(&mltcp_jobs_pernet(net)->keys, key);
+	if (job)
+		marks = atomic_read(&job->marks);
+	rcu_read_unlock();
+	return marks;
+}
+
+void mltcp_key_set_cgroups(struct mltcp_flow_key *key, struct cgroup *cgrp)
+{
+#ifdef CONFIG_CGROUPS
+	int level, levels = min(cgrp->level + 1, MLTCP_CGROUP_LEVELS);
+
+	for (level = 0; level < levels; level++)
+		key->cgroup_ids[level] = cgroup_id(cgroup_ancestor(cgrp, level));
+	key->cgroup_levels = levels;
+#endif
 }
 
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt)

@@ -43,6 +43,7 @@ struct mltcp_job {
 	atomic64_t flows_total;		/* flows matched since the job was added */
 	atomic64_t iterations;
 	atomic64_t bytes;
+	atomic_t marks;			/* iteration starts marked (JOB_MARK) */
 	struct rcu_head rcu;
 };
 
@@ -75,6 +76,19 @@ const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 ke
  */
 void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict);
 void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS]);
+
+/*
+ * The marks of the job with this key so far (0 if it is gone): what a marked
+ * flow's iteration starts follow (mltcp_on_tx_start()). Any context.
+ */
+u32 mltcp_job_marks(const struct net *net, u32 key);
+
+struct cgroup;
+/*
+ * The ids of cgrp (a cgroup v2) and of its ancestors into key, as a job's
+ * cgroup criterion compares them (struct mltcp_flow_key).
+ */
+void mltcp_key_set_cgroups(struct mltcp_flow_key *key, struct cgroup *cgrp);
 
 /* The id and exemption of the job with this key; false if it is gone. Any context. */
 bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt);

@@ -161,13 +161,19 @@ enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 		next.base = v->base;
 	if (given & MLTCP_JOB_F_EXEMPT)
 		next.exempt = v->exempt ? 1 : 0;
+	if (given & MLTCP_JOB_F_MARKED)
+		next.marked = v->marked ? 1 : 0;
+	if (req->clear & MLTCP_JOB_F_MARKED)
+		next.marked = 0;
 	if (req->clear & MLTCP_JOB_F_EXEMPT)
 		next.exempt = 0;
 
 	next.fields = (next.fields & ~req->clear) | given;
-	/* "exempt 0" is the same as no setting. */
+	/* "exempt 0" and "marked 0" are the same as no setting. */
 	if (!next.exempt)
 		next.fields &= ~(u32)MLTCP_JOB_F_EXEMPT;
+	if (!next.marked)
+		next.fields &= ~(u32)MLTCP_JOB_F_MARKED;
 	if ((next.fields & MLTCP_JOB_F_SLOPE) && (next.fields & MLTCP_JOB_F_INTERCEPT)) {
 		err = mltcp_f_line_check(next.slope, next.intercept, false);
 		if (err)
@@ -241,6 +247,14 @@ static bool mltcp_cgroup_matches(const struct mltcp_job_spec *job,
 	return false;
 }
 
+#ifndef __bpf__
+/* Not in the BPF twin, whose marks are made by its maps' owner (root). */
+bool mltcp_job_cgroup_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key)
+{
+	return (job->fields & MLTCP_JOB_F_CGROUP) && mltcp_cgroup_matches(job, key);
+}
+#endif
+
 bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key)
 {
 	if ((job->fields & MLTCP_JOB_F_DPORT) &&
@@ -287,6 +301,7 @@ static bool mltcp_job_settings(struct mltcp_params *p, u64 *fixed_bytes,
 		q.intercept = MLTCP_ONE;
 		q.exempt = 1;
 	}
+	q.marked = job->marked;
 	/* Checked before narrowing: 65536 + x must not pass as x. */
 	if (job->slope > MLTCP_SLOPE_MAX || job->intercept > MLTCP_INTERCEPT_MAX ||
 	    !mltcp_params_valid(&q) ||
@@ -319,6 +334,8 @@ static void mltcp_keep_unchanged(struct mltcp_params *p, const struct mltcp_para
 		p->idle_gap_us = live->idle_gap_us;
 	if (!(changed & MLTCP_JOB_F_BASE))
 		p->base = live->base;
+	if (!(changed & MLTCP_JOB_F_MARKED))
+		p->marked = live->marked;
 }
 
 bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
@@ -331,6 +348,7 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 	u64 fixed_bytes = 0;
 
 	p.exempt = 0;
+	p.marked = 0;	/* a job's setting only */
 	if (job)
 		job_ok = mltcp_job_settings(&p, &fixed_bytes, job);
 	if (live)
@@ -418,6 +436,7 @@ static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_NOT_IDLE] = "tx_start_not_idle",
 	[MLTCP_TX_SHORT_GAP] = "tx_start_short_gap",
 	[MLTCP_TX_FRAGMENT] = "tx_start_fragment",
+	[MLTCP_TX_UNMARKED] = "tx_start_unmarked",
 };
 
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))

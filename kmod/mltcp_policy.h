@@ -63,7 +63,8 @@ struct mltcp_job_spec {
 	u32 mark, mark_mask;
 	u32 slope, intercept;	/* MLTCP_ONE units */
 	u32 idle_gap_us;
-	u32 pad;
+	u8 marked;		/* 1: iterations start at the job's marks */
+	u8 pad[3];
 	u64 iter_bytes;		/* fixed bytes per iteration, not learned */
 	u64 cgroup_id;		/* the cgroup and its descendants */
 };
@@ -161,6 +162,9 @@ struct mltcp_flow_key {
 	u8 cgroup_levels;
 };
 
+/* The job has a cgroup criterion and key's cgroups include it. */
+bool mltcp_job_cgroup_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key);
+
 /* Every criterion the job has holds for the flow (none: every flow). */
 bool mltcp_job_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key);
 
@@ -186,7 +190,8 @@ void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 /* A job's settings, as opposed to its criteria (which match new flows only). */
 #define MLTCP_JOB_F_SETTINGS						\
 	(MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_IDLE_GAP |	\
-	 MLTCP_JOB_F_ITER_BYTES | MLTCP_JOB_F_BASE | MLTCP_JOB_F_EXEMPT)
+	 MLTCP_JOB_F_ITER_BYTES | MLTCP_JOB_F_BASE | MLTCP_JOB_F_EXEMPT |	\
+	 MLTCP_JOB_F_MARKED)
 
 /* The settings a change of a job names: given or cleared (see mltcp_flow_relatch()). */
 u32 mltcp_job_changed(const struct mltcp_job_request *req);

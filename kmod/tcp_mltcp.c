@@ -73,12 +73,7 @@ static u64 mltcp_now_us(const struct tcp_sock *tp)
 static void mltcp_flow_key_cgroups(struct sock *sk, struct mltcp_flow_key *key)
 {
 #ifdef CONFIG_SOCK_CGROUP_DATA
-	struct cgroup *cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
-	int level, levels = min(cgrp->level + 1, MLTCP_CGROUP_LEVELS);
-
-	for (level = 0; level < levels; level++)
-		key->cgroup_ids[level] = cgroup_id(cgroup_ancestor(cgrp, level));
-	key->cgroup_levels = levels;
+	mltcp_key_set_cgroups(key, sock_cgroup_ptr(&sk->sk_cgrp_data));
 #endif
 }
 
@@ -232,7 +227,8 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 
 	verdict = mltcp_on_tx_start(&ca->iter, &ca->params, tp->bytes_acked, now,
 				    icsk->icsk_ca_state >= TCP_CA_Recovery,
-				    tp->packets_out != 0);
+				    tp->packets_out != 0,
+				    ca->params.marked ? mltcp_job_marks(sock_net(sk), ca->job) : 0);
 	this_cpu_inc(mltcp_stats.verdicts[verdict]);
 	mltcp_net_count_verdict(sock_net(sk), verdict);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {

@@ -62,7 +62,8 @@ enum mltcp_genl_job_field {
 	MLTCP_JOB_F_BASE = 1 << 8,
 	MLTCP_JOB_F_EXEMPT = 1 << 9,
 	MLTCP_JOB_F_CGROUP = 1 << 10,
-	MLTCP_JOB_F_ALL = (1 << 11) - 1,
+	MLTCP_JOB_F_MARKED = 1 << 11,
+	MLTCP_JOB_F_ALL = (1 << 12) - 1,
 };
 
 enum mltcp_genl_cmd {
@@ -73,6 +74,7 @@ enum mltcp_genl_cmd {
 	MLTCP_CMD_JOB_GET,	/* do (one job) and dump (all jobs) */
 	MLTCP_CMD_FLOW_GET,	/* dump: flows, optionally of one job */
 	MLTCP_CMD_STATS_GET,	/* do: the namespace's counters */
+	MLTCP_CMD_JOB_MARK,	/* do: an iteration of the job starts; CAP_NET_ADMIN or in its cgroup */
 
 	__MLTCP_CMD_MAX,
 	MLTCP_CMD_MAX = __MLTCP_CMD_MAX - 1
@@ -106,6 +108,8 @@ enum mltcp_genl_job_attr {
 	MLTCP_JOB_A_BYTES,		/* u64: bytes acked in them and in closed flows */
 	/* Requests and replies. */
 	MLTCP_JOB_A_CGROUP,		/* u64: cgroup v2 id; the cgroup and its descendants */
+	MLTCP_JOB_A_MARKED,		/* u8, 0 or 1: iterations start at the job's marks */
+	MLTCP_JOB_A_MARKS,		/* u64: the job's mark count; in JOB_MARK, a step number */
 
 	__MLTCP_JOB_A_MAX,
 	MLTCP_JOB_A_MAX = __MLTCP_JOB_A_MAX - 1
@@ -160,6 +164,7 @@ enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_TX_NOT_IDLE,	/* u64: no drain with the application idle before it */
 	MLTCP_STATS_A_TX_SHORT_GAP,	/* u64: idle for less than the idle gap */
 	MLTCP_STATS_A_TX_FRAGMENT,	/* u64: idle, after a fragment of an iteration */
+	MLTCP_STATS_A_TX_UNMARKED,	/* u64: a marked job's flow, no mark since its last start */
 
 	__MLTCP_STATS_A_MAX,
 	MLTCP_STATS_A_MAX = __MLTCP_STATS_A_MAX - 1

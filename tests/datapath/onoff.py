@@ -21,6 +21,10 @@ keeps them open after the last burst, so mltcpctl can list the flow.
       one connection and sends to it as send does, printing "done".
   onoff.py fetch HOST PORT
       The client of serve: connects and discards what arrives until EOF.
+  onoff.py steps HOST PORT CC
+      One connection; for each line N read from stdin, send N bytes, wait
+      until they are acknowledged and print "sent". Prints "sport N" once
+      connected; closes at EOF.
   onoff.py hold HOST PORT CC
       Like send with a bulk transfer that runs until stdin gets a line, so a
       test can act while the flow is live. Prints "sport N", then "sent N"
@@ -116,6 +120,22 @@ def bursts(sock, nbytes, count, idle_ms, trace=False):
     sock.close()
 
 
+def steps(host, port, cc):
+    sock = connect(host, port, cc)
+    chunk = b"\0" * (1 << 20)
+    for line in sys.stdin:
+        left = int(line)
+        while left:
+            left -= sock.send(chunk[: min(left, len(chunk))])
+        deadline = time.monotonic() + 30
+        while unacked(sock):
+            if time.monotonic() > deadline:
+                sys.exit("data not acknowledged within 30 s")
+            time.sleep(0.0005)
+        print("sent", flush=True)
+    sock.close()
+
+
 def hold(host, port, cc):
     sock = connect(host, port, cc)
     sent = [0]
@@ -152,8 +172,11 @@ def main():
     elif cmd == "hold":
         host, port, cc = sys.argv[2:5]
         hold(host, int(port), cc)
+    elif cmd == "steps":
+        host, port, cc = sys.argv[2:5]
+        steps(host, int(port), cc)
     else:
-        sys.exit("usage: onoff.py sink|send|serve|fetch|hold ...")
+        sys.exit("usage: onoff.py sink|send|serve|fetch|steps|hold ...")
 
 
 if __name__ == "__main__":

@@ -30,8 +30,8 @@ public:
 	// The application writes and the first segment leaves with nothing in flight.
 	mltcp_tx_verdict Resume(bool in_recovery = false, bool outstanding = false)
 	{
-		mltcp_tx_verdict v =
-			mltcp_on_tx_start(&iter_, &params_, acked_, now_, in_recovery, outstanding);
+		mltcp_tx_verdict v = mltcp_on_tx_start(&iter_, &params_, acked_, now_, in_recovery,
+						       outstanding, marks_);
 		verdicts_.push_back(v);
 		return v;
 	}
@@ -46,6 +46,9 @@ public:
 	void Drain(bool app_idle = true) { mltcp_on_ack_drain(&iter_, now_, app_idle); }
 
 	void Wait(uint64_t us) { now_ += us; }
+
+	// The job marks an iteration start (mltcpctl job mark).
+	void Mark() { marks_++; }
 
 	// A 1 MiB burst, 100 ms of compute, and the resume that starts iteration 2.
 	mltcp_tx_verdict SecondIteration()
@@ -77,6 +80,7 @@ public:
 	const std::vector<mltcp_tx_verdict> &verdicts() const { return verdicts_; }
 
 private:
+	uint32_t marks_ = 0;
 	mltcp_params params_{};
 	mltcp_iter iter_{};
 	uint64_t acked_ = 0;
@@ -489,9 +493,70 @@ TEST(Learning, CcAttachedMidStreamStartsFromTheCurrentByteCount)
 	mltcp_iter_init(&it, 123'456'789, 0);
 	mltcp_on_ack_drain(&it, 1000, true);
 	EXPECT_EQ(mltcp_on_tx_start(&it, &p, 123'456'789 + 1'000'000, 1000 + p.idle_gap_us, false,
-				    false),
+				    false, 0),
 		  MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(it.bytes, 1'000'000u);
 }
 
 } // namespace
+
+// A marked flow starts an iteration at the first resumption after each of
+// its job's marks, and at no other: not at long idles inside a step (a ring
+// all-reduce waiting for a slower peer), nor at a notice before the data.
+TEST(MarkedIterations, StartAtMarksOnly)
+{
+	FlowEvents f;
+	f.params().marked = 1;
+
+	EXPECT_EQ(f.Burst(4096), MLTCP_TX_UNMARKED) << "no mark yet";
+	f.Mark();
+	for (int step = 0; step < 4; step++) {
+		f.Wait(300 * kMs); // compute
+		EXPECT_EQ(f.Burst(192), MLTCP_TX_NEW_ITERATION) << "the notice after the mark";
+		f.Wait(50 * kMs); // the peer's backward pass
+		EXPECT_EQ(f.Burst(512 << 10), MLTCP_TX_UNMARKED) << "first half";
+		f.Wait(120 * kMs); // the peer's half arrives
+		EXPECT_EQ(f.Burst(512 << 10), MLTCP_TX_UNMARKED) << "second half";
+		f.Mark();
+	}
+	EXPECT_EQ(f.iter().count, 4u);
+	// The first start folded the unmarked 4 KiB before it; the steps since agree.
+	EXPECT_NEAR(static_cast<double>(f.iter().bytes), (1 << 20) + 192, 0.02 * (1 << 20));
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION) << "the last mark";
+}
+
+// Retransmissions stay what they are; a mark the flow carried nothing for
+// starts an empty iteration and teaches nothing.
+TEST(MarkedIterations, RetransmissionsAndEmptyIterations)
+{
+	FlowEvents f;
+	f.params().marked = 1;
+
+	f.Mark();
+	EXPECT_EQ(f.Burst(1 << 20), MLTCP_TX_NEW_ITERATION);
+	f.Mark();
+	EXPECT_EQ(f.Resume(false, true), MLTCP_TX_OUTSTANDING);
+	EXPECT_EQ(f.Resume(true, true), MLTCP_TX_IN_RECOVERY);
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION) << "the mark still holds";
+	EXPECT_EQ(f.iter().bytes, 1u << 20);
+	f.Mark();
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION) << "an empty iteration";
+	EXPECT_EQ(f.iter().bytes, 1u << 20) << "nothing learned from it";
+	EXPECT_EQ(f.iter().count, 3u);
+}
+
+// Only the count's low 8 bits are kept: 256 marks between two resumptions
+// look like none (documented).
+TEST(MarkedIterations, CountWrapsAt256)
+{
+	FlowEvents f;
+	f.params().marked = 1;
+
+	f.Mark();
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION);
+	for (int i = 0; i < 256; i++)
+		f.Mark();
+	EXPECT_EQ(f.Resume(), MLTCP_TX_UNMARKED);
+	f.Mark();
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION);
+}

@@ -258,6 +258,7 @@ enum class Key {
 	Base,
 	Exempt,
 	Cgroup,
+	Marked,
 };
 
 const std::vector<Keyword<Key>> kJobKeys = {
@@ -266,7 +267,7 @@ const std::vector<Keyword<Key>> kJobKeys = {
 	{ "slope", Key::Slope },      { "intercept", Key::Intercept },
 	{ "idle-gap", Key::IdleGap }, { "iter-bytes", Key::IterBytes },
 	{ "base", Key::Base },	      { "exempt", Key::Exempt },
-	{ "cgroup", Key::Cgroup },
+	{ "cgroup", Key::Cgroup },     { "marked", Key::Marked },
 };
 
 // The MLTCP_JOB_F_* bit each key sets or clears.
@@ -284,6 +285,7 @@ uint32_t field_of(Key key)
 	case Key::Base: return MLTCP_JOB_F_BASE;
 	case Key::Exempt: return MLTCP_JOB_F_EXEMPT;
 	case Key::Cgroup: return MLTCP_JOB_F_CGROUP;
+	case Key::Marked: return MLTCP_JOB_F_MARKED;
 	}
 	return 0;
 }
@@ -327,11 +329,11 @@ void parse_job_args(Args &a, Job &job, bool set)
 			fail(std::string(name) + " given twice");
 		seen |= field;
 
-		if (key == Key::Exempt) {
-			// Alone it turns exemption on; on, off or default may follow.
+		if (key == Key::Exempt || key == Key::Marked) {
+			// Alone it turns the flag on; on, off or default may follow.
 			if (a.done() ||
 			    (a.peek() != "on" && a.peek() != "off" && a.peek() != "default")) {
-				job.exempt = true;
+				(key == Key::Exempt ? job.exempt : job.marked) = true;
 				continue;
 			}
 		}
@@ -363,11 +365,15 @@ void parse_job_args(Args &a, Job &job, bool set)
 			job.exempt = match<bool>(text, { { "on", true }, { "off", false } },
 						 "exempt value");
 			break;
+		case Key::Marked:
+			job.marked = match<bool>(text, { { "on", true }, { "off", false } },
+						 "marked value");
+			break;
 		}
 	}
 }
 
-enum class JobCmd { Add, Set, Del, Show, Help };
+enum class JobCmd { Add, Set, Del, Show, Mark, Help };
 
 void no_more(Args &a, std::string_view what)
 {
@@ -396,6 +402,7 @@ void parse_job(Args &a, Command &cmd)
 				     { "delete", JobCmd::Del },
 				     { "show", JobCmd::Show },
 				     { "list", JobCmd::Show },
+				     { "mark", JobCmd::Mark },
 				     { "help", JobCmd::Help } },
 				   "job command");
 	switch (sub) {
@@ -419,6 +426,29 @@ void parse_job(Args &a, Command &cmd)
 			fail("job del needs a job ID");
 		cmd.job.id = parse_job_id(a.next());
 		no_more(a, "job del ID");
+		break;
+	case JobCmd::Mark:
+		cmd.action = Action::JobMark;
+		if (a.done())
+			fail("job mark needs a job ID");
+		cmd.job.id = parse_job_id(a.next());
+		while (!a.done()) {
+			if (match<bool>(a.next(), { { "follow", true }, { "step", false } },
+					"job mark argument")) {
+				if (cmd.follow)
+					fail("follow given twice");
+				cmd.follow = true;
+				continue;
+			}
+			if (cmd.step)
+				fail("step given twice");
+			std::string_view text = a.value("step");
+			cmd.step = parse_step(text);
+			if (!cmd.step)
+				fail("step \"" + std::string(text) + "\": not a step number (1-4294967295)");
+		}
+		if (cmd.follow && cmd.step)
+			fail("job mark: step or follow, not both (follow reads the steps)");
 		break;
 	case JobCmd::Show:
 		cmd.action = Action::JobShow;
@@ -847,17 +877,24 @@ std::string usage(std::string_view topic)
 		"       mltcpctl [OPTIONS] job set ID [MATCH]... [SETTING]...\n"
 		"       mltcpctl [OPTIONS] job del ID\n"
 		"       mltcpctl [OPTIONS] job show [ID]\n"
+		"       mltcpctl [OPTIONS] job mark ID [ step N | follow ]\n"
 		"MATCH := { dport LO[-HI] | sport LO[-HI] | peer PREFIX | mark MARK[/MASK] |\n"
 		"           cgroup PATH }\n"
 		"SETTING := { slope S | intercept I | idle-gap DURATION | iter-bytes SIZE |\n"
-		"             base { reno | cubic } | exempt [ on | off ] }\n"
+		"             base { reno | cubic } | exempt [ on | off ] | marked [ on | off ] }\n"
 		"  job set: \"any\" as a MATCH value drops the criterion,\n"
 		"           \"default\" as a SETTING value returns to the namespace default.\n"
 		"  ID: 1-4294967295. S, I: decimal 0-16. DURATION: 1ms-60s (us, ms, s).\n"
 		"  SIZE: 1-1T (K, M, G, T are powers of 1024).\n"
 		"  PATH: a cgroup v2, under its mount or relative to it; its descendants match.\n"
 		"  A flow gets the first job, in ascending ID, whose criteria all match it\n"
-		"  when it selects MLTCP; changing a job updates its live flows.\n";
+		"  when it selects MLTCP; changing a job updates its live flows.\n"
+		"  marked: the job's iterations start where \"job mark\" says (a flow's first\n"
+		"  send after each mark), not at idles. job mark: allowed to CAP_NET_ADMIN\n"
+		"  and to processes in the job's cgroup; one more mark, or with step N the\n"
+		"  count becomes at least N (ranks sharing a host mark each step once);\n"
+		"  follow: a mark per line of standard input (empty, or the step N), \"ok\"\n"
+		"  written once each is made.\n";
 	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";
 	static const char monitor[] =
 		"       mltcpctl [OPTIONS] monitor [job ID] [interval DURATION] [count N]\n";
@@ -918,6 +955,15 @@ std::string usage(std::string_view topic)
 	if (topic == "run")
 		return out + run + job + options;
 	return out + job + flow + monitor + defaults + bpf + export_ + run + options;
+}
+
+std::optional<uint32_t> parse_step(std::string_view text)
+{
+	auto n = parse_uint(text);
+
+	if (!n || *n < 1 || *n > kMaxU32)
+		return std::nullopt;
+	return static_cast<uint32_t>(*n);
 }
 
 std::string format_fixed(uint32_t fixed)

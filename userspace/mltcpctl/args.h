@@ -27,6 +27,9 @@ ParseResult parse_args(const std::vector<std::string> &args);
 // Usage for "help" (topic "", "job", "flow", "monitor", "defaults", "bpf" or "export").
 std::string usage(std::string_view topic);
 
+// A step number of "job mark": 1-4294967295; nullopt if the text is not one.
+std::optional<uint32_t> parse_step(std::string_view text);
+
 // Fixed-point (1/1024) value as the user writes it: "1.6", "0.2", "16".
 std::string format_fixed(uint32_t fixed);
 

@@ -198,6 +198,10 @@ public:
 	void add_job(const Job &job) override { client_->add_job(job); }
 	void set_job(const Job &job) override { client_->set_job(job); }
 	void del_job(uint32_t id) override { client_->del_job(id); }
+	void mark_job(uint32_t id, std::optional<uint32_t> step) override
+	{
+		client_->mark_job(id, step);
+	}
 	Job get_job(uint32_t id) override { return client_->get_job(id); }
 	std::vector<Job> jobs() override { return client_->jobs(); }
 	std::vector<Flow> flows(std::optional<uint32_t> job) override

@@ -26,6 +26,9 @@ public:
 	virtual void add_job(const Job &job) = 0;
 	virtual void set_job(const Job &job) = 0;
 	virtual void del_job(uint32_t id) = 0;
+	// An iteration of the job starts (its marked flows follow the marks):
+	// one more mark, or with step the count becomes at least step.
+	virtual void mark_job(uint32_t id, std::optional<uint32_t> step) = 0;
 	virtual Job get_job(uint32_t id) = 0;
 	virtual std::vector<Job> jobs() = 0;
 	virtual std::vector<Flow> flows(std::optional<uint32_t> job) = 0;

@@ -71,7 +71,21 @@ public:
 			throw Error(job_ref(job.id) + ": no such job");
 		mltcp_job_spec spec = t.slots[*index];
 		apply_checked(spec, job);
-		write(w.map, *index, spec);
+		write(w.map, *index, spec, t.marks[*index]);
+	}
+
+	void mark_job(uint32_t id, std::optional<uint32_t> step) override
+	{
+		Writer w(*this, "marking jobs");
+		Table t = read(w.map);
+		auto index = t.find(id);
+
+		if (!index)
+			throw Error(job_ref(id) + ": no such job");
+		uint32_t marks = t.marks[*index];
+		// As the module's: a step number moves the count at most to it.
+		marks = step ? std::max(marks, *step) : marks + 1;
+		write(w.map, *index, t.slots[*index], marks);
 	}
 
 	void del_job(uint32_t id) override
@@ -92,7 +106,7 @@ public:
 
 		if (!index)
 			throw Error(job_ref(id) + ": no such job");
-		return decode_job_spec(t.slots[*index]);
+		return decoded(t, *index);
 	}
 
 	std::vector<Job> jobs() override
@@ -100,9 +114,9 @@ public:
 		Table t = read(open_map());
 		std::vector<Job> out;
 
-		for (const mltcp_job_spec &e : t.slots) {
-			if (e.id)
-				out.push_back(decode_job_spec(e));
+		for (size_t i = 0; i < t.slots.size(); i++) {
+			if (t.slots[i].id)
+				out.push_back(decoded(t, i));
 		}
 		// Matching order, as the module lists them.
 		std::sort(out.begin(), out.end(),
@@ -183,6 +197,7 @@ private:
 
 	struct Table {
 		std::vector<mltcp_job_spec> slots;
+		std::vector<uint32_t> marks; // each slot's, kept across changes
 		std::optional<uint32_t> find(uint32_t id) const
 		{
 			for (size_t i = 0; i < slots.size(); i++) {
@@ -263,15 +278,25 @@ private:
 				throw Error("cannot read the BPF job table: " +
 					    std::string(strerror(errno)));
 			t.slots.push_back(slot.spec);
+			t.marks.push_back(slot.marks);
 		}
 		return t;
 	}
 
-	void write(const Fd &map, uint32_t index, const mltcp_job_spec &spec)
+	static Job decoded(const Table &t, size_t index)
+	{
+		Job job = decode_job_spec(t.slots[index]);
+
+		job.marks = t.marks[index];
+		return job;
+	}
+
+	void write(const Fd &map, uint32_t index, const mltcp_job_spec &spec, uint32_t marks = 0)
 	{
 		mltcp_bpf_job_slot slot{};
 
 		slot.spec = spec;
+		slot.marks = marks;
 		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
 			int err = errno;
 			if (err == EPERM || err == EACCES)

@@ -42,6 +42,10 @@ mltcp_job_request job_request(const Job &r)
 		req.given |= MLTCP_JOB_F_CGROUP;
 		v.cgroup_id = r.cgroup->id;
 	}
+	if (r.marked) {
+		req.given |= MLTCP_JOB_F_MARKED;
+		v.marked = *r.marked ? 1 : 0;
+	}
 	if (r.slope) {
 		req.given |= MLTCP_JOB_F_SLOPE;
 		v.slope = *r.slope;
@@ -98,6 +102,8 @@ Job decode_job_spec(const mltcp_job_spec &e)
 		j.mark = Mark{ e.mark, e.mark_mask };
 	if (e.fields & MLTCP_JOB_F_CGROUP)
 		j.cgroup = Cgroup{ e.cgroup_id, "" };
+	if (e.marked)
+		j.marked = true;
 	if (e.fields & MLTCP_JOB_F_SLOPE)
 		j.slope = e.slope;
 	if (e.fields & MLTCP_JOB_F_INTERCEPT)

@@ -359,7 +359,33 @@ void show_defaults(Backend &backend, const Command &cmd, std::ostream &out)
 bool is_job_action(Action a)
 {
 	return a == Action::JobAdd || a == Action::JobSet || a == Action::JobDel ||
-	       a == Action::JobShow || a == Action::Run;
+	       a == Action::JobShow || a == Action::Run || a == Action::JobMark;
+}
+
+// job mark ID [step N] [follow]: once, or once per line of standard input
+// (a training framework's steps: an empty line, or the step's number), each
+// acknowledged with "ok" once the mark is made, so that the caller can start
+// sending knowing the mark comes first.
+void mark_job(Backend &client, const Command &cmd, std::ostream &out)
+{
+	std::string line;
+
+	if (!cmd.follow) {
+		client.mark_job(cmd.job.id, cmd.step);
+		return;
+	}
+	while (std::getline(std::cin, line)) {
+		std::optional<uint32_t> step;
+
+		if (!line.empty()) {
+			step = parse_step(line);
+			if (!step)
+				throw Error("job mark follow: \"" + line +
+					    "\": not a step number (1-4294967295) or an empty line");
+		}
+		client.mark_job(cmd.job.id, step);
+		out << "ok" << std::endl;
+	}
 }
 
 } // namespace
@@ -407,6 +433,7 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::JobAdd: client.add_job(with_cgroup_id(cmd.job)); break;
 	case Action::JobSet: client.set_job(with_cgroup_id(cmd.job)); break;
 	case Action::JobDel: client.del_job(cmd.job.id); break;
+	case Action::JobMark: mark_job(client, cmd, out); break;
 	case Action::JobShow: show_jobs(client, cmd, out); break;
 	case Action::FlowShow: show_flows(client, cmd, out); break;
 	case Action::Monitor: monitor(client, cmd, out); break;

@@ -86,7 +86,9 @@ uint16_t stats_attr(int verdict)
 			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP ==
 				      MLTCP_STATS_A_TX_SHORT_GAP &&
 			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT ==
-				      MLTCP_STATS_A_TX_FRAGMENT,
+				      MLTCP_STATS_A_TX_FRAGMENT &&
+			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED ==
+				      MLTCP_STATS_A_TX_UNMARKED,
 		      "one stats attribute per verdict, in the verdicts' order");
 	return static_cast<uint16_t>(MLTCP_STATS_A_ITERATIONS + verdict);
 }
@@ -117,6 +119,8 @@ const mnl_attr_data_type *job_types()
 		types[MLTCP_JOB_A_ITERATIONS] = MNL_TYPE_U64;
 		types[MLTCP_JOB_A_BYTES] = MNL_TYPE_U64;
 		types[MLTCP_JOB_A_CGROUP] = MNL_TYPE_U64;
+		types[MLTCP_JOB_A_MARKED] = MNL_TYPE_U8;
+		types[MLTCP_JOB_A_MARKS] = MNL_TYPE_U64;
 		return true;
 	}();
 	(void)init;
@@ -208,6 +212,8 @@ void put_job(nlmsghdr *nlh, const Job &job)
 	}
 	if (job.cgroup)
 		mnl_attr_put_u64(nlh, MLTCP_JOB_A_CGROUP, job.cgroup->id);
+	if (job.marked)
+		mnl_attr_put_u8(nlh, MLTCP_JOB_A_MARKED, *job.marked ? 1 : 0);
 	if (job.slope)
 		mnl_attr_put_u32(nlh, MLTCP_JOB_A_SLOPE, *job.slope);
 	if (job.intercept)
@@ -230,6 +236,8 @@ void put_job(nlmsghdr *nlh, const Job &job)
 		mnl_attr_put_u64(nlh, MLTCP_JOB_A_ITERATIONS, *job.iterations);
 	if (job.bytes)
 		mnl_attr_put_u64(nlh, MLTCP_JOB_A_BYTES, *job.bytes);
+	if (job.marks)
+		mnl_attr_put_u64(nlh, MLTCP_JOB_A_MARKS, *job.marks);
 }
 
 // Both ends of a range, or neither; nullopt in *ok when only one came.
@@ -276,7 +284,7 @@ bool Job::operator==(const Job &o) const
 	return id == o.id && dport == o.dport && sport == o.sport && peer == o.peer &&
 	       mark == o.mark && cgroup == o.cgroup && slope == o.slope && intercept == o.intercept &&
 	       idle_gap_us == o.idle_gap_us && iter_bytes == o.iter_bytes && base == o.base &&
-	       exempt == o.exempt && clear == o.clear && flows == o.flows &&
+	       exempt == o.exempt && marked == o.marked && marks == o.marks && clear == o.clear && flows == o.flows &&
 	       flows_total == o.flows_total && iterations == o.iterations && bytes == o.bytes;
 }
 
@@ -311,6 +319,15 @@ Bytes encode_job_id(uint16_t family, uint8_t cmd, std::optional<uint32_t> id, ui
 	Builder b(family, NLM_F_REQUEST | flags, seq, cmd, MLTCP_GENL_VERSION);
 	if (id)
 		mnl_attr_put_u32(b.nlh(), MLTCP_JOB_A_ID, *id);
+	return b.finish();
+}
+
+Bytes encode_job_mark(uint16_t family, uint32_t id, std::optional<uint32_t> step, uint32_t seq)
+{
+	Builder b(family, NLM_F_REQUEST | NLM_F_ACK, seq, MLTCP_CMD_JOB_MARK, MLTCP_GENL_VERSION);
+	mnl_attr_put_u32(b.nlh(), MLTCP_JOB_A_ID, id);
+	if (step)
+		mnl_attr_put_u64(b.nlh(), MLTCP_JOB_A_MARKS, *step);
 	return b.finish();
 }
 
@@ -447,6 +464,9 @@ std::optional<Job> decode_job(const nlmsghdr *nlh)
 	job.base = u8(a[MLTCP_JOB_A_BASE]);
 	if (a[MLTCP_JOB_A_EXEMPT])
 		job.exempt = mnl_attr_get_u8(a[MLTCP_JOB_A_EXEMPT]) != 0;
+	if (a[MLTCP_JOB_A_MARKED])
+		job.marked = mnl_attr_get_u8(a[MLTCP_JOB_A_MARKED]) != 0;
+	job.marks = u64(a[MLTCP_JOB_A_MARKS]);
 	job.clear = u32(a[MLTCP_JOB_A_CLEAR]).value_or(0);
 	job.flows = u32(a[MLTCP_JOB_A_FLOWS]);
 	job.flows_total = u64(a[MLTCP_JOB_A_FLOWS_TOTAL]);

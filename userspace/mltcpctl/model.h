@@ -61,10 +61,11 @@ struct Job {
 	std::optional<uint64_t> iter_bytes;
 	std::optional<uint8_t> base;
 	std::optional<bool> exempt;
+	std::optional<bool> marked;
 	uint32_t clear = 0; // MLTCP_JOB_F_* (job set)
 	// Reported only.
 	std::optional<uint32_t> flows;
-	std::optional<uint64_t> flows_total, iterations, bytes;
+	std::optional<uint64_t> flows_total, iterations, bytes, marks;
 
 	bool operator==(const Job &o) const;
 };
@@ -149,6 +150,7 @@ enum class Action {
 	DefaultsShow,
 	DefaultsSet,
 	Run,
+	JobMark,
 	BpfLoad,
 	BpfUnload,
 	BpfStatus,
@@ -172,6 +174,8 @@ struct Command {
 	// caller's own).
 	std::vector<std::string> run_argv;
 	std::string run_parent;
+	bool follow = false; // JobMark: a mark per line read, "ok" written for each
+	std::optional<uint32_t> step; // JobMark: the count becomes at least this
 };
 
 } // namespace mltcpctl

@@ -146,6 +146,12 @@ void Client::del_job(uint32_t id)
 		 [](const nlmsghdr *) {});
 }
 
+void Client::mark_job(uint32_t id, std::optional<uint32_t> step)
+{
+	transact(MLTCP_CMD_JOB_MARK, encode_job_mark(family_, id, step, ++seq_), false,
+		 [](const nlmsghdr *) {});
+}
+
 Job Client::get_job(uint32_t id)
 {
 	std::optional<Job> job;

@@ -76,6 +76,7 @@ public:
 	void add_job(const Job &job);
 	void set_job(const Job &job);
 	void del_job(uint32_t id);
+	void mark_job(uint32_t id, std::optional<uint32_t> step);
 	Job get_job(uint32_t id);
 	std::vector<Job> jobs();
 	std::vector<Flow> flows(std::optional<uint32_t> job);

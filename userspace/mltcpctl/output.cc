@@ -180,6 +180,9 @@ void print_job(Printer &p, const Job &j)
 	if (j.base)
 		p.field("base", base_name(*j.base), std::string("base ") + base_name(*j.base));
 	p.field("exempt", j.exempt.value_or(false), j.exempt.value_or(false) ? "exempt" : "");
+	p.field("marked", j.marked.value_or(false), j.marked.value_or(false) ? "marked" : "");
+	if (j.marks)
+		p.field("marks", *j.marks, "marks " + std::to_string(*j.marks));
 	if (j.flows)
 		p.field("flows", *j.flows, "flows " + std::to_string(*j.flows));
 	if (j.flows_total)

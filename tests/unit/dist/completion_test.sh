@@ -45,13 +45,13 @@ expect() {
 	[[ $got == "$2" ]] || fail "\"$1\": got \"$got\", expected \"$2\""
 }
 
-job_words="base cgroup dport exempt idle-gap intercept iter-bytes mark peer slope sport"
+job_words="base cgroup dport exempt idle-gap intercept iter-bytes mark marked peer slope sport"
 expect "mltcpctl " "bpf defaults export flow help job monitor run"
 expect "mltcpctl j" "job"
 expect "mltcpctl -" "-Version -backend -debug -help -json -netns -pretty"
 expect "mltcpctl -b " "auto bpf kmod"
 expect "mltcpctl -j " "bpf defaults export flow help job monitor run"
-expect "mltcpctl job " "add del help set show"
+expect "mltcpctl job " "add del help mark set show"
 expect "mltcpctl job add " ""
 expect "mltcpctl job add 5 " "$job_words"
 expect "mltcpctl job add 5 dport 80 " "$job_words"

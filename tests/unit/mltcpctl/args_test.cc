@@ -96,9 +96,11 @@ TEST(Args, JobSetClears)
 	Command c = ok({ "job",	    "set",	  "3",	     "dport",	  "any",     "slope",
 			 "default", "iter-bytes", "default", "peer",	  "any",     "mark",
 			 "any",	    "sport",	  "any",     "intercept", "default", "idle-gap",
-			 "default", "base",	  "default", "cgroup",	  "any" });
+			 "default", "base",	  "default", "cgroup",	  "any",     "marked",
+			 "default" });
 	EXPECT_EQ(c.action, Action::JobSet);
 	EXPECT_EQ(c.job.clear, static_cast<uint32_t>(MLTCP_JOB_F_ALL & ~MLTCP_JOB_F_EXEMPT));
+	EXPECT_EQ(ok({ "job", "set", "1", "marked", "default" }).job.clear, MLTCP_JOB_F_MARKED);
 	EXPECT_FALSE(c.job.slope);
 	c = ok({ "job", "change", "3", "slope", "1" });
 	EXPECT_EQ(c.action, Action::JobSet);

@@ -64,7 +64,7 @@ TEST(BpfJobs, AddEncodesEveryField)
 		{ "7",	  "dport",	 "5000-5010", "sport", "40000",	    "peer",  "10.1.2.3/16",
 		  "mark", "0x1234/0xff", "slope",     "2",     "intercept", "0.5",   "idle-gap",
 		  "30ms", "iter-bytes",	 "64M",	      "base",  "reno",	    "exempt",
-		  "cgroup", "/jobs/7" });
+		  "cgroup", "/jobs/7", "marked" });
 	EXPECT_EQ(e.id, 7u);
 	EXPECT_EQ(e.fields, static_cast<uint32_t>(MLTCP_JOB_F_ALL));
 	EXPECT_EQ(e.dport_min, 5000);
@@ -83,6 +83,7 @@ TEST(BpfJobs, AddEncodesEveryField)
 	EXPECT_EQ(e.base, MLTCP_BASE_RENO);
 	EXPECT_EQ(e.exempt, 1);
 	EXPECT_EQ(e.cgroup_id, kCgroupId);
+	EXPECT_EQ(e.marked, 1);
 }
 
 TEST(BpfJobs, Ipv6PrefixIsMasked)

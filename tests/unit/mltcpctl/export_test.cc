@@ -98,6 +98,8 @@ TEST(Export, ModuleScrape)
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_short_gap\",netns=\"h1\","
 		  "backend=\"kmod\"} 5\n"
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_fragment\",netns=\"h1\","
+		  "backend=\"kmod\"} 0\n"
+		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_unmarked\",netns=\"h1\","
 		  "backend=\"kmod\"} 0\n");
 }
 

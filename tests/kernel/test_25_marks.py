@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Who may mark a job, and what a step number does (issue 15). A training
+framework marks its own steps without privilege: a process in the job's
+cgroup may mark that job; any other process needs CAP_NET_ADMIN. A step
+number moves the count at most to it, so the ranks sharing a host mark
+each step once. What marks do to flows: tests/datapath/test_marks.py."""
+import os
+import subprocess
+
+import pytest
+
+from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json
+
+
+@pytest.fixture
+def cgroup():
+    path = "/sys/fs/cgroup/mltcp-marks-%d" % os.getpid()
+    os.mkdir(path)
+    yield path
+    os.rmdir(path)
+
+
+@pytest.fixture(autouse=True)
+def no_jobs():
+    clear_jobs()
+    yield
+    clear_jobs()
+
+
+def marks(job):
+    return ctl_json("job", "show", job)[0]["marks"]
+
+
+def mark_as_nobody(job, cgroup=None):
+    """mltcpctl job mark, unprivileged, started in cgroup if given."""
+    argv = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+            binary(), "job", "mark", str(job)]
+    if cgroup:
+        argv = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup] + argv
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def test_the_jobs_own_processes_may_mark_it_unprivileged(cgroup):
+    ctl("job", "add", 1, "cgroup", "/" + os.path.basename(cgroup), "marked")
+    ctl("job", "add", 2, "marked")
+    assert mark_as_nobody(1, cgroup).returncode == 0
+    assert marks(1) == 1
+    refused = mark_as_nobody(1)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().splitlines() == [
+        "mltcpctl: job 1: marking a job needs CAP_NET_ADMIN or a process in the job's cgroup"]
+    assert marks(1) == 1, "a refused mark changes nothing"
+    refused = mark_as_nobody(2, cgroup)
+    assert refused.returncode == 1, "a job without a cgroup: CAP_NET_ADMIN only"
+    assert marks(2) == 0
+    ctl("job", "mark", 2)
+    assert marks(2) == 1
+
+
+def test_a_step_number_moves_the_count_at_most_to_it():
+    ctl("job", "add", 3, "marked")
+    ctl("job", "mark", 3, "step", 5)
+    assert marks(3) == 5
+    ctl("job", "mark", 3, "step", 5)  # the other rank of the host, same step
+    ctl("job", "mark", 3, "step", 4)  # a late rank, previous step
+    assert marks(3) == 5
+    ctl("job", "mark", 3)
+    assert marks(3) == 6
+    follow = subprocess.run([binary(), "job", "mark", "3", "follow"], input="7\n7\n\n9\n",
+                            capture_output=True, text=True, timeout=60)
+    assert follow.returncode == 0 and follow.stdout.split() == ["ok"] * 4, follow
+    assert marks(3) == 9
+
+
+@pytest.mark.parametrize("args, message", [
+    (("step", "0"), "step \"0\": not a step number (1-4294967295)"),
+    (("step", "4294967296"), "step \"4294967296\": not a step number (1-4294967295)"),
+    (("step", "3", "follow"), "job mark: step or follow, not both (follow reads the steps)"),
+])
+def test_bad_steps_are_refused(args, message):
+    ctl("job", "add", 4, "marked")
+    done = ctl("job", "mark", 4, *args, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "mltcpctl: %s (try \"mltcpctl help\")" % message], done.stderr
+    assert marks(4) == 0
