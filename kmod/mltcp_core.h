@@ -136,7 +136,9 @@ struct mltcp_cubic {
 	u32 last_us;		/* when elapsed_us was last advanced */
 	u32 w_est;		/* segments: Reno-friendly estimate (RFC 9438 4.3) */
 	u32 w_est_credit;	/* acked segments * alpha * F towards the next w_est step */
-	u8 in_epoch;		/* an epoch (curve) is in progress */
+	u32 ai_cwnd;		/* cwnd ai_w was computed for (>= 1); 0: no epoch */
+	u16 ai_w;		/* that divisor (0xffff: no growth); 0: none cached */
+	u16 ai_tick;		/* when, in 2^10 us ticks, low 16 bits */
 };
 
 /* CUBIC constants (RFC 9438), MLTCP_ONE units. */

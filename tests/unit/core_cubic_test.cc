@@ -289,6 +289,63 @@ TEST(CubicKernelFidelity, RtoForgetsWMax)
 	EXPECT_EQ(mltcp_cubic_window(&c, 5'000'000), 750u);	// 0.4 * 125
 }
 
+// The kernel's bictcp_update() keeps its cnt while cwnd is unchanged for up
+// to HZ/32; so do we (30 ticks of 2^10 us). A stale divisor is what makes
+// the kernel's cubic wait before following its Reno-friendly estimate.
+TEST(CubicKernelFidelity, DivisorIsReusedForAThirtySecondWhileCwndIsUnchanged)
+{
+	mltcp_cubic c{};
+	const uint32_t rtt = 10'000;
+	const uint32_t start = 1'000'000;
+
+	mltcp_cubic_init(&c);
+	mltcp_cubic_ssthresh(&c, 1000, MLTCP_ONE);
+	const uint32_t first = mltcp_cubic_ai_w(&c, 700, 1, start, rtt, MLTCP_ONE);
+	EXPECT_GT(first, 100u) << "concave region just after the reduction: slow";
+
+	c.w_est = 900; // the estimate runs ahead: a fresh divisor would be 700 / 200
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 700, 1, start + 20'000, rtt, MLTCP_ONE), first)
+		<< "same cwnd within 1/32 s: reused";
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 701, 1, start + 20'000, rtt, MLTCP_ONE), 701u / 199)
+		<< "cwnd changed: recomputed";
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 701, 1, start + 40'000, rtt, MLTCP_ONE), 701u / 199);
+	c.w_est = 1000;
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 701, 1, start + 45'000, rtt, MLTCP_ONE), 701u / 199)
+		<< "25 ms after the last computation: still reused";
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 701, 1, start + 55'000, rtt, MLTCP_ONE), 701u / 299)
+		<< "35 ms after: recomputed";
+
+	c.w_est = 1040;
+	mltcp_cubic_pause(&c, start + 56'000);
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 701, 1, start + 57'000, rtt, MLTCP_ONE), 701u / 339)
+		<< "after a pause: recomputed";
+
+	mltcp_cubic_ssthresh(&c, 701, MLTCP_ONE);
+	EXPECT_EQ(c.ai_cwnd, 0u) << "a reduction ends the epoch";
+	mltcp_cubic_ai_w(&c, 490, 1, start + 58'000, rtt, MLTCP_ONE);
+	EXPECT_EQ(c.w_est, 490u) << "the next ACK starts a new one";
+}
+
+// The cache is 16 bits: larger divisors (windows of 64Ki segments and more)
+// are recomputed per ACK rather than truncated.
+TEST(CubicKernelFidelity, LargeDivisorsAreNotCached)
+{
+	mltcp_cubic c{};
+	const uint32_t rtt = 10'000;
+	const uint32_t start = 1'000'000;
+
+	mltcp_cubic_init(&c); // no W_max: the curve starts at cwnd and rises slowly
+	EXPECT_EQ(mltcp_cubic_ai_w(&c, 100'000, 1, start, rtt, MLTCP_ONE), MLTCP_W_NO_GROWTH);
+	c.w_est = 100'002; // friendly region, one segment ahead of the next cwnd
+	const uint32_t slow = mltcp_cubic_ai_w(&c, 100'001, 1, start + 1'000, rtt, MLTCP_ONE);
+	c.w_est = 100'101;
+	const uint32_t ahead = mltcp_cubic_ai_w(&c, 100'001, 1, start + 2'000, rtt, MLTCP_ONE);
+
+	ASSERT_LT(mltcp_cubic_window(&c, c.elapsed_us), 100'002u) << "friendly region";
+	EXPECT_EQ(slow, 100'001u);
+	EXPECT_EQ(ahead, 1'000u);
+}
+
 TEST(CubeRoot, IsTheExactFloor)
 {
 	std::mt19937_64 rng(3);
