@@ -30,7 +30,9 @@ A job with "workload": "torch" runs real PyTorch DDP training instead
 compute padded to "compute_ms", "bucket_mb" as DDP's bucket size). Gloo
 picks its own sockets, so the algorithm reaches them as the default of the
 job's two host namespaces (net.ipv4.tcp_congestion_control), as a user
-without mltcpctl would select it.
+without mltcpctl would select it. An algorithm with "marked": true also
+gives each torch job a marked MLTCP job (id: the job's index + 1) in both
+hosts, whose ranks mark their steps (torch_worker.py --mark-steps).
 """
 import os
 import subprocess
@@ -127,6 +129,15 @@ class Experiment:
             sum(j["bytes"] for j in self.jobs) * 8 / (self.cfg["rate_mbit"] * 1e6) * 2
         return start_at + self.cfg["iterations"] * worst * 3 + 60
 
+    def marked_job(self, host, job_id):
+        """A marked job in host's table for this run; torch_worker's options to mark it."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
+                       capture_output=True)
+        subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "add", job_id, "marked"),
+                       check=True, capture_output=True)
+        return ["--mark-steps", str(job_id), "--mltcpctl", tool]
+
     def run_once(self, alg, rep):
         cfg, net = self.cfg, self.net
         tag = "%s/rep%d" % (alg["name"], rep)
@@ -147,6 +158,8 @@ class Experiment:
                     host.run("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" + alg["cc"])
                     argv = torch_argv(cfg, job, rank, JOB_PORT + j, left.addr, start_at, tag,
                                       log)
+                    if alg.get("marked"):
+                        argv += self.marked_job(host, j + 1)
                 else:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
                                          tag, log)

@@ -175,8 +175,11 @@ def torch_jobs(count, fraction, period_ms, rate_mbit, bucket_mb=None):
 def torch_ddp(iterations=40, repeats=3):
     """Two jobs of real DDP training (gloo, CPU, two ranks each), fraction
     0.4 of a 1 s ideal period at 50 Mbit/s: one all-reduce per step, and
-    DDP's default 25 MB buckets cut to 1 MB so that each step sends several."""
-    algorithms = [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}]
+    DDP's default 25 MB buckets cut to 1 MB so that each step sends several;
+    mltcp detecting iterations from idles, and mltcp-marked told them by the
+    ranks (a marked job per host, steps marked from DDP's hook)."""
+    algorithms = [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"},
+                  {"name": "mltcp-marked", "cc": "mltcp", "marked": True}]
     out = []
     for name, bucket_mb in (("torch-one-bucket", None), ("torch-buckets", 1)):
         cfg = point(name, torch_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT, bucket_mb),

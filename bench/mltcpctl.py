@@ -52,6 +52,12 @@ def defaults_show_argv(tool, backend):
     return [tool] + backend_option(backend) + ["-j", "defaults", "show", "global"]
 
 
+def job_argv(tool, backend, netns, *words):
+    """mltcpctl job WORDS in a host's table (the module's are per namespace)."""
+    where = ["-n", netns] if BACKENDS[backend] == "kmod" else []
+    return [tool] + backend_option(backend) + where + ["job"] + [str(w) for w in words]
+
+
 def bpf_load_argv(tool, params=None):
     return [tool, "bpf", "load"] + setting_words(params or {})
 

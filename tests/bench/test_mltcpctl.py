@@ -112,3 +112,9 @@ def test_a_backend_that_is_not_there_stops_the_run_at_once(tmp_path):
 def test_a_missing_tool_is_named(tmp_path):
     with pytest.raises(RuntimeError, match="not built"):
         mltcpctl.defaults_for("module", str(tmp_path / "mltcpctl"))
+
+
+def test_job_argv_names_the_hosts_table_on_the_module_only():
+    assert mltcpctl.job_argv("t", "module", "h1", "add", 1, "marked") == \
+        ["t", "-b", "kmod", "-n", "h1", "job", "add", "1", "marked"]
+    assert mltcpctl.job_argv("t", "bpf", "h1", "del", 2) == ["t", "-b", "bpf", "job", "del", "2"]
