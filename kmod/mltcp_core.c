@@ -151,6 +151,7 @@ void mltcp_params_default(struct mltcp_params *p)
 	p->mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART;
 	p->base = MLTCP_BASE_CUBIC;
 	p->exempt = 0;
+	p->marked = 0;
 }
 
 bool mltcp_params_valid(const struct mltcp_params *p)

@@ -81,6 +81,7 @@ void mltcp_net_defaults(const struct net *net, struct mltcp_params *p)
 	p->base = mltcp_net_default(sn, MLTCP_PARAM_BASE);
 	p->mode = mltcp_default(MLTCP_PARAM_MODE);
 	p->exempt = 0;
+	p->marked = 0;
 }
 
 bool mltcp_net_bounded(const struct net *net)

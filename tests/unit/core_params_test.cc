@@ -3,6 +3,8 @@
 // Tunables, F(r) and the decrease factor.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -98,6 +100,19 @@ TEST(Params, DefaultsAreValidAndRangesAreEnforced)
 	EXPECT_TRUE(mltcp_params_valid(&p));
 	p.exempt = 2;
 	EXPECT_FALSE(mltcp_params_valid(&p));
+}
+
+// Every field, whatever the memory held before (mltcpctl and the BPF twin
+// fill stack and map values with it): the fuzzer found "marked" left over.
+TEST(Params, DefaultsSetEveryField)
+{
+	mltcp_params p;
+
+	std::memset(&p, 0xff, sizeof(p));
+	mltcp_params_default(&p);
+	EXPECT_TRUE(mltcp_params_valid(&p));
+	EXPECT_EQ(p.exempt, 0);
+	EXPECT_EQ(p.marked, 0);
 }
 
 TEST(F, ValuesAtZeroHalfAndOneAndClampedAboveOne)
