@@ -221,6 +221,7 @@ static __always_inline bool mltcp_cwnd_limited(const struct tcp_sock *tp)
 struct mltcp_match {
 	struct mltcp_flow_key key;
 	struct mltcp_job_spec best;
+	u32 best_marks;
 };
 
 /*
@@ -238,8 +239,11 @@ static long mltcp_job_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_
 	bpf_spin_lock(&slot->lock);
 	job = slot->spec;
 	bpf_spin_unlock(&slot->lock);
-	if (job.id && (!m->best.id || job.id < m->best.id) && mltcp_job_matches(&job, &m->key))
+	if (job.id && (!m->best.id || job.id < m->best.id) && mltcp_job_matches(&job, &m->key)) {
 		m->best = job;
+		/* Read apart from the spec: a mark changes only this word. */
+		m->best_marks = *(volatile u32 *)&slot->marks;
+	}
 	return 0;
 }
 
@@ -322,6 +326,9 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 	 */
 	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base, false))
 		ca->job = m.best.id;
+	/* The marks made before the flow existed start nothing. */
+	if (ca->params.marked)
+		ca->iter.marks_seen = (u8)m.best_marks;
 	mltcp_stat_inc(MLTCP_BPF_STAT_FLOWS_STARTED);
 }
 

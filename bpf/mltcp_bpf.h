@@ -49,6 +49,8 @@ struct mltcp_bpf_job_slot {
 	struct bpf_spin_lock lock;
 	u32 marks;		/* "job mark": what the job's marked flows follow */
 	struct mltcp_job_spec spec;
+	u32 last_step;		/* mltcp_job_mark()'s; only mltcpctl reads it */
+	u32 pad;
 };
 
 /*

@@ -62,7 +62,7 @@
  * leaves room, the kernel's tcp_cubic is followed: growth of at most one
  * segment per two acked, alpha kept all epoch (the RFC's SHOULD switch it
  * to 1), and the growth divisor recomputed only when cwnd has changed or
- * 1/32 s has passed (MLTCP_CUBIC_RECALC_TICKS). HyStart++ is not
+ * 1/32 s has passed (CUBIC_RECALC_TICKS, at F = 1). HyStart++ is not
  * implemented.
  *
  * Units and bounds: windows in segments, below 2^22; times in microseconds:
@@ -119,8 +119,8 @@ _Static_assert(USEC_PER_SEC == 15625ULL << (CUBIC_TIME_SHIFT - 4) &&
  * Where losses keep windows small (the Reno-friendly region), the stale
  * divisor holds cwnd for up to 1/32 s each time it catches up with the
  * estimate; recomputing per ACK made us 4.4% faster than the kernel at 2%
- * random loss and 10 ms RTT (bench/fidelity.py, 10 runs each), and 1.2%
- * slower with the reuse. The cache is 16 bits wide to fit icsk_ca_priv:
+ * random loss and 10 ms RTT (bench/fidelity.py, 10 runs each); with the
+ * reuse, 0.992 and 1.001 of it (5 and 10 runs). The cache is 16 bits wide to fit icsk_ca_priv:
  * divisors of 0xffff and above (cwnd of 64Ki segments) are recomputed per ACK.
  */
 #define CUBIC_TICK_SHIFT	10
@@ -351,8 +351,9 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
  * marks is the job's count of marks, and the first resumption after one
  * starts an iteration, however long or short the idle before it, and no
  * other does. A framework whose step has idles inside it (a ring
- * all-reduce waiting for a slower peer, gradient buckets) or none between
- * steps is followed that way. Only the count's low 8 bits are kept: a flow
+ * all-reduce waiting for a slower peer, gradient buckets) is followed that
+ * way; a flow that never empties between steps starts at its first send
+ * with nothing in flight after the mark, which may be inside the step. Only the count's low 8 bits are kept: a flow
  * that sends nothing through 256 marks misses one start.
  */
 static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it, u64 bytes_acked,
@@ -712,7 +713,11 @@ static void cubic_cache_ai_w(struct mltcp_cubic *c, u32 cwnd, u16 tick, u32 w)
 /*
  * Congestion avoidance step: returns the tcp_cong_avoid_ai() divisor. The
  * curve's clock and the Reno-friendly estimate advance with every ACK; the
- * divisor is reused while it is fresh (CUBIC_RECALC_TICKS).
+ * divisor is reused while it is fresh (CUBIC_RECALC_TICKS) and F is 1, the
+ * base algorithm, which is what the kernel's reuse is fidelity to. While F
+ * is not 1 it moves with the flow's progress every ACK, and so does the
+ * divisor: a reuse over 1/32 s would hold F still for hundreds of RTTs in a
+ * data center.
  */
 u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
 		     u32 now_us, u32 rtt_us, u32 f)
@@ -730,6 +735,11 @@ u32 mltcp_cubic_ai_w(struct mltcp_cubic *c, u32 cwnd, u32 acked,
 	}
 	cubic_grow_estimate(c, cwnd, acked, f);
 
+	if (f != MLTCP_ONE) {
+		c->ai_w = 0;
+		c->ai_cwnd = cwnd;	/* in an epoch: nonzero */
+		return cubic_compute_ai_w(c, cwnd, rtt_us, f);
+	}
 	w = cubic_cached_ai_w(c, cwnd, tick);
 	if (w)
 		return w;

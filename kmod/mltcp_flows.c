@@ -276,6 +276,9 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 	/* Checked by mltcp_job_apply(): the job's settings latch whole. */
 	mltcp_flow_relatch(fl, &defaults, spec, r->changed, mltcp_fixed_base(sk),
 			   mltcp_net_bounded(net));
+	/* Marking turned on: the marks made until now start nothing. */
+	if ((r->changed & MLTCP_JOB_F_MARKED) && fl->params.marked)
+		fl->iter.marks_seen = (u8)mltcp_job_marks(net, r->key);
 out_rcu:
 	rcu_read_unlock();
 out:

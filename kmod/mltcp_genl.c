@@ -82,14 +82,15 @@ static struct netlink_range_validation mltcp_iter_bytes_range = {
 	[MLTCP_JOB_A_ITERATIONS] = MLTCP_REPLY_ONLY,			\
 	[MLTCP_JOB_A_BYTES] = MLTCP_REPLY_ONLY,				\
 	[MLTCP_JOB_A_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1),		\
-	[MLTCP_JOB_A_MARKED] = NLA_POLICY_MAX(NLA_U8, 1)
+	[MLTCP_JOB_A_MARKED] = NLA_POLICY_MAX(NLA_U8, 1),		\
+	[MLTCP_JOB_A_MARKS] = MLTCP_REPLY_ONLY
 
-static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_MARKED + 1] = {
+static const struct nla_policy mltcp_job_add_policy[MLTCP_JOB_A_MARKS + 1] = {
 	MLTCP_JOB_POLICY,
 	[MLTCP_JOB_A_CLEAR] = { .type = NLA_REJECT, .reject_message = "clear is for job-set only" },
 };
 
-static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_MARKED + 1] = {
+static const struct nla_policy mltcp_job_set_policy[MLTCP_JOB_A_MARKS + 1] = {
 	MLTCP_JOB_POLICY,
 	[MLTCP_JOB_A_CLEAR] = NLA_POLICY_MASK(NLA_U32, MLTCP_JOB_F_ALL),
 };
@@ -98,15 +99,9 @@ static const struct nla_policy mltcp_job_id_policy[MLTCP_JOB_A_ID + 1] = {
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-/* A step number: the mark count becomes at least this. */
-static struct netlink_range_validation mltcp_step_range = {
-	.min = 1,
-	.max = U32_MAX,
-};
-
-static const struct nla_policy mltcp_job_mark_policy[MLTCP_JOB_A_MARKS + 1] = {
+static const struct nla_policy mltcp_job_mark_policy[MLTCP_JOB_A_STEP + 1] = {
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MLTCP_JOB_A_MARKS] = NLA_POLICY_FULL_RANGE(NLA_U64, &mltcp_step_range),
+	[MLTCP_JOB_A_STEP] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static const struct nla_policy mltcp_flow_get_policy[MLTCP_FLOW_A_JOB + 1] = {
@@ -176,15 +171,12 @@ static int mltcp_nl_peer(struct mltcp_job_request *req, struct nlattr **tb,
 static int mltcp_nl_cgroup(struct mltcp_job_request *req, struct nlattr *attr,
 			   struct netlink_ext_ack *extack)
 {
+#if defined(CONFIG_CGROUPS) && defined(CONFIG_SOCK_CGROUP_DATA)
 	struct cgroup *cgrp;
 	int level;
 
 	if (!attr)
 		return 0;
-	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "this kernel does not keep sockets' cgroups");
-		return -EOPNOTSUPP;
-	}
 	cgrp = cgroup_get_from_id(nla_get_u64(attr));
 	if (IS_ERR(cgrp)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "no such cgroup (v2) here");
@@ -193,12 +185,18 @@ static int mltcp_nl_cgroup(struct mltcp_job_request *req, struct nlattr *attr,
 	level = cgrp->level;
 	cgroup_put(cgrp);
 	if (level >= MLTCP_CGROUP_LEVELS) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "cgroup too deep: levels 0 to 15 only");
+		NL_SET_ERR_MSG_ATTR(extack, attr, "cgroup too deep: levels 0 to 11 only");
 		return -ERANGE;
 	}
 	req->values.cgroup_id = nla_get_u64(attr);
 	req->given |= MLTCP_JOB_F_CGROUP;
 	return 0;
+#else
+	if (!attr)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr, "this kernel does not keep sockets' cgroups");
+	return -EOPNOTSUPP;
+#endif
 }
 
 /*
@@ -472,45 +470,47 @@ static int mltcp_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 	return mltcp_nl_relatch(info, net, key, had, true);
 }
 
+#if defined(CONFIG_CGROUPS) && defined(CONFIG_SOCK_CGROUP_DATA)
+/* cgrp is the job's cgroup or below it; the root cgroup is nobody's own. */
+static bool mltcp_in_job_cgroup(const struct mltcp_job_spec *spec, struct cgroup *cgrp)
+{
+	struct mltcp_flow_key key = { };
+
+	mltcp_key_set_cgroups(&key, cgrp);
+	return key.cgroup_ids[0] != spec->cgroup_id && mltcp_job_cgroup_matches(spec, &key);
+}
+#endif
+
 /*
  * The job's own processes may mark it without privilege: a training
- * framework marks its steps (a process in the job's cgroup, or below it,
- * as its sockets are matched). Anyone else needs CAP_NET_ADMIN over the
- * namespace, as for any change of a job.
+ * framework marks its steps. Own means in the job's cgroup or below it, as
+ * its sockets are matched, and so is the netlink socket the mark came
+ * through (no process outside can have one inside write it); a job on the
+ * root cgroup has no own processes. Anyone else needs CAP_NET_ADMIN over
+ * the namespace, as for any change of a job. A job on a cgroup that other
+ * users' processes share lets them mark it: name the job's own cgroup.
  */
 static bool mltcp_nl_may_mark(struct sk_buff *skb, struct net *net,
 			      const struct mltcp_job_spec *spec)
 {
-	struct mltcp_flow_key key = { };
+	bool own = false;
 
 	if (netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
 		return true;
-#ifdef CONFIG_CGROUPS
+#if defined(CONFIG_CGROUPS) && defined(CONFIG_SOCK_CGROUP_DATA)
 	rcu_read_lock();
-	mltcp_key_set_cgroups(&key, task_dfl_cgroup(current));
+	own = mltcp_in_job_cgroup(spec, task_dfl_cgroup(current)) &&
+	      mltcp_in_job_cgroup(spec, sock_cgroup_ptr(&NETLINK_CB(skb).sk->sk_cgrp_data));
 	rcu_read_unlock();
 #endif
-	return mltcp_job_cgroup_matches(spec, &key);
-}
-
-/*
- * The count becomes at least step: the ranks of a job that share a host (and
- * a job table) all mark each step with its number, and the count moves once
- * per step, not once per rank, whatever order they come in.
- */
-static void mltcp_mark_step(atomic_t *marks, u32 step)
-{
-	int old = atomic_read(marks);
-
-	while ((u32)old < step && !atomic_try_cmpxchg(marks, &old, (int)step))
-		;
+	return own;
 }
 
 /*
  * An iteration of the job starts: each of its marked flows starts one when
  * it next sends with nothing in flight (mltcp_on_tx_start()). Nothing is
- * walked or locked: the flows read the job's count of marks. With a step
- * number the count becomes at least that, else it counts one more.
+ * walked or socket locked: the flows read the job's count of marks, which
+ * mltcp_job_mark() moves under the job lock.
  */
 static int mltcp_nl_job_mark(struct sk_buff *skb, struct genl_info *info)
 {
@@ -528,10 +528,12 @@ static int mltcp_nl_job_mark(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack,
 			       "marking a job needs CAP_NET_ADMIN or a process in the job's cgroup");
 		err = -EPERM;
-	} else if (info->attrs[MLTCP_JOB_A_MARKS]) {
-		mltcp_mark_step(&job->marks, (u32)nla_get_u64(info->attrs[MLTCP_JOB_A_MARKS]));
 	} else {
-		atomic_inc(&job->marks);
+		struct nlattr *step = info->attrs[MLTCP_JOB_A_STEP];
+		u32 count = atomic_read(&job->marks);
+
+		if (mltcp_job_mark(&count, &job->last_step, step ? nla_get_u32(step) : 0))
+			atomic_set(&job->marks, count);
 	}
 	mltcp_jobs_unlock(net);
 	return err;

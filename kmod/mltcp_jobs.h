@@ -44,6 +44,7 @@ struct mltcp_job {
 	atomic64_t iterations;
 	atomic64_t bytes;
 	atomic_t marks;			/* iteration starts marked (JOB_MARK) */
+	u32 last_step;			/* the step last marked; the job lock */
 	struct rcu_head rcu;
 };
 

@@ -247,6 +247,15 @@ static bool mltcp_cgroup_matches(const struct mltcp_job_spec *job,
 	return false;
 }
 
+bool mltcp_job_mark(u32 *count, u32 *last_step, u32 step)
+{
+	if (step && step == *last_step)
+		return false;
+	*last_step = step;
+	(*count)++;
+	return true;
+}
+
 #ifndef __bpf__
 /* Not in the BPF twin, whose marks are made by its maps' owner (root). */
 bool mltcp_job_cgroup_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key)

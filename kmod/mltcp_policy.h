@@ -142,7 +142,12 @@ enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 /* The MLTCP_JOB_F_* field an error is about (0 for none). */
 u32 mltcp_job_error_field(enum mltcp_job_error err);
 
-/* Levels of the cgroup v2 tree a job can name: the root is level 0. */
+/*
+ * Levels of the cgroup v2 tree a job can name: the root is level 0. The key
+ * holds one id per level on the BPF twin's stack (512 bytes with the job
+ * it is matched against): 12 levels, where Kubernetes' pods are at 3 or 4
+ * and Slurm's jobs at 3.
+ */
 #define MLTCP_CGROUP_LEVELS	MLTCP_GENL_CGROUP_LEVELS
 
 /*
@@ -161,6 +166,17 @@ struct mltcp_flow_key {
 	u8 v4;
 	u8 cgroup_levels;
 };
+
+/*
+ * A mark of a job: *count is what the job's marked flows follow (they start
+ * an iteration at their first send after it changes). Without a step
+ * (step 0) every mark counts. With one, a mark counts when its step differs
+ * from the last step marked: the ranks that share a job table mark each
+ * step once between them (DDP keeps them within a step of each other), and
+ * a restarted run, whose steps count from 1 again, is followed too.
+ * Returns whether the count moved. The caller serializes marks of a job.
+ */
+bool mltcp_job_mark(u32 *count, u32 *last_step, u32 step);
 
 /* The job has a cgroup criterion and key's cgroups include it. */
 bool mltcp_job_cgroup_matches(const struct mltcp_job_spec *job, const struct mltcp_flow_key *key);

@@ -122,6 +122,9 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	 * the namespace's bound latches as the base algorithm's.
 	 */
 	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
+	/* The marks made before the flow existed start nothing. */
+	if (ca->params.marked)
+		ca->iter.marks_seen = (u8)mltcp_job_marks(sock_net(sk), ca->job);
 	rcu_read_unlock();
 	this_cpu_inc(mltcp_stats.flows_started);
 }

@@ -17,14 +17,17 @@ says where each step starts:
     ddp.register_comm_hook(None, marker.wrap(default_hooks.allreduce_hook))
 
 The hook marks the step before the step's first bucket is reduced, with
-the step's number, so every rank on a host (one job table) moves the job's
-count once per step. One `mltcpctl job mark ID follow` process serves the
-whole run; each mark is acknowledged before the bucket is sent, so the mark
-always precedes the step's first packet. A process in the job's cgroup
-needs no privilege to mark it.
+the step's number, so the ranks that share a host (one job table) count
+each step once between them. One `mltcpctl job mark ID follow` process per
+rank serves its whole run; each mark is acknowledged before the bucket is
+sent, so the mark precedes the step's first packet. With the module, a
+process in the job's cgroup needs no privilege to mark it (the BPF
+backend's maps are root's). A mark that fails (the job was deleted, say)
+is reported once on stderr and marking stops; training goes on.
 """
 import os
 import subprocess
+import sys
 
 
 class StepMarker:
@@ -36,20 +39,30 @@ class StepMarker:
             raise RuntimeError("no MLTCP job: run under `mltcpctl run` (MLTCP_JOB) or pass job=")
         self.job = int(job)
         self.step = 0
+        self.failed = None
         self._first_bucket = True
         self._proc = subprocess.Popen([mltcpctl, *options, "job", "mark", str(self.job), "follow"],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True)
 
     def mark(self):
-        """The next step starts: returns once the kernel has the mark."""
+        """The next step starts: returns once the kernel has the mark, or
+        at once if marking failed before."""
         self.step += 1
-        self._proc.stdin.write("%d\n" % self.step)
-        self._proc.stdin.flush()
-        if self._proc.stdout.readline().strip() != "ok":
-            self._proc.wait(timeout=10)
-            raise RuntimeError("mltcpctl job mark %d: %s"
-                               % (self.job, self._proc.stderr.read().strip()))
+        if self.failed:
+            return
+        try:
+            self._proc.stdin.write("%d\n" % self.step)
+            self._proc.stdin.flush()
+            if self._proc.stdout.readline().strip() == "ok":
+                return
+        except OSError:
+            pass
+        self._proc.kill()
+        self._proc.wait(timeout=10)
+        self.failed = self._proc.stderr.read().strip() or "mltcpctl exited"
+        print("mltcp_steps: job %d: marking stopped: %s" % (self.job, self.failed),
+              file=sys.stderr)
 
     def wrap(self, hook):
         """A DDP communication hook: marks a step at its first bucket, then
@@ -64,7 +77,7 @@ class StepMarker:
         return marked
 
     def close(self):
-        if self._proc.poll() is None:
+        if self._proc.poll() is None and not self.failed:
             self._proc.stdin.close()
             self._proc.wait(timeout=10)
 

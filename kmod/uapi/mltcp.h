@@ -26,7 +26,7 @@
 #define MLTCP_GENL_IDLE_GAP_MAX	60000000	/* us, 60 s */
 #define MLTCP_GENL_ITER_BYTES_MAX (1ULL << 40)	/* 1 TiB */
 #define MLTCP_GENL_JOBS_MAX	1024		/* jobs per network namespace */
-#define MLTCP_GENL_CGROUP_LEVELS 16		/* a job's cgroup: level below this (root 0) */
+#define MLTCP_GENL_CGROUP_LEVELS 12		/* a job's cgroup: level below this (root 0) */
 
 /* Base algorithm (MLTCP_JOB_A_BASE, MLTCP_FLOW_A_BASE). */
 enum mltcp_genl_base {
@@ -109,7 +109,10 @@ enum mltcp_genl_job_attr {
 	/* Requests and replies. */
 	MLTCP_JOB_A_CGROUP,		/* u64: cgroup v2 id; the cgroup and its descendants */
 	MLTCP_JOB_A_MARKED,		/* u8, 0 or 1: iterations start at the job's marks */
-	MLTCP_JOB_A_MARKS,		/* u64: the job's mark count; in JOB_MARK, a step number */
+	/* Replies only. */
+	MLTCP_JOB_A_MARKS,		/* u64: the job's marks (MLTCP_CMD_JOB_MARK) */
+	/* MLTCP_CMD_JOB_MARK only. */
+	MLTCP_JOB_A_STEP,		/* u32, >= 1: the step marked (see mltcp_job_mark()) */
 
 	__MLTCP_JOB_A_MAX,
 	MLTCP_JOB_A_MAX = __MLTCP_JOB_A_MAX - 1

@@ -160,8 +160,11 @@ def start_run(backend, net, *run_args, command):
     (kmod: the job in its table, -n; bpf: the host's one table)."""
     argv = [TOOL, "-b", backend.name, *backend.jobs_ns_args(), "run", *run_args, "--",
             "ip", "netns", "exec", net.snd.name, *command]
+    # A shell's background job starts with SIGINT ignored, and the command
+    # would inherit that (as under nohup): the tests want the default.
     return subprocess.Popen([str(a) for a in argv], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def run_cgroup_dir(proc):
@@ -212,6 +215,16 @@ def test_run_cleans_up_on_a_signal(backend, net, sig):
     assert proc.wait(timeout=30) == 128 + sig, proc.stderr.read()
     assert backend.jobs() == []
     assert not os.path.exists(run_cgroup_dir(proc))
+
+
+def test_run_waits_for_its_command_with_sigchld_ignored(backend, net):
+    """A launcher that ignores SIGCHLD: mltcpctl still sees its command end."""
+    argv = [TOOL, "-b", backend.name, *backend.jobs_ns_args(), "run", "job", 8, "--",
+            "sh", "-c", "exit 4"]
+    proc = subprocess.Popen([str(a) for a in argv], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+    assert proc.wait(timeout=30) == 4, proc.stderr.read()
+    assert backend.jobs() == []
 
 
 def test_run_kills_what_the_command_leaves_behind(backend, net):

@@ -49,6 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(!j.peer || j.peer->len <= (j.peer->family == AF_INET ? 32 : 128));
 	check(!j.base || *j.base <= MLTCP_GENL_BASE_CUBIC);
 	check((j.clear & ~static_cast<uint32_t>(MLTCP_JOB_F_ALL)) == 0);
+	// run: a command to run, and the job's cgroup is its own.
+	check(r.command->action != mltcpctl::Action::Run ||
+	      (!r.command->run_argv.empty() && !j.cgroup));
+	// job mark: a step is 1 to 2^32 - 1, and not with follow.
+	check(!r.command->step || (*r.command->step >= 1 && !r.command->follow));
 	if (j.peer)
 		(void)mltcpctl::format_prefix(*j.peer);
 

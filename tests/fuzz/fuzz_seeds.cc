@@ -61,7 +61,10 @@ int main(int argc, char **argv)
 		      "reno", "mode", "md-restart" }),
 	       args({ "-n", "h1", "defaults", "show" }),
 	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }),
-	       args({ "-n", "h1", "export", "--output", "/tmp/m.prom", "interval", "15s" }) })
+	       args({ "-n", "h1", "export", "--output", "/tmp/m.prom", "interval", "15s" }),
+	       args({ "run", "job", "7", "marked", "slope", "2", "--", "torchrun", "train.py" }),
+	       args({ "job", "add", "3", "cgroup", "/slurm/job_3", "marked" }),
+	       args({ "job", "mark", "3", "step", "12" }), args({ "job", "mark", "3", "follow" }) })
 		write(dir + "/args/seed" + std::to_string(n++), a);
 
 	Ack ack = test::range_ack(0, 16384);

@@ -67,12 +67,20 @@ def test_node_agent_reports_the_module_and_the_defaults():
     assert ds["kind"] == "DaemonSet" and spec["hostNetwork"] is True
     assert container["securityContext"]["privileged"] is True
     env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["MLTCP_DEFAULTS"].split()[:2] == ["slope", "1.6"]
     before = ctl_json("defaults", "show", "global")
-    done = subprocess.run([os.path.join(K8S, "mltcp-node.sh")],
-                          env=dict(os.environ, MLTCPCTL=binary(), MLTCP_NODE_ONCE="1",
-                                   MLTCP_DEFAULTS=env["MLTCP_DEFAULTS"]),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert "mltcp-node: datapath: tcp_mltcp module" in done.stdout
-    assert "slope 1.6 intercept 0.2 idle-gap 20ms" in done.stdout
-    assert ctl_json("defaults", "show", "global") == before, "the shipped defaults, unchanged"
+
+    def agent(defaults):
+        return subprocess.run([os.path.join(K8S, "mltcp-node.sh")],
+                              env=dict(os.environ, MLTCPCTL=binary(), MLTCP_NODE_ONCE="1",
+                                       MLTCP_DEFAULTS=defaults),
+                              capture_output=True, text=True, timeout=60)
+    try:
+        done = agent(env["MLTCP_DEFAULTS"].replace("slope 1.6", "slope 1.7"))
+        assert done.returncode == 0, done.stderr
+        assert "mltcp-node: datapath: tcp_mltcp module" in done.stdout
+        assert "slope 1.7 intercept 0.2 idle-gap 20ms" in done.stdout, "the defaults it set"
+        assert ctl_json("defaults", "show", "global")["slope"] == 1.7
+    finally:
+        assert agent(env["MLTCP_DEFAULTS"]).returncode == 0
+    assert ctl_json("defaults", "show", "global") == before, "the shipped defaults again"

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Who may mark a job, and what a step number does (issue 15). A training
 framework marks its own steps without privilege: a process in the job's
-cgroup may mark that job; any other process needs CAP_NET_ADMIN. A step
-number moves the count at most to it, so the ranks sharing a host mark
-each step once. What marks do to flows: tests/datapath/test_marks.py."""
+cgroup (or below it) may mark that job, through a netlink socket opened
+there; a job on the root cgroup has no such processes; any other process
+needs CAP_NET_ADMIN. A mark with a step counts unless it is the step marked
+last, so the ranks sharing a host mark each step once, and a restarted run
+is followed. What marks do to flows: tests/datapath/test_marks.py."""
 import os
 import subprocess
 
@@ -45,11 +47,18 @@ def test_the_jobs_own_processes_may_mark_it_unprivileged(cgroup):
     ctl("job", "add", 2, "marked")
     assert mark_as_nobody(1, cgroup).returncode == 0
     assert marks(1) == 1
+    rank = os.path.join(cgroup, "rank0")
+    os.mkdir(rank)
+    try:
+        assert mark_as_nobody(1, rank).returncode == 0, "a descendant is the job's own"
+    finally:
+        os.rmdir(rank)
+    assert marks(1) == 2
     refused = mark_as_nobody(1)
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines() == [
         "mltcpctl: job 1: marking a job needs CAP_NET_ADMIN or a process in the job's cgroup"]
-    assert marks(1) == 1, "a refused mark changes nothing"
+    assert marks(1) == 2, "a refused mark changes nothing"
     refused = mark_as_nobody(2, cgroup)
     assert refused.returncode == 1, "a job without a cgroup: CAP_NET_ADMIN only"
     assert marks(2) == 0
@@ -57,19 +66,27 @@ def test_the_jobs_own_processes_may_mark_it_unprivileged(cgroup):
     assert marks(2) == 1
 
 
-def test_a_step_number_moves_the_count_at_most_to_it():
+def test_a_job_on_the_root_cgroup_is_nobodys_own(cgroup):
+    ctl("job", "add", 5, "cgroup", "/", "marked")
+    assert mark_as_nobody(5, cgroup).returncode == 1
+    assert marks(5) == 0
+
+
+def test_a_step_counts_unless_it_was_marked_last():
     ctl("job", "add", 3, "marked")
     ctl("job", "mark", 3, "step", 5)
-    assert marks(3) == 5
+    assert marks(3) == 1
     ctl("job", "mark", 3, "step", 5)  # the other rank of the host, same step
-    ctl("job", "mark", 3, "step", 4)  # a late rank, previous step
-    assert marks(3) == 5
-    ctl("job", "mark", 3)
-    assert marks(3) == 6
+    assert marks(3) == 1
+    ctl("job", "mark", 3, "step", 6)
+    ctl("job", "mark", 3, "step", 1)  # the run restarted: its steps count from 1
+    assert marks(3) == 3
+    ctl("job", "mark", 3)  # no step: always counts
+    assert marks(3) == 4
     follow = subprocess.run([binary(), "job", "mark", "3", "follow"], input="7\n7\n\n9\n",
                             capture_output=True, text=True, timeout=60)
     assert follow.returncode == 0 and follow.stdout.split() == ["ok"] * 4, follow
-    assert marks(3) == 9
+    assert marks(3) == 7
 
 
 @pytest.mark.parametrize("args, message", [

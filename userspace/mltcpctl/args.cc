@@ -891,8 +891,8 @@ std::string usage(std::string_view topic)
 		"  when it selects MLTCP; changing a job updates its live flows.\n"
 		"  marked: the job's iterations start where \"job mark\" says (a flow's first\n"
 		"  send after each mark), not at idles. job mark: allowed to CAP_NET_ADMIN\n"
-		"  and to processes in the job's cgroup; one more mark, or with step N the\n"
-		"  count becomes at least N (ranks sharing a host mark each step once);\n"
+		"  and to processes in the job's cgroup; with step N, a mark counts unless N\n"
+		"  is the step marked last (ranks sharing a host mark each step once);\n"
 		"  follow: a mark per line of standard input (empty, or the step N), \"ok\"\n"
 		"  written once each is made.\n";
 	static const char flow[] = "       mltcpctl [OPTIONS] flow show [job ID]\n";

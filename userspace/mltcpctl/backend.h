@@ -26,8 +26,8 @@ public:
 	virtual void add_job(const Job &job) = 0;
 	virtual void set_job(const Job &job) = 0;
 	virtual void del_job(uint32_t id) = 0;
-	// An iteration of the job starts (its marked flows follow the marks):
-	// one more mark, or with step the count becomes at least step.
+	// An iteration of the job starts (its marked flows follow the marks), of
+	// step if given: the count moves unless step is the last one marked.
 	virtual void mark_job(uint32_t id, std::optional<uint32_t> step) = 0;
 	virtual Job get_job(uint32_t id) = 0;
 	virtual std::vector<Job> jobs() = 0;

@@ -39,6 +39,11 @@ std::string job_ref(uint32_t id)
 	return "job " + std::to_string(id);
 }
 
+// A job slot's marks: its count and the step marked last (mltcp_job_mark()).
+struct Marks {
+	uint32_t count = 0, last_step = 0;
+};
+
 class BpfBackend : public Backend
 {
 public:
@@ -82,10 +87,10 @@ public:
 
 		if (!index)
 			throw Error(job_ref(id) + ": no such job");
-		uint32_t marks = t.marks[*index];
-		// As the module's: a step number moves the count at most to it.
-		marks = step ? std::max(marks, *step) : marks + 1;
-		write(w.map, *index, t.slots[*index], marks);
+		Marks marks = t.marks[*index];
+		// The module's rule, under the directory's lock as the module's under its job lock.
+		if (mltcp_job_mark(&marks.count, &marks.last_step, step.value_or(0)))
+			write(w.map, *index, t.slots[*index], marks);
 	}
 
 	void del_job(uint32_t id) override
@@ -197,7 +202,7 @@ private:
 
 	struct Table {
 		std::vector<mltcp_job_spec> slots;
-		std::vector<uint32_t> marks; // each slot's, kept across changes
+		std::vector<Marks> marks; // each slot's, kept across changes
 		std::optional<uint32_t> find(uint32_t id) const
 		{
 			for (size_t i = 0; i < slots.size(); i++) {
@@ -278,7 +283,7 @@ private:
 				throw Error("cannot read the BPF job table: " +
 					    std::string(strerror(errno)));
 			t.slots.push_back(slot.spec);
-			t.marks.push_back(slot.marks);
+			t.marks.push_back(Marks{ slot.marks, slot.last_step });
 		}
 		return t;
 	}
@@ -287,16 +292,17 @@ private:
 	{
 		Job job = decode_job_spec(t.slots[index]);
 
-		job.marks = t.marks[index];
+		job.marks = t.marks[index].count;
 		return job;
 	}
 
-	void write(const Fd &map, uint32_t index, const mltcp_job_spec &spec, uint32_t marks = 0)
+	void write(const Fd &map, uint32_t index, const mltcp_job_spec &spec, Marks marks = {})
 	{
 		mltcp_bpf_job_slot slot{};
 
 		slot.spec = spec;
-		slot.marks = marks;
+		slot.marks = marks.count;
+		slot.last_step = marks.last_step;
 		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
 			int err = errno;
 			if (err == EPERM || err == EACCES)

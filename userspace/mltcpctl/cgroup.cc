@@ -22,6 +22,13 @@ namespace mltcpctl
 namespace
 {
 
+// path is mount or a path below it (not /sys/fs/cgroup2 for /sys/fs/cgroup).
+bool under(const std::string &path, const std::string &mount)
+{
+	return path.compare(0, mount.size(), mount) == 0 &&
+	       (path.size() == mount.size() || path[mount.size()] == '/');
+}
+
 // mountinfo escapes space, tab, newline and backslash as \ooo.
 std::string unescape(const std::string &field)
 {
@@ -45,8 +52,7 @@ std::string absolute_path(std::string_view path)
 
 	if (p.empty())
 		throw Error("cgroup: empty path");
-	if (p.compare(0, mount.size(), mount) == 0 &&
-	    (p.size() == mount.size() || p[mount.size()] == '/'))
+	if (under(p, mount))
 		return p;
 	return mount + (p[0] == '/' ? "" : "/") + p;
 }
@@ -84,8 +90,7 @@ std::string cgroup_relative_path(std::string_view path)
 		throw Error("cgroup " + std::string(path) + ": " + strerror(errno));
 	std::string resolved(real.get());
 	if (statfs(resolved.c_str(), &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
-	    stat(resolved.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    resolved.compare(0, mount.size(), mount) != 0)
+	    stat(resolved.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !under(resolved, mount))
 		throw Error("cgroup " + std::string(path) + ": not a cgroup (v2) under " + mount);
 	std::string relative = resolved.substr(mount.size());
 	return relative.empty() ? "/" : relative;

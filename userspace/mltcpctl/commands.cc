@@ -7,6 +7,7 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -91,12 +92,22 @@ std::string job_ref(const Command &cmd)
 	return "job " + std::to_string(id);
 }
 
-// A request's cgroup path resolved to the id the datapath matches.
+// A request's cgroup path resolved to the id the datapath matches. Its
+// depth is checked here for the BPF backend; the module checks it too, in
+// absolute levels (a cgroup namespace shows fewer).
 Job with_cgroup_id(Job job)
 {
 	if (job.cgroup) {
-		job.cgroup->id = cgroup_id(job.cgroup->path);
-		job.cgroup->path = cgroup_relative_path(job.cgroup->path);
+		const std::string given = job.cgroup->path;
+
+		job.cgroup->id = cgroup_id(given);
+		job.cgroup->path = cgroup_relative_path(given);
+		size_t level = std::count(job.cgroup->path.begin(), job.cgroup->path.end(), '/');
+		if (job.cgroup->path == "/")
+			level = 0;
+		if (level >= MLTCP_GENL_CGROUP_LEVELS)
+			throw Error("cgroup " + given + ": too deep (levels 0 to " +
+				    std::to_string(MLTCP_GENL_CGROUP_LEVELS - 1) + " only)");
 	}
 	return job;
 }

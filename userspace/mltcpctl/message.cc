@@ -121,6 +121,7 @@ const mnl_attr_data_type *job_types()
 		types[MLTCP_JOB_A_CGROUP] = MNL_TYPE_U64;
 		types[MLTCP_JOB_A_MARKED] = MNL_TYPE_U8;
 		types[MLTCP_JOB_A_MARKS] = MNL_TYPE_U64;
+		types[MLTCP_JOB_A_STEP] = MNL_TYPE_U32;
 		return true;
 	}();
 	(void)init;
@@ -327,7 +328,7 @@ Bytes encode_job_mark(uint16_t family, uint32_t id, std::optional<uint32_t> step
 	Builder b(family, NLM_F_REQUEST | NLM_F_ACK, seq, MLTCP_CMD_JOB_MARK, MLTCP_GENL_VERSION);
 	mnl_attr_put_u32(b.nlh(), MLTCP_JOB_A_ID, id);
 	if (step)
-		mnl_attr_put_u64(b.nlh(), MLTCP_JOB_A_MARKS, *step);
+		mnl_attr_put_u32(b.nlh(), MLTCP_JOB_A_STEP, *step);
 	return b.finish();
 }
 

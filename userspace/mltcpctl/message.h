@@ -27,7 +27,7 @@ Bytes encode_family_request(uint32_t seq);
 Bytes encode_job(uint16_t family, uint8_t cmd, const Job &job, uint32_t seq, uint16_t flags);
 Bytes encode_job_id(uint16_t family, uint8_t cmd, std::optional<uint32_t> id, uint32_t seq,
 		    uint16_t flags);
-// MLTCP_CMD_JOB_MARK: one more mark, or with step the count becomes at least step.
+// MLTCP_CMD_JOB_MARK, of a step if given (mltcp_job_mark()).
 Bytes encode_job_mark(uint16_t family, uint32_t id, std::optional<uint32_t> step, uint32_t seq);
 Bytes encode_flow_dump(uint16_t family, std::optional<uint32_t> job, uint32_t seq);
 Bytes encode_stats_get(uint16_t family, uint32_t seq);

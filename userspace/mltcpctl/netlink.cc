@@ -46,7 +46,7 @@ void Socket::Closer::operator()(mnl_socket *s) const
 	mnl_socket_close(s);
 }
 
-Socket::Socket() : sock_(mnl_socket_open(NETLINK_GENERIC))
+Socket::Socket() : sock_(mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC))
 {
 	int one = 1;
 

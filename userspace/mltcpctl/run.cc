@@ -212,7 +212,11 @@ int run_in_job(Backend &backend, const Command &cmd)
 {
 	sigset_t handled, old_mask;
 
-	// Blocked before the cgroup exists, so that a signal cannot leave it behind.
+	// Blocked before the cgroup exists, so that a signal cannot leave it
+	// behind. SIGCHLD must not be ignored (a launcher may have ignored it):
+	// an ignored SIGCHLD is never sent, and the child is reaped unseen.
+	// The others keep their dispositions, which COMMAND inherits (nohup).
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&handled);
 	for (int sig : { SIGINT, SIGTERM, SIGHUP, SIGCHLD })
 		sigaddset(&handled, sig);

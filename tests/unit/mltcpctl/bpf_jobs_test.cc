@@ -49,7 +49,7 @@ TEST(BpfJobs, TheLayoutBpfAndUserspaceShare)
 	// The BPF side copies the job out of the slot past the lock; a layout
 	// change must be deliberate (the loaded object and the tool must agree).
 	EXPECT_EQ(sizeof(mltcp_job_spec), 80u);
-	EXPECT_EQ(sizeof(mltcp_bpf_job_slot), 88u);
+	EXPECT_EQ(sizeof(mltcp_bpf_job_slot), 96u);
 	EXPECT_EQ(offsetof(mltcp_bpf_job_slot, spec), 8u);
 	// The flow records: a header, then the policy's record.
 	EXPECT_EQ(sizeof(mltcp_flow_record), 128u);
