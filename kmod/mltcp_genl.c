@@ -99,8 +99,10 @@ static const struct nla_policy mltcp_job_id_policy[MLTCP_JOB_A_ID + 1] = {
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
+/* A job's id and, optionally, the step marked; the rest is not for a mark. */
 static const struct nla_policy mltcp_job_mark_policy[MLTCP_JOB_A_STEP + 1] = {
 	[MLTCP_JOB_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MLTCP_JOB_A_MARKS] = MLTCP_REPLY_ONLY,
 	[MLTCP_JOB_A_STEP] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
