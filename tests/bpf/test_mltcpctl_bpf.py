@@ -156,10 +156,10 @@ def test_job_round_trip():
     jobs = ctl_json("job", "show")
     assert jobs == [
         {"id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 2.0, "intercept": 0.5,
-         "exempt": False},
+         "exempt": False, "marked": False},
         {"id": 4, "sport": {"min": 1000, "max": 2000}, "peer": "10.232.0.0/16", "mark": 0x10,
          "mark_mask": 0xf0, "idle_gap_us": 30000, "iter_bytes": 64 << 20, "base": "reno",
-         "exempt": True},
+         "exempt": True, "marked": False},
     ]
     assert ctl_json("job", "show", 4) == [jobs[1]]
     assert ctl("job", "show", 1).stdout == (
@@ -178,7 +178,7 @@ def test_job_set_changes_later_flows(pair):
         ctl("job", "set", 1, "slope", 3, "intercept", "default", "idle-gap", "50ms")
         assert ctl_json("job", "show", 1)[0] == {
             "id": 1, "dport": {"min": JOB_PORT, "max": JOB_PORT}, "slope": 3.0,
-            "idle_gap_us": 50000, "exempt": False}
+            "idle_gap_us": 50000, "exempt": False, "marked": False}
         after = flows(JOB_PORT)
         assert settings(after.show()) == {"slope": 3.0, "intercept": 0.2, "idle_gap_us": 50000}
         # Latched at init: the BPF backend cannot re-latch live flows.
@@ -206,15 +206,17 @@ def test_syn_sent_sockets_are_not_listed(pair):
         proc.wait(timeout=30)
 
 
-# struct mltcp_bpf_job_slot (bpf/mltcp_bpf.h): lock, pad, struct mltcp_job_spec.
-SLOT = struct.Struct("<II" "II" "HHHH" "BBBB" "4I" "II" "II" "II" "I" "Q")
+# struct mltcp_bpf_job_slot: lock, marks; the spec (id, fields, ports, family,
+# prefix length, base, exempt, peer, mark and mask, slope and intercept,
+# idle gap, marked and padding, alignment, iter_bytes, cgroup_id); last_step, pad.
+SLOT = struct.Struct("<II" "II" "HHHH" "BBBB" "4I" "II" "II" "I" "BBBB" "I" "Q" "Q" "II")
 F_DPORT, F_SLOPE = 1 << 0, 1 << 4
 
 
 def write_slot(index, job_id, slope):
     """A job slot written raw, as something other than mltcpctl could."""
     value = SLOT.pack(0, 0, job_id, F_DPORT | F_SLOPE, JOB_PORT, JOB_PORT, 0, 0, 0, 0, 0, 0,
-                      0, 0, 0, 0, 0, 0, slope, 0, 0, 0, 0, 0)
+                      0, 0, 0, 0, 0, 0, slope, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     run("bpftool", "map", "update", "pinned", PIN_DIR / "jobs",
         "key", *[str(b) for b in struct.pack("<I", index)],
         "value", *[str(b) for b in value])
@@ -224,7 +226,7 @@ def test_slope_out_of_range_in_a_raw_slot_is_not_truncated(pair):
     """The policy checks a slot's slope before narrowing it to the flow's
     u16: 65536 + 2048 is not taken as 2.0; the flow latches the defaults and
     has no job. The same slot with 2048 is taken."""
-    assert SLOT.size == 80
+    assert SLOT.size == 96
     with contextlib.ExitStack() as opened:
         def flow():
             f = Flow(JOB_PORT)

@@ -50,3 +50,11 @@ def net(backend):
     n = dp.Net(backend)
     yield n
     n.close()
+
+
+@pytest.fixture
+def no_jobs(backend, net):
+    """An empty job table before and after the test (pytestmark = usefixtures)."""
+    backend.clear_jobs()
+    yield
+    backend.clear_jobs()

@@ -99,21 +99,28 @@ def fetch(host, port):
     drain(socket.create_connection((host, port)))
 
 
+CHUNK = b"\0" * (1 << 20)
+
+
+def send_acked(sock, nbytes):
+    """Sends nbytes and waits until every byte is acknowledged."""
+    while nbytes:
+        nbytes -= sock.send(CHUNK[: min(nbytes, len(CHUNK))])
+    deadline = time.monotonic() + 30
+    while unacked(sock):
+        if time.monotonic() > deadline:
+            sys.exit("data not acknowledged within 30 s")
+        time.sleep(0.0005)
+
+
 def bursts(sock, nbytes, count, idle_ms, trace=False):
-    chunk = b"\0" * (1 << 20)
     for _ in range(count):
         left = nbytes
         if trace:
             before = tcp_info(sock)
-            left -= sock.send(chunk[:1000])
+            left -= sock.send(CHUNK[:1000])
             print("trace", json.dumps({"before": before, "after": tcp_info(sock)}), flush=True)
-        while left:
-            left -= sock.send(chunk[: min(left, len(chunk))])
-        deadline = time.monotonic() + 30
-        while unacked(sock):
-            if time.monotonic() > deadline:
-                sys.exit("data not acknowledged within 30 s")
-            time.sleep(0.0005)
+        send_acked(sock, left)
         time.sleep(idle_ms / 1000.0)
     print("done", flush=True)
     sys.stdin.readline()
@@ -122,16 +129,8 @@ def bursts(sock, nbytes, count, idle_ms, trace=False):
 
 def steps(host, port, cc):
     sock = connect(host, port, cc)
-    chunk = b"\0" * (1 << 20)
     for line in sys.stdin:
-        left = int(line)
-        while left:
-            left -= sock.send(chunk[: min(left, len(chunk))])
-        deadline = time.monotonic() + 30
-        while unacked(sock):
-            if time.monotonic() > deadline:
-                sys.exit("data not acknowledged within 30 s")
-            time.sleep(0.0005)
+        send_acked(sock, int(line))
         print("sent", flush=True)
     sock.close()
 

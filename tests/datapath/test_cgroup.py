@@ -66,11 +66,7 @@ def cgroups():
     c.close()
 
 
-@pytest.fixture(autouse=True)
-def no_jobs(backend, net):
-    backend.clear_jobs()
-    yield
-    backend.clear_jobs()
+pytestmark = pytest.mark.usefixtures("no_jobs")
 
 
 @pytest.fixture

@@ -19,11 +19,7 @@ from dp import DEFAULT_SETTINGS, JOB_PORT, OTHER_PORT, PYTHON
 MIB = 1 << 20
 
 
-@pytest.fixture(autouse=True)
-def no_jobs(backend, net):
-    backend.clear_jobs()
-    yield
-    backend.clear_jobs()
+pytestmark = pytest.mark.usefixtures("no_jobs")
 
 
 @pytest.fixture

@@ -15,11 +15,7 @@ HALF = 256 << 10
 NOTICE = 192
 
 
-@pytest.fixture(autouse=True)
-def no_jobs(backend, net):
-    backend.clear_jobs()
-    yield
-    backend.clear_jobs()
+pytestmark = pytest.mark.usefixtures("no_jobs")
 
 
 class Steps:

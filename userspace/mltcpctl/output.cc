@@ -181,7 +181,8 @@ void print_job(Printer &p, const Job &j)
 		p.field("base", base_name(*j.base), std::string("base ") + base_name(*j.base));
 	p.field("exempt", j.exempt.value_or(false), j.exempt.value_or(false) ? "exempt" : "");
 	p.field("marked", j.marked.value_or(false), j.marked.value_or(false) ? "marked" : "");
-	if (j.marks)
+	// The count is the marked flows' (an unmarked job's marks move nothing).
+	if (j.marks && j.marked.value_or(false))
 		p.field("marks", *j.marks, "marks " + std::to_string(*j.marks));
 	if (j.flows)
 		p.field("flows", *j.flows, "flows " + std::to_string(*j.flows));
