@@ -154,7 +154,11 @@ class Experiment:
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
             for rank, host, peer in ((0, left, right), (1, right, left)):
                 log = self.point.worker_log(alg["name"], rep, job["name"], rank)
+                env = None
                 if job.get("workload", "trainsim") == "torch":
+                    # gloo would pick its interface from the host name; the
+                    # host's link to the bottleneck is eth0 (bench.topology).
+                    env = dict(os.environ, GLOO_SOCKET_IFNAME="eth0")
                     host.run("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" + alg["cc"])
                     argv = torch_argv(cfg, job, rank, JOB_PORT + j, left.addr, start_at, tag,
                                       log)
@@ -164,7 +168,8 @@ class Experiment:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
                                          tag, log)
                 workers.append((job["name"], rank,
-                                host.spawn(*argv, stdout=subprocess.DEVNULL, text=False)))
+                                host.spawn(*argv, stdout=subprocess.DEVNULL, text=False,
+                                           env=env)))
         bulk_procs = []
         for b, (bulk, left, right) in enumerate(self.pairs[len(self.jobs):]):
             port = BULK_PORT + b
