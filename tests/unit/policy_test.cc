@@ -548,6 +548,55 @@ TEST(FlowLatch, DefaultsAloneAndTheGlobalMode)
 	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
 }
 
+// "marked": a job's setting only (never the defaults'), latched whole, and
+// "marked off" is no setting; a change naming it reaches a live flow.
+TEST(FlowLatch, MarkedIsTheJobsSettingOnly)
+{
+	mltcp_flow fl{};
+	mltcp_params d = Defaults();
+	mltcp_job_spec spec{};
+	mltcp_job_request r = Request(6);
+	r.given = MLTCP_JOB_F_MARKED;
+	r.values.marked = 1;
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.fields, static_cast<uint32_t>(MLTCP_JOB_F_MARKED));
+
+	d.marked = 1; // not a default: ignored
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.marked, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_EQ(fl.params.marked, 1);
+
+	r.values.marked = 0; // "marked off"
+	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
+	EXPECT_EQ(spec.fields & MLTCP_JOB_F_MARKED, 0u);
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_SLOPE, MLTCP_BASE_SELECTABLE,
+				       false));
+	EXPECT_EQ(fl.params.marked, 1) << "a change that does not name it";
+	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_MARKED, MLTCP_BASE_SELECTABLE,
+				       false));
+	EXPECT_EQ(fl.params.marked, 0);
+}
+
+// A mark counts, unless it is of the step marked last.
+TEST(JobMark, StepsCountOnceAndRestartsAreFollowed)
+{
+	u32 count = 0, last = 0;
+
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 0));
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 0)) << "without steps, every mark";
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 5));
+	EXPECT_FALSE(mltcp_job_mark(&count, &last, 5)) << "the host's other rank";
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 6));
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 1)) << "a restarted run";
+	EXPECT_EQ(count, 5u);
+	EXPECT_EQ(last, 1u);
+	count = 0xffffffffu;
+	EXPECT_TRUE(mltcp_job_mark(&count, &last, 2));
+	EXPECT_EQ(count, 0u) << "wraps; flows compare 8 bits";
+}
+
 TEST(FlowLatch, JobOverridesThenExempt)
 {
 	mltcp_flow fl{};
