@@ -65,6 +65,9 @@ def analyze(point):
                                 if rates else {})
             run["bulk_mbit"] = {b: run["mean_mbit"].get(b) for b in meta.get("bulk", [])}
             run["jain"] = metrics.jain_index(list(run["mean_mbit"].values())) if rates else None
+            run["detector"] = (metrics.detector_view(meta["flows"], cfg["jobs"],
+                                                     cfg["iterations"])
+                               if "flows" in meta else None)
             reps.append(run)
         per_alg[alg["name"]] = reps
     return cfg, per_alg
@@ -100,6 +103,7 @@ def aggregate(reps):
         "jain": avg("jain"),
         "failures": [f for r in reps for f in r["failures"]],
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
+        "detector": [r["detector"] for r in reps if r.get("detector") is not None],
         "jobs": {job: {"mean_iter_ms": ms(sum(r["jobs"][job]["mean_iter_s"] for r in reps)
                                           / len(reps)),
                        "p99_iter_ms": ms(max(r["jobs"][job]["p99_iter_s"] for r in reps)),
@@ -187,6 +191,18 @@ def report(summary, baseline, plots):
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, job, fmt(j["mean_iter_ms"]), fmt(j["p99_iter_ms"]),
                 fmt(j["ideal_iter_ms"]), fmt(j["mean_comm_ms"]), fmt(j["mean_overlap_ms"])))
+    if any(a["detector"] for a in summary["algorithms"].values()):
+        lines += ["", "What the detector learned of the gradient flows, per repeat (each "
+                  "flow's iteration count, and its learned bytes per iteration over the "
+                  "bytes it carried per step):", "",
+                  "| algorithm | repeat | job | steps | gradient flows | iterations | "
+                  "learned / carried |", "|---|---|---|---|---|---|---|"]
+        for name, a in summary["algorithms"].items():
+            for rep, view in enumerate(a["detector"]):
+                for job, d in view.items():
+                    lines.append("| %s | %d | %s | %d | %d | %s | %s |" % (
+                        name, rep, job, d["steps"], d["gradient_flows"],
+                        fmt(d["iterations"]), fmt(d["learned_over_carried"])))
     if any(a["bulk_mbit"] for a in summary["algorithms"].values()):
         lines += ["", "Bulk flows sharing the bottleneck (mean throughput while the jobs ran) "
                   "and Jain's index over the mean throughputs of all flows:", "",

@@ -26,14 +26,26 @@ trainsim's own, exchange for two workers). With "push" worker 0 (Lj) sends the
 job's bytes to worker 1 (Rj) and nothing comes back.
 
 A job with "workload": "torch" runs real PyTorch DDP training instead
-(bench/torch_worker.py: gloo on the CPU, the job's "bytes" of gradients, its
-compute padded to "compute_ms", "bucket_mb" as DDP's bucket size). Gloo
+(bench/torch_worker.py: gloo on the CPU, its compute padded to "compute_ms",
+"bucket_mb" and "first_bucket_mb" as DDP's bucket sizes (defaults 25 and 1,
+DDP's), "backward_share" of the compute spent in
+the backward pass, overlapping the all-reduces). Its "ranks" (default 2)
+alternate sides, even ranks on Lj and odd on Rj, so that every hop of gloo's
+ring crosses the bottleneck: each direction carries (ranks - 1) times the
+gradient bytes per step, and the job's "bytes" (per direction, as for
+trainsim) give the model's gradients as bytes / (ranks - 1). Gloo
 picks its own sockets, so the algorithm reaches them as the default of the
 job's two host namespaces (net.ipv4.tcp_congestion_control), as a user
 without mltcpctl would select it. An algorithm with "marked": true also
 gives each torch job a marked MLTCP job (id: the job's index + 1) in both
 hosts, whose ranks mark their steps (torch_worker.py --mark-steps).
+
+Under an mltcp algorithm, torch jobs' ranks linger after their last step
+while the driver lists each host's mltcp flows (`mltcpctl flow show`, module
+backend): meta.json's "flows", by host role (L1, R1, ...), is what the
+detector learned of each job.
 """
+import json
 import os
 import subprocess
 import sys
@@ -45,6 +57,8 @@ from bench import mltcpctl, paths, rundir, topology
 
 # Job j's workers listen on JOB_PORT + j; bulk flow b's iperf3 on BULK_PORT + b.
 JOB_PORT, BULK_PORT = 7100, 7200
+# How long torch ranks stay connected after their last step, for list_flows().
+FLOW_LIST_LINGER_S = 5
 # The host namespaces' socket buffer limits: what Mininet set in the root
 # namespace (which new namespaces copy) when it built the topology, and so
 # what every result before bench/topology.py was measured with.
@@ -129,13 +143,40 @@ class Experiment:
             sum(j["bytes"] for j in self.jobs) * 8 / (self.cfg["rate_mbit"] * 1e6) * 2
         return start_at + self.cfg["iterations"] * worst * 3 + 60
 
-    def marked_job(self, host, job_id):
-        """A marked job in host's table for this run; torch_worker's options to mark it."""
+    def lists_flows(self, alg):
+        return alg["cc"].startswith("mltcp") and self.backend == "module" and \
+            any(is_torch(job) for job in self.jobs)
+
+    def list_flows(self, alg, rep, workers, deadline):
+        """Once every torch job's rank 0 has logged its last step (the ranks
+        then linger), each of its hosts' mltcp flows: {host: [flow]}."""
+        logs = [self.point.worker_log(alg["name"], rep, job["name"], 0)
+                for job in self.jobs if is_torch(job)]
+        while not all(logged_steps(log) >= self.cfg["iterations"] for log in logs):
+            if time.time() > deadline or any(proc.poll() is not None for _, _, proc in workers):
+                return None
+            time.sleep(0.2)
         tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
-        subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
-                       capture_output=True)
-        subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "add", job_id, "marked"),
-                       check=True, capture_output=True)
+        flows = {}
+        for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
+            if not is_torch(job):
+                continue
+            for role, host in (("L%d" % (j + 1), left), ("R%d" % (j + 1), right)):
+                out = subprocess.run([tool, "-n", host.name, "-j", "flow", "show"],
+                                     capture_output=True, text=True)
+                flows[role] = json.loads(out.stdout) if out.returncode == 0 else \
+                    {"error": out.stderr.strip()}
+        return flows
+
+    def marked_job(self, hosts, job_id):
+        """A marked job in the hosts' tables for this run; torch_worker's
+        options to mark it."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        for host in hosts:
+            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
+                           capture_output=True)
+            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "add", job_id,
+                                             "marked"), check=True, capture_output=True)
         return ["--mark-steps", str(job_id), "--mltcpctl", tool]
 
     def run_once(self, alg, rep):
@@ -151,19 +192,30 @@ class Experiment:
         q_before = net.qdisc_stats()
         start_at = time.time() + cfg.get("setup_s", 4.0 + 1.5 * len(self.jobs))
         workers = []
+        list_flows = self.lists_flows(alg)
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
-            for rank, host, peer in ((0, left, right), (1, right, left)):
+            torch = is_torch(job)
+            ranks = job.get("ranks", 2) if torch else 2
+            if torch:
+                for host in (left, right):
+                    host.run("sysctl", "-q", "-w",
+                             "net.ipv4.tcp_congestion_control=" + alg["cc"])
+            marking = []
+            if torch and alg.get("marked"):
+                marking = self.marked_job((left, right), j + 1)
+            for rank in range(ranks):
+                host, peer = (left, right) if rank % 2 == 0 else (right, left)
                 log = self.point.worker_log(alg["name"], rep, job["name"], rank)
                 env = None
-                if job.get("workload", "trainsim") == "torch":
+                if torch:
                     # gloo would pick its interface from the host name; the
                     # host's link to the bottleneck is eth0 (bench.topology).
                     env = dict(os.environ, GLOO_SOCKET_IFNAME="eth0")
-                    host.run("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" + alg["cc"])
-                    argv = torch_argv(cfg, job, rank, JOB_PORT + j, left.addr, start_at, tag,
-                                      log)
-                    if alg.get("marked"):
-                        argv += self.marked_job(host, j + 1)
+                    argv = torch_argv(cfg, job, rank, ranks, JOB_PORT + j, left.addr,
+                                      start_at, tag, log)
+                    argv += marking
+                    if list_flows:
+                        argv += ["--linger", "%gs" % FLOW_LIST_LINGER_S]
                 else:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
                                          tag, log)
@@ -184,6 +236,7 @@ class Experiment:
         sampler = Sampler(counters, cfg.get("sample_ms", 10) / 1e3)
         sampler.start()
         deadline = self.deadline(start_at)
+        flows = self.list_flows(alg, rep, workers, deadline) if list_flows else None
         failures = []
         for name, rank, proc in workers:
             try:
@@ -214,6 +267,8 @@ class Experiment:
                 "start_at": start_at, "rtos": rtos, "drops": drops, "failures": failures,
                 "tag": tag, "sample_jobs": [flow["name"] for (flow, _, _) in self.pairs],
                 "bulk": [bulk["name"] for bulk in self.bulks]}
+        if flows is not None:
+            meta["flows"] = flows
         self.point.write_repeat(alg["name"], rep, meta, sampler.samples)
         if default_params:
             self.defaults.set(default_params)
@@ -246,15 +301,31 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
     return argv
 
 
-def torch_argv(cfg, job, rank, port, master_ip, start_at, tag, log):
-    """Command line of one rank of a two-rank PyTorch DDP job; rank 0 (Lj)
-    holds the rendezvous."""
+def is_torch(job):
+    return job.get("workload", "trainsim") == "torch"
+
+
+def logged_steps(log):
+    try:
+        with open(log) as f:
+            return sum('"type":"iteration"' in line for line in f)
+    except FileNotFoundError:
+        return 0
+
+
+def torch_argv(cfg, job, rank, world, port, master_ip, start_at, tag, log):
+    """Command line of one rank of a PyTorch DDP job of `world` ranks; rank 0
+    (on Lj) holds the rendezvous."""
     return [paths.SYSTEM_PYTHON, os.path.join(paths.TOP, "bench", "torch_worker.py"),
             "--job", job["name"],
-            "--rank", str(rank), "--world", "2", "--master", "%s:%d" % (master_ip, port),
-            "--bytes", str(job["bytes"]), "--compute", "%gms" % job["compute_ms"],
+            "--rank", str(rank), "--world", str(world),
+            "--master", "%s:%d" % (master_ip, port),
+            "--bytes", str(job["bytes"] // (world - 1)),
+            "--compute", "%gms" % job["compute_ms"],
+            "--backward-share", "%g" % job.get("backward_share", 0),
             "--iterations", str(cfg["iterations"]),
             "--bucket-mb", "%g" % job.get("bucket_mb", 25),
+            "--first-bucket-mb", "%g" % job.get("first_bucket_mb", 1),
             "--start-at", "%.6f" % start_at, "--offset", "%gms" % job.get("offset_ms", 0),
             "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
             "--log", log]

@@ -162,27 +162,41 @@ def smoke():
     return [cfg]
 
 
-def torch_jobs(count, fraction, period_ms, rate_mbit, bucket_mb=None):
+def torch_jobs(count, fraction, period_ms, rate_mbit, **torch):
     """Jobs of real PyTorch DDP training (bench/torch_worker.py), sized as
-    identical_jobs(); bucket_mb None: one bucket (one all-reduce per step)."""
+    identical_jobs(); torch: the jobs' torch keys (bench/driver.py: ranks,
+    bucket_mb, first_bucket_mb, backward_share), DDP's defaults if absent."""
     jobs = identical_jobs(count, fraction, period_ms, rate_mbit)
     for job in jobs:
         job["workload"] = "torch"
-        job["bucket_mb"] = bucket_mb or 1024
+        job.update(torch)
     return jobs
 
 
+# One all-reduce per step: both of DDP's bucket limits above the model.
+ONE_BUCKET = {"bucket_mb": 1024, "first_bucket_mb": 1024}
+
+
 def torch_ddp(iterations=40, repeats=3):
-    """Two jobs of real DDP training (gloo, CPU, two ranks each), fraction
-    0.4 of a 1 s ideal period at 50 Mbit/s: one all-reduce per step, and
-    DDP's default 25 MB buckets cut to 1 MB so that each step sends several;
+    """Two jobs of real DDP training (gloo, CPU), fraction 0.4 of a 1 s
+    ideal period at 50 Mbit/s each:
+    - torch-one-bucket: two ranks, one all-reduce per step;
+    - torch-buckets: two ranks, 1 MB buckets (several all-reduces per step);
+    - torch-ring: four ranks per job (gloo's ring, every hop across the
+      bottleneck), one all-reduce per step;
+    - torch-overlap: two ranks, DDP's default buckets, half of the compute
+      in the backward pass, which the all-reduces overlap.
     mltcp detecting iterations from idles, and mltcp-marked told them by the
     ranks (a marked job per host, steps marked from DDP's hook)."""
     algorithms = [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"},
                   {"name": "mltcp-marked", "cc": "mltcp", "marked": True}]
+    points = (("torch-one-bucket", ONE_BUCKET),
+              ("torch-buckets", {"bucket_mb": 1}),
+              ("torch-ring", dict(ONE_BUCKET, ranks=4)),
+              ("torch-overlap", {"backward_share": 0.5}))
     out = []
-    for name, bucket_mb in (("torch-one-bucket", None), ("torch-buckets", 1)):
-        cfg = point(name, torch_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT, bucket_mb),
+    for name, torch in points:
+        cfg = point(name, torch_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT, **torch),
                     iterations=iterations, repeats=repeats, algorithms=algorithms)
         cfg["setup_s"] = 90  # importing torch takes tens of seconds under emulation
         out.append(cfg)

@@ -216,3 +216,35 @@ def phase_offsets(jobs, reference=None):
             offs.append(min(d, 1 - d))
         result[job] = offs
     return result
+
+
+def detector_view(flows_by_host, jobs, steps):
+    """What MLTCP's iteration detector learned of each torch job's gradient
+    flows (the driver's meta "flows": {host: [mltcpctl flow record]}).
+
+    Job j's ranks sit on hosts L<j+1> and R<j+1>; each of its N ranks sends
+    2 (N - 1) / N of the gradients, (bytes / (N - 1)), to the next rank, so a
+    gradient flow carries 2 bytes / N per step. A gradient flow is one whose
+    learned bytes times its iteration count (about what it carried in all)
+    reach half of what a gradient flow carries over the run; the others are
+    the rendezvous and gloo's idle pairs. Per job: the steps, how many
+    gradient flows, and per flow its iteration count and its learned bytes
+    per iteration over what it carried per step.
+    """
+    view = {}
+    for j, job in enumerate(jobs):
+        if job.get("workload") != "torch":
+            continue
+        ranks = job.get("ranks", 2)
+        carried = 2 * job["bytes"] // ranks
+        listed = [f for host in ("L%d" % (j + 1), "R%d" % (j + 1))
+                  for f in (flows_by_host.get(host) or [])
+                  if isinstance(f, dict)]
+        gradient = [f for f in listed
+                    if f["iter_bytes"] * f["iterations"] >= carried * steps / 2]
+        view[job["name"]] = {
+            "steps": steps, "carried_per_step": carried, "gradient_flows": len(gradient),
+            "iterations": sorted(f["iterations"] for f in gradient),
+            "learned_over_carried": sorted(round(f["iter_bytes"] / carried, 3)
+                                           for f in gradient)}
+    return view

@@ -5,6 +5,7 @@ so that `bench analyze` reads a framework's run like an emulated one.
 
     python3 bench/torch_worker.py --job NAME --rank I --world N --master HOST:PORT
         --bytes SIZE --compute DURATION --iterations N [--bucket-mb MB]
+        [--backward-share FRACTION]
         [--start-at T] [--offset DURATION] [--seed S] [--log FILE] [--linger DURATION]
         [--mark-steps JOB [--mltcpctl PATH]]
 
@@ -13,15 +14,25 @@ The model is a multi-layer perceptron sized so that its gradients are
 batch, and DDP's all-reduce of the gradients. So that runs compare, the
 compute phase is padded to --compute: the worker runs the forward pass,
 sleeps until step start + compute, then runs the backward pass, whose
-gradients DDP reduces. A communication hook (the default all-reduce, timed)
-stamps comm_start when the first bucket is ready; end is when backward
-returns, which DDP holds until every bucket is reduced. With one bucket
-(--bucket-mb larger than the model) that is one all-reduce per step, after
-the backward pass; with DDP's default 25 MB, models above that send several.
+gradients DDP reduces.
+
+DDP reduces in buckets of up to --bucket-mb, except that from the second
+step on the bucket reduced first (the last layers') holds at most
+--first-bucket-mb (DDP's default: 1 MB). With both above the model's size a
+step is one all-reduce, after the backward pass. With --backward-share, that
+fraction of the compute is spent in the backward pass instead, in equal
+sleeps as each layer's weight gradient is computed (a tensor hook), last
+layer first: the buckets are then ready one after another while the
+backward pass goes on, and DDP's all-reduces overlap it, as on a GPU.
+
+A communication hook (the default all-reduce, timed) stamps comm_start when
+the first bucket is ready; end is when backward returns, which DDP holds
+until every bucket is reduced.
 
 With --mark-steps, the hook also marks each step for MLTCP job JOB
 (contrib/torch/mltcp_steps.py: `mltcpctl job mark JOB follow`), whose flows
-then count iterations by step (a "marked" job).
+then count iterations by step (a "marked" job); a record's mark_s is how
+long the step's mark took (part of comm_s).
 
 Gloo opens its own connections: their congestion control is the namespace's
 default (net.ipv4.tcp_congestion_control), which the driver sets per
@@ -66,6 +77,10 @@ def parser():
     p.add_argument("--compute", type=duration, required=True)
     p.add_argument("--iterations", type=int, required=True)
     p.add_argument("--bucket-mb", type=float, default=25.0)
+    p.add_argument("--first-bucket-mb", type=float,
+                   help="limit of the bucket reduced first (default: DDP's, 1 MB)")
+    p.add_argument("--backward-share", type=float, default=0.0,
+                   help="fraction of --compute spent in the backward pass (0 to 1)")
     p.add_argument("--start-at", type=float)
     p.add_argument("--offset", type=duration, default=0.0)
     p.add_argument("--seed", type=int, default=1)
@@ -101,6 +116,8 @@ def namespace_cc():
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if not 0 <= args.backward_share <= 1:
+        parser().error("--backward-share %g: a fraction from 0 to 1" % args.backward_share)
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
@@ -119,20 +136,28 @@ def main(argv=None):
                             timeout=datetime.timedelta(seconds=args.timeout))
     model, width = mlp_for(args.bytes)
     grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    weights = [m.weight for m in model if isinstance(m, torch.nn.Linear)]
+    backward_s = args.compute * args.backward_share
+    for weight in weights:
+        weight.register_hook(lambda grad: time.sleep(backward_s / len(weights)))
+    if args.first_bucket_mb is not None:
+        dist._DEFAULT_FIRST_BUCKET_BYTES = int(args.first_bucket_mb * 2**20)
     ddp = DistributedDataParallel(model, bucket_cap_mb=args.bucket_mb)
     buckets = []  # when each bucket of this step was ready
 
-    def timed_allreduce(state, bucket):
-        buckets.append(time.time())
-        return default_hooks.allreduce_hook(state, bucket)
-
-    hook = timed_allreduce
+    allreduce, marker = default_hooks.allreduce_hook, None
     if args.mark_steps:
         sys.path.insert(0, os.path.join(TOP, "contrib", "torch"))
         from mltcp_steps import StepMarker
         marker = StepMarker(args.mark_steps, mltcpctl=args.mltcpctl)
-        hook = marker.wrap(timed_allreduce)
-    ddp.register_comm_hook(None, hook)
+        allreduce = marker.wrap(allreduce)
+
+    def timed(state, bucket):
+        """Stamps the bucket ready, before a mark: the mark's time is communication's."""
+        buckets.append(time.time())
+        return allreduce(state, bucket)
+
+    ddp.register_comm_hook(None, timed)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=1e-4)
     batch = torch.randn(8, width)
     payload = 2 * (args.world - 1) * grad_bytes // args.world
@@ -146,7 +171,7 @@ def main(argv=None):
         buckets.clear()
         optimizer.zero_grad()
         loss = ddp(batch).square().mean()
-        pad = start + args.compute - time.time()
+        pad = start + args.compute - backward_s - time.time()
         if pad > 0:
             time.sleep(pad)
         loss.backward()
@@ -158,7 +183,8 @@ def main(argv=None):
               "end": round(end, 6), "compute_s": round(began - start, 6),
               "comm_s": round(end - began, 6), "compute_target_s": round(args.compute, 6),
               "bytes_sent": payload, "bytes_received": payload, "cc": namespace_cc(),
-              "retrans": 0, "grad_bytes": grad_bytes, "buckets": len(buckets)})
+              "retrans": 0, "grad_bytes": grad_bytes, "buckets": len(buckets),
+              "mark_s": round(marker.mark_s, 6) if marker else None})
         iter_s.append(end - start)
         comm_s.append(end - began)
         start = end

@@ -28,6 +28,7 @@ is reported once on stderr and marking stops; training goes on.
 import os
 import subprocess
 import sys
+import time
 
 
 class StepMarker:
@@ -40,6 +41,7 @@ class StepMarker:
         self.job = int(job)
         self.step = 0
         self.failed = None
+        self.mark_s = 0.0  # how long the last mark took
         self._first_bucket = True
         self._proc = subprocess.Popen([mltcpctl, *options, "job", "mark", str(self.job), "follow"],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -51,10 +53,12 @@ class StepMarker:
         self.step += 1
         if self.failed:
             return
+        began = time.monotonic()
         try:
             self._proc.stdin.write("%d\n" % self.step)
             self._proc.stdin.flush()
             if self._proc.stdout.readline().strip() == "ok":
+                self.mark_s = time.monotonic() - began
                 return
         except OSError:
             pass

@@ -132,3 +132,26 @@ def test_mean_rates_over_the_window():
     assert metrics.mean_rates(samples, 1.0, 2.0) == [16000.0, 4000.0]
     assert metrics.mean_rates(samples, 0.5, 10) == [8 * 8000 / 2, 8 * 500 / 2]
     assert metrics.mean_rates(samples, 5, 6) is None
+
+
+def test_detector_view_picks_gradient_flows_and_compares_learned_bytes():
+    jobs = [{"name": "a", "bytes": 3000, "compute_ms": 1, "workload": "torch", "ranks": 4},
+            {"name": "b", "bytes": 1000, "compute_ms": 1}]
+    flows = {
+        # 4 ranks: each gradient flow carries 2 * 3000 / 4 = 1500 B per step.
+        "L1": [{"iterations": 10, "iter_bytes": 1500},   # one per step
+               {"iterations": 21, "iter_bytes": 700},    # steps split in two
+               {"iterations": 3, "iter_bytes": 40}],     # the rendezvous
+        "R1": [{"iterations": 1, "iter_bytes": 5000}],   # set-up traffic only
+        "L2": [{"iterations": 10, "iter_bytes": 1000}],  # not a torch job
+    }
+    view = metrics.detector_view(flows, jobs, steps=10)
+    assert list(view) == ["a"]
+    assert view["a"] == {"steps": 10, "carried_per_step": 1500, "gradient_flows": 2,
+                         "iterations": [10, 21], "learned_over_carried": [0.467, 1.0]}
+
+
+def test_detector_view_of_an_unlisted_host_is_empty():
+    jobs = [{"name": "a", "bytes": 1000, "compute_ms": 1, "workload": "torch"}]
+    view = metrics.detector_view({"L1": {"error": "no such namespace"}}, jobs, steps=5)
+    assert view["a"]["gradient_flows"] == 0 and view["a"]["iterations"] == []
