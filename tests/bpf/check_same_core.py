@@ -27,6 +27,11 @@ Module (gcc; gcc's DWARF has no checksums):
      built from an edited copy would have to keep every function at the same
      line, or it fails here.
 
+Native programs (--native, repeatable; gcc, e.g. the ns-3 model's tests):
+  5. Every core and policy function in the BPF object is also in the
+     program, declared in the same file at the same line, and no function
+     of that name is declared anywhere else in it.
+
 Exit 0 pass, 1 fail, 77 skipped (--skip-unbuilt-module, and the .ko is
 missing or older than the sources: ctest runs before scripts/build-kmod).
 """
@@ -172,6 +177,8 @@ def main():
     ap.add_argument("--skeleton", type=Path)
     ap.add_argument("--module", type=Path)
     ap.add_argument("--skip-unbuilt-module", action="store_true")
+    ap.add_argument("--native", type=Path, action="append", default=[],
+                    help="a userspace program linking the core (repeatable)")
     args = ap.parse_args()
 
     src = args.source_dir.resolve()
@@ -262,6 +269,17 @@ def main():
             print(f"ok: {args.module.name} has the {len(ko)} functions of "
                   f"{' and '.join(module_sources)}; the {len(shared)} also in the BPF object "
                   f"at the same lines")
+
+    # 5. Native programs: the same functions at the same lines.
+    for program in args.native:
+        native = core_decls(subprograms(args.dwarfdump, program), core_paths, names)
+        for name in sorted(bpf):
+            if name not in native:
+                fail(f"{name} is in the BPF object but not in {program.name}")
+            elif native[name] != bpf[name]:
+                fail(f"{name}: {program.name} {native[name]}, BPF object {bpf[name]}")
+        print(f"ok: {program.name} has the {len(bpf)} core and policy functions of the BPF "
+              f"object at the same lines, no other copy")
 
     if failures:
         print(f"{len(failures)} failure(s)")

@@ -3,7 +3,7 @@
 // Cost of one congestion-avoidance ACK in the core, as the hooks pay it:
 // mltcp_f_increase(), then mltcp_flow_ai_w() (the policy's inline over
 // mltcp_reno_ai_w() or mltcp_cubic_ai_w()), then the kernel's
-// tcp_cong_avoid_ai() as tests/unit/window_model.h models it. One ACK of one
+// tcp_cong_avoid_ai() as sim/linux_window.h models it. One ACK of one
 // segment every RTT / cwnd (the ACK clock) at a 10 ms RTT; a loss (the
 // decrease and, for CUBIC, a new epoch with its cube root) whenever cwnd
 // reaches 1.5x its starting window, so every path stays in congestion
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "mltcp_policy.h"
-#include "window_model.h"
+#include "linux_window.h"
 
 namespace
 {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "mltcp_core.h"
-#include "window_model.h"
+#include "linux_window.h"
 
 namespace
 {

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "mltcp_core.h"
-#include "window_model.h"
+#include "linux_window.h"
 
 namespace
 {

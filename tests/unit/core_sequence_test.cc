@@ -17,7 +17,7 @@
 #include <random>
 
 #include "mltcp_policy.h"
-#include "window_model.h"
+#include "linux_window.h"
 
 namespace
 {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// A test datapath: a model of the kernel's slow start and additive-increase
-// helpers (tcp_slow_start(), tcp_cong_avoid_ai()) as documented in
-// net/ipv4/tcp_cong.c, so that the divisors the core returns can be turned
-// into cwnd trajectories exactly as the module's cong_avoid does.
-#ifndef MLTCP_TESTS_WINDOW_MODEL_H
-#define MLTCP_TESTS_WINDOW_MODEL_H
+// The kernel's slow start and additive-increase helpers (tcp_slow_start(),
+// tcp_cong_avoid_ai(), net/ipv4/tcp_cong.c), in segments, for datapaths
+// that are not the kernel: the ns-3 model (sim/tcp_mltcp.cc) turns the
+// divisors the core returns into windows with them exactly as the module's
+// cong_avoid does, and the unit tests drive the core through them.
+#ifndef MLTCP_SIM_LINUX_WINDOW_H
+#define MLTCP_SIM_LINUX_WINDOW_H
 
 #include <algorithm>
 #include <cstdint>
@@ -48,4 +49,4 @@ struct WindowModel {
 	}
 };
 
-#endif // MLTCP_TESTS_WINDOW_MODEL_H
+#endif // MLTCP_SIM_LINUX_WINDOW_H

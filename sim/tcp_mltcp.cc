@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// ns3::TcpMltcp, hook by hook as kmod/tcp_mltcp.c does it (see tcp_mltcp.h
+// for what stands in for the kernel's socket state).
+#include "tcp_mltcp.h"
+
+#include <algorithm>
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpMltcp");
+NS_OBJECT_ENSURE_REGISTERED(TcpMltcp);
+
+namespace
+{
+
+// An attribute's text to a parameter, by the policy's parser (the module's
+// sysctls and mltcpctl read the same words); a bad value is fatal, as any
+// ns-3 attribute that does not parse.
+uint32_t Parse(mltcp_param which, const std::string &text)
+{
+	uint32_t value = 0;
+
+	NS_ABORT_MSG_IF(mltcp_param_parse(which, text.c_str(), &value) != 0,
+			"TcpMltcp: " << mltcp_param_name(which) << " " << text << ": invalid");
+	return value;
+}
+
+std::string Format(mltcp_param which, uint32_t value)
+{
+	char buf[MLTCP_PARAM_TEXT];
+
+	mltcp_param_format(which, value, buf, sizeof(buf));
+	return buf;
+}
+
+} // namespace
+
+// The core's congestion states are the kernel's, which ns-3's copy.
+static_assert(TcpSocketState::CA_OPEN == MLTCP_CA_OPEN &&
+	      TcpSocketState::CA_DISORDER == MLTCP_CA_DISORDER &&
+	      TcpSocketState::CA_CWR == MLTCP_CA_CWR &&
+	      TcpSocketState::CA_RECOVERY == MLTCP_CA_RECOVERY &&
+	      TcpSocketState::CA_LOSS == MLTCP_CA_LOSS);
+
+template <mltcp_param Which> void TcpMltcp::SetText(std::string text)
+{
+	mltcp_params next = m_params;
+
+	mltcp_param_set(&next, Which, Parse(Which, text));
+	NS_ABORT_MSG_UNLESS(mltcp_params_valid(&next), "TcpMltcp: " << text << ": out of range");
+	m_params = next;
+}
+
+template <mltcp_param Which> std::string TcpMltcp::GetText() const
+{
+	return Format(Which, mltcp_param_get(&m_params, Which));
+}
+
+TypeId TcpMltcp::GetTypeId()
+{
+	mltcp_params defaults;
+
+	mltcp_params_default(&defaults);
+	static TypeId tid =
+		TypeId("ns3::TcpMltcp")
+			.SetParent<TcpCongestionOps>()
+			.SetGroupName("Internet")
+			.AddConstructor<TcpMltcp>()
+			.AddAttribute("Base", "The base algorithm: reno or cubic",
+				      StringValue(Format(MLTCP_PARAM_BASE, defaults.base)),
+				      MakeStringAccessor(&TcpMltcp::SetText<MLTCP_PARAM_BASE>,
+							 &TcpMltcp::GetText<MLTCP_PARAM_BASE>),
+				      MakeStringChecker())
+			.AddAttribute("Mode", "What F scales: ai, md, both, and -restart variants",
+				      StringValue(Format(MLTCP_PARAM_MODE, defaults.mode)),
+				      MakeStringAccessor(&TcpMltcp::SetText<MLTCP_PARAM_MODE>,
+							 &TcpMltcp::GetText<MLTCP_PARAM_MODE>),
+				      MakeStringChecker())
+			.AddAttribute("Slope", "F's slope, a decimal",
+				      StringValue(Format(MLTCP_PARAM_SLOPE, defaults.slope)),
+				      MakeStringAccessor(&TcpMltcp::SetText<MLTCP_PARAM_SLOPE>,
+							 &TcpMltcp::GetText<MLTCP_PARAM_SLOPE>),
+				      MakeStringChecker())
+			.AddAttribute(
+				"Intercept", "F's intercept, a decimal",
+				StringValue(Format(MLTCP_PARAM_INTERCEPT, defaults.intercept)),
+				MakeStringAccessor(&TcpMltcp::SetText<MLTCP_PARAM_INTERCEPT>,
+						   &TcpMltcp::GetText<MLTCP_PARAM_INTERCEPT>),
+				MakeStringChecker())
+			.AddAttribute(
+				"IdleGapUs", "Idle time that separates iterations, microseconds",
+				StringValue(Format(MLTCP_PARAM_IDLE_GAP, defaults.idle_gap_us)),
+				MakeStringAccessor(&TcpMltcp::SetText<MLTCP_PARAM_IDLE_GAP>,
+						   &TcpMltcp::GetText<MLTCP_PARAM_IDLE_GAP>),
+				MakeStringChecker())
+			.AddAttribute("IterBytes",
+				      "Bytes per iteration, fixed as a job's iter-bytes fixes "
+				      "them; 0: learned",
+				      UintegerValue(0),
+				      MakeUintegerAccessor(&TcpMltcp::m_iterBytes),
+				      MakeUintegerChecker<uint64_t>(0, MLTCP_ITER_BYTES_MAX));
+	return tid;
+}
+
+TcpMltcp::TcpMltcp() : m_flow{}
+{
+	mltcp_params_default(&m_params);
+}
+
+TcpMltcp::TcpMltcp(const TcpMltcp &other)
+    : TcpCongestionOps(other), m_params(other.m_params), m_iterBytes(other.m_iterBytes), m_flow{}
+{
+}
+
+std::string TcpMltcp::GetName() const
+{
+	return "TcpMltcp";
+}
+
+Ptr<TcpCongestionOps> TcpMltcp::Fork()
+{
+	return CopyObject<TcpMltcp>(this);
+}
+
+bool TcpMltcp::SetParams(const mltcp_params &params)
+{
+	if (!mltcp_params_valid(&params))
+		return false;
+	m_params = params;
+	return true;
+}
+
+void TcpMltcp::Mark()
+{
+	m_marks++;
+}
+
+uint64_t TcpMltcp::NowUs()
+{
+	return Simulator::Now().GetMicroSeconds();
+}
+
+// The socket's window and the cumulative ACK, read at each hook: ns-3 moves
+// cwnd itself in recovery and at an RTO.
+void TcpMltcp::Sync(Ptr<const TcpSocketState> tcb)
+{
+	const uint32_t mss = tcb->m_segmentSize;
+
+	m_window.clamp = UINT32_MAX / mss; // cwnd is stored in bytes, 32 bits
+	m_window.cwnd = std::max<uint32_t>(tcb->m_cWnd / mss, 1);
+	m_window.ssthresh = std::max<uint32_t>(tcb->m_ssThresh / mss, 1);
+	if (!m_started) {
+		m_una = tcb->m_lastAckedSeq;
+		m_started = true;
+	} else if (tcb->m_lastAckedSeq > m_una) {
+		m_bytesAcked += tcb->m_lastAckedSeq - m_una;
+		m_una = tcb->m_lastAckedSeq;
+	}
+}
+
+void TcpMltcp::Store(Ptr<TcpSocketState> tcb) const
+{
+	tcb->m_cWnd = m_window.cwnd * tcb->m_segmentSize;
+}
+
+bool TcpMltcp::WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const
+{
+	const uint32_t mss = tcb->m_segmentSize;
+	const uint32_t before = tcb->m_bytesInFlight + segmentsAcked * mss;
+
+	return before + mss >= tcb->m_cWnd;
+}
+
+// mltcp_init_base(): a fresh flow, latched from this object's parameters.
+void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
+{
+	m_started = false;
+	m_bytesAcked = 0;
+	m_srttUs = 0;
+	Sync(tcb);
+	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
+	mltcp_flow_latch(&m_flow, &m_params, nullptr, MLTCP_BASE_SELECTABLE, true);
+	if (m_iterBytes)
+		mltcp_iter_set_fixed(&m_flow.iter, m_iterBytes);
+	if (m_flow.params.marked)
+		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
+	m_window.cwnd_cnt = 0;
+}
+
+// mltcp_cong_avoid().
+void TcpMltcp::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
+{
+	const uint32_t now = static_cast<uint32_t>(NowUs());
+	uint32_t acked = segmentsAcked;
+
+	Sync(tcb);
+	if (!mltcp_flow_may_grow(&m_flow, WindowLimited(tcb, segmentsAcked), now))
+		return;
+	if (m_window.in_slow_start()) {
+		acked = m_window.slow_start(acked);
+		if (!acked) {
+			Store(tcb);
+			return;
+		}
+	}
+	const uint32_t f = mltcp_f_increase(&m_flow.iter, &m_flow.params, m_bytesAcked);
+	const uint32_t w = mltcp_flow_ai_w(&m_flow, f, m_window.cwnd, acked, now, m_srttUs);
+
+	m_window.additive_increase(w, acked);
+	Store(tcb);
+}
+
+// mltcp_ssthresh(): in segments, as the kernel's hook returns it.
+uint32_t TcpMltcp::GetSsThresh(Ptr<const TcpSocketState> tcb,
+			       uint32_t bytesInFlight [[maybe_unused]])
+{
+	Sync(tcb);
+	const uint32_t f = mltcp_f_decrease(&m_flow.iter, &m_flow.params, m_bytesAcked);
+
+	return mltcp_flow_ssthresh(&m_flow, f, m_window.cwnd) * tcb->m_segmentSize;
+}
+
+// mltcp_pkts_acked(): a drain may begin an idle. ns-3 3.37 passes its
+// smoothed RTT (RFC 6298, as the kernel's srtt), which CUBIC reads.
+void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe_unused]],
+			 const Time &rtt)
+{
+	Sync(tcb);
+	if (rtt.IsStrictlyPositive())
+		m_srttUs = static_cast<uint32_t>(rtt.GetMicroSeconds());
+	if (tcb->m_highTxMark.Get() == tcb->m_lastAckedSeq)
+		mltcp_on_ack_drain(&m_flow.iter, NowUs(), true);
+}
+
+// mltcp_set_state().
+void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
+				  const TcpSocketState::TcpCongState_t newState)
+{
+	if (newState == TcpSocketState::CA_LOSS)
+		mltcp_cubic_reset(&m_flow.cubic);
+}
+
+// mltcp_cwnd_event(): sending resumed; a new iteration may restart the window.
+void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
+{
+	if (event != TcpSocketState::CA_EVENT_TX_START)
+		return;
+	const uint64_t now = NowUs();
+
+	Sync(tcb);
+	const mltcp_tx_verdict verdict =
+		mltcp_on_tx_start(&m_flow.iter, &m_flow.params, m_bytesAcked, now,
+				  tcb->m_congState >= TcpSocketState::CA_RECOVERY,
+				  tcb->m_highTxMark.Get() != tcb->m_lastAckedSeq, m_marks);
+	if (verdict == MLTCP_TX_NEW_ITERATION &&
+	    mltcp_restart_window(&m_flow.iter, &m_flow.params, tcb->m_congState,
+				 mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX), &m_window.cwnd,
+				 &m_window.ssthresh)) {
+		Store(tcb);
+		tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
+	}
+	mltcp_cubic_pause(&m_flow.cubic, static_cast<uint32_t>(now));
+}
+
+} // namespace ns3

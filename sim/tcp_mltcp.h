@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// ns3::TcpMltcp: MLTCP as an ns-3 congestion control (TcpCongestionOps),
+// a third datapath over the very core and policy the module and the BPF twin
+// compile (kmod/mltcp_core.c, kmod/mltcp_policy.c). Like the module's hooks
+// (kmod/tcp_mltcp.c), each method here only adapts ns-3's socket state to
+// the core's calls; no rule of MLTCP is written in this directory.
+//
+// What ns-3 3.37 cannot give the core exactly, and what stands in for it:
+//  - Windows: ns-3 keeps cwnd and ssthresh in bytes, the core in segments.
+//    The model reads cwnd / segment size at each hook and writes back whole
+//    segments, growing them with the kernel's tcp_slow_start() and
+//    tcp_cong_avoid_ai() (sim/linux_window.h), as the module does.
+//  - bytes_acked (the kernel's tp->bytes_acked): the advance of the
+//    cumulative ACK, m_lastAckedSeq, summed as 64 bits.
+//  - The smoothed RTT (srtt, which CUBIC reads): ns-3's own RFC 6298
+//    estimate, which 3.37 passes to PktsAcked().
+//  - "Window-limited" (tcp_is_cwnd_limited()): ns-3 3.37 keeps no such
+//    flag; a flow is taken as window-limited when what it had in flight
+//    before the ACK (m_bytesInFlight is already net of it at IncreaseWindow)
+//    filled its window but for one segment.
+//  - An idle application at a drain (the kernel's empty write queue): the
+//    congestion control cannot see ns-3's send buffer, so a drain (nothing
+//    outstanding) counts as idle. A sender with more queued resumes within
+//    the same instant, far below any idle gap, so no iteration starts.
+//  - Marks (a marked job's step count) come from the simulation through
+//    Mark(); the model has no job table, each flow its own parameters.
+#ifndef MLTCP_SIM_TCP_MLTCP_H
+#define MLTCP_SIM_TCP_MLTCP_H
+
+#include <cstdint>
+#include <string>
+
+#include "ns3/tcp-congestion-ops.h"
+
+#include "linux_window.h"
+#include "mltcp_policy.h"
+
+namespace ns3
+{
+
+class TcpMltcp : public TcpCongestionOps
+{
+public:
+	static TypeId GetTypeId();
+
+	TcpMltcp();
+	TcpMltcp(const TcpMltcp &other);
+
+	std::string GetName() const override;
+	void Init(Ptr<TcpSocketState> tcb) override;
+	uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+	void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
+	void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time &rtt) override;
+	void CongestionStateSet(Ptr<TcpSocketState> tcb,
+				const TcpSocketState::TcpCongState_t newState) override;
+	void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
+	Ptr<TcpCongestionOps> Fork() override;
+
+	// The parameters the next Init() latches (before the socket connects):
+	// the defaults, as a namespace's would be, with no job. Returns false,
+	// changing nothing, if they are out of range.
+	bool SetParams(const mltcp_params &params);
+	// The flow's job marked its next step (a marked flow's iteration
+	// starts at its next transmission after a mark).
+	void Mark();
+
+	const mltcp_flow &Flow() const { return m_flow; }
+	uint64_t BytesAcked() const { return m_bytesAcked; }
+
+private:
+	// The attributes, by the policy's names and parsers.
+	template <mltcp_param Which> void SetText(std::string text);
+	template <mltcp_param Which> std::string GetText() const;
+
+	void Sync(Ptr<const TcpSocketState> tcb);
+	void Store(Ptr<TcpSocketState> tcb) const;
+	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
+	static uint64_t NowUs();
+
+	mltcp_params m_params;	     // what Init() latches
+	uint64_t m_iterBytes{ 0 };   // a fixed iteration size (a job's iter-bytes); 0: learned
+	mltcp_flow m_flow;	     // the core's per-flow state, as in icsk_ca_priv
+	WindowModel m_window;	     // cwnd, ssthresh in segments; the AI credit
+	uint64_t m_bytesAcked{ 0 };  // tp->bytes_acked
+	SequenceNumber32 m_una{ 0 }; // the cumulative ACK bytes_acked was summed to
+	bool m_started{ false };     // m_una is valid
+	uint32_t m_srttUs{ 0 };	     // smoothed RTT, ns-3's estimate
+	uint32_t m_marks{ 0 };	     // marks made for the flow's job
+};
+
+} // namespace ns3
+
+#endif // MLTCP_SIM_TCP_MLTCP_H

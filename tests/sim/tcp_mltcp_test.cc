@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// ns3::TcpMltcp driven through known event sequences, hook by hook as ns-3's
+// TcpSocketBase calls it, against the core driven the way the module's hooks
+// drive it (tests/unit): the same windows, iterations and thresholds.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ns3/core-module.h"
+#include "ns3/tcp-socket-state.h"
+
+#include "tcp_mltcp.h"
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint32_t kMss = 1448;
+
+struct Socket {
+	Ptr<TcpSocketState> tcb = CreateObject<TcpSocketState>();
+	SequenceNumber32 sent{ 1 };
+
+	Socket()
+	{
+		tcb->m_segmentSize = kMss;
+		tcb->m_initialCWnd = 10;
+		tcb->m_cWnd = 10 * kMss;
+		tcb->m_ssThresh = UINT32_MAX;
+		tcb->m_lastAckedSeq = SequenceNumber32(1);
+		tcb->m_highTxMark = SequenceNumber32(1);
+	}
+
+	// A window's worth in flight, as SendPendingData leaves it.
+	void Fill()
+	{
+		tcb->m_highTxMark = tcb->m_lastAckedSeq + tcb->m_cWnd.Get();
+		tcb->m_bytesInFlight = tcb->m_cWnd.Get();
+	}
+
+	// A cumulative ACK of `segments`, as ProcessAck presents it in Open.
+	void Ack(TcpMltcp &cc, uint32_t segments, Time rtt)
+	{
+		tcb->m_lastAckedSeq = tcb->m_lastAckedSeq + segments * kMss;
+		tcb->m_bytesInFlight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+		cc.PktsAcked(tcb, segments, rtt);
+		cc.IncreaseWindow(tcb, segments);
+	}
+};
+
+// Runs fn at simulated time t (us): the model reads Simulator::Now().
+template <typename Fn> void At(uint64_t t_us, Fn fn)
+{
+	Simulator::Schedule(MicroSeconds(t_us) - Simulator::Now(), fn);
+	Simulator::Run();
+}
+
+class TcpMltcpTest : public ::testing::Test
+{
+protected:
+	void TearDown() override { Simulator::Destroy(); }
+};
+
+mltcp_params Defaults(uint8_t base, uint8_t mode)
+{
+	mltcp_params p;
+
+	mltcp_params_default(&p);
+	p.base = base;
+	p.mode = mode;
+	return p;
+}
+
+// Windowful ACK clocks with losses for both bases: every window the model
+// leaves equals the core's, run through the kernel's helpers as the
+// module's cong_avoid runs it. With iter_bytes 0 nothing is learned and F is
+// 1; else F scales both the increase and the decrease as r moves.
+void ExpectSameWindowsAsCore(uint8_t base, uint64_t iter_bytes)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+	const mltcp_params params =
+		Defaults(base, iter_bytes ? MLTCP_MODE_BOTH : MLTCP_MODE_MD | MLTCP_MODE_RESTART);
+	std::mt19937 rng(7);
+	uint64_t now = 1'000;
+
+	ASSERT_TRUE(cc->SetParams(params));
+	cc->SetAttribute("IterBytes", UintegerValue(iter_bytes));
+	At(now, [&] { cc->Init(sock.tcb); });
+
+	mltcp_flow fl{};
+	WindowModel win;
+	uint64_t acked_bytes = 0;
+	mltcp_flow_init(&fl, 0, static_cast<uint32_t>(now));
+	mltcp_flow_latch(&fl, &params, nullptr, MLTCP_BASE_SELECTABLE, true);
+	if (iter_bytes)
+		mltcp_iter_set_fixed(&fl.iter, iter_bytes);
+	win.cwnd = 10;
+
+	for (int i = 0; i < 20'000; i++) {
+		const uint32_t segments = 1 + rng() % 2;
+		const uint32_t rtt_us = 10'000 + rng() % 2'000;
+
+		now += rtt_us * segments / win.cwnd + 1;
+		if (i % 5'000 == 4'999) { // a loss: both take the decrease
+			uint32_t f = mltcp_f_decrease(&fl.iter, &fl.params, acked_bytes);
+
+			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd);
+			win.cwnd = win.ssthresh;
+			At(now, [&] {
+				sock.tcb->m_ssThresh =
+					cc->GetSsThresh(sock.tcb, sock.tcb->m_bytesInFlight);
+				sock.tcb->m_cWnd = sock.tcb->m_ssThresh.Get();
+			});
+			ASSERT_EQ(sock.tcb->m_cWnd.Get(), win.cwnd * kMss) << "loss at ACK " << i;
+			continue;
+		}
+		sock.Fill();
+		At(now, [&] { sock.Ack(*cc, segments, MicroSeconds(rtt_us)); });
+
+		acked_bytes += segments * kMss;
+		uint32_t left = segments;
+		if (mltcp_flow_may_grow(&fl, true, static_cast<uint32_t>(now))) {
+			if (win.in_slow_start())
+				left = win.slow_start(segments);
+			if (left) {
+				uint32_t f = mltcp_f_increase(&fl.iter, &fl.params, acked_bytes);
+				uint32_t w = mltcp_flow_ai_w(&fl, f, win.cwnd, left,
+							     static_cast<uint32_t>(now), rtt_us);
+				win.additive_increase(w, left);
+			}
+		}
+		ASSERT_EQ(sock.tcb->m_cWnd.Get(), win.cwnd * kMss) << "ACK " << i;
+	}
+	EXPECT_EQ(cc->BytesAcked(), acked_bytes);
+	EXPECT_GT(win.cwnd, 20u);
+}
+
+// About 30000 segments are acked: a 40000-segment iteration keeps F moving.
+constexpr uint64_t kMovingF = 40'000ull * kMss;
+
+TEST_F(TcpMltcpTest, RenoWindowsAreTheCores)
+{
+	ExpectSameWindowsAsCore(MLTCP_BASE_RENO, 0);
+	ExpectSameWindowsAsCore(MLTCP_BASE_RENO, kMovingF);
+}
+
+TEST_F(TcpMltcpTest, CubicWindowsAreTheCores)
+{
+	ExpectSameWindowsAsCore(MLTCP_BASE_CUBIC, 0);
+	ExpectSameWindowsAsCore(MLTCP_BASE_CUBIC, kMovingF);
+}
+
+// Periodic sending: a drain, an idle longer than the gap, and sending again
+// is an iteration; the size is learned, and in md-restart the window
+// restarts from the initial window with ssthresh at 3/4 of the old one.
+TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+	uint64_t now = 1'000;
+	const uint32_t per_iteration = 200; // segments
+
+	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_CUBIC, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
+	At(now, [&] { cc->Init(sock.tcb); });
+	for (int iteration = 0; iteration < 4; iteration++) {
+		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		EXPECT_EQ(cc->Flow().iter.count, static_cast<uint32_t>(iteration)) << iteration;
+		if (iteration >= 1) {
+			// The first iteration's size was learned: the restart took the window down
+			// to 10.
+			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 10 * kMss) << iteration;
+		}
+		for (uint32_t done = 0; done < per_iteration; done += 2) {
+			now += 500;
+			sock.Fill();
+			// The last ACK of the phase leaves nothing outstanding.
+			if (done + 2 >= per_iteration)
+				sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+			At(now, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+		}
+		now += 100'000; // compute: an idle far above the 20 ms gap
+	}
+	EXPECT_EQ(cc->Flow().iter.bytes, uint64_t{ per_iteration } * kMss);
+	EXPECT_EQ(cc->BytesAcked(), uint64_t{ 4 } * per_iteration * kMss);
+}
+
+// A short pause is not an iteration; nor is sending with data outstanding.
+TEST_F(TcpMltcpTest, ShortGapsAndOutstandingDataAreNotIterations)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+
+	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_RENO, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
+	At(1'000, [&] { cc->Init(sock.tcb); });
+	sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 4 * kMss;
+	At(2'000, [&] { sock.Ack(*cc, 4, MicroSeconds(1'000)); }); // drained
+	At(5'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 0u);
+	sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 4 * kMss; // not drained
+	At(200'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 0u);
+}
+
+// F moves over a fixed-size iteration: the decrease at a loss is the core's
+// mltcp_flow_ssthresh() for that F, in bytes.
+TEST_F(TcpMltcpTest, SsthreshIsTheCoresForTheFlowsProgress)
+{
+	for (uint8_t base : { MLTCP_BASE_RENO, MLTCP_BASE_CUBIC }) {
+		Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+		Socket sock;
+
+		ASSERT_TRUE(cc->SetParams(Defaults(base, MLTCP_MODE_MD)));
+		cc->SetAttribute("IterBytes", UintegerValue(1'000 * kMss));
+		At(1'000, [&] { cc->Init(sock.tcb); });
+		EXPECT_EQ(cc->Flow().iter.bytes, 1'000u * kMss);
+		sock.tcb->m_cWnd = 100 * kMss;
+		sock.tcb->m_ssThresh = 50 * kMss;
+		sock.Fill();
+		At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+		for (int k = 0; k < 2; k++)
+			At(3'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+
+		mltcp_flow core = cc->Flow(); // the model's state, before its decrease
+		uint32_t f = mltcp_f_decrease(&core.iter, &core.params, cc->BytesAcked());
+		uint32_t want = mltcp_flow_ssthresh(&core, f, sock.tcb->m_cWnd / kMss);
+		uint32_t got = 0;
+		At(4'000, [&] { got = cc->GetSsThresh(sock.tcb, sock.tcb->m_bytesInFlight); });
+		EXPECT_EQ(got, want * kMss) << "base " << int(base);
+		EXPECT_NE(f, MLTCP_ONE) << "F should differ from 1 six segments in";
+	}
+}
+
+// The attributes speak the policy's words; a bad value is refused at once.
+TEST_F(TcpMltcpTest, AttributesAreThePolicysParameters)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	StringValue text;
+
+	cc->SetAttribute("Base", StringValue("reno"));
+	cc->SetAttribute("Mode", StringValue("ai-restart"));
+	cc->SetAttribute("Slope", StringValue("0.8"));
+	cc->GetAttribute("Slope", text);
+	EXPECT_EQ(text.Get(), "0.800");
+	cc->GetAttribute("Mode", text);
+	EXPECT_EQ(text.Get(), "ai-restart");
+
+	Socket sock;
+	At(1'000, [&] { cc->Init(sock.tcb); });
+	EXPECT_EQ(cc->Flow().params.base, MLTCP_BASE_RENO);
+	EXPECT_EQ(cc->Flow().params.mode, MLTCP_MODE_AI | MLTCP_MODE_RESTART);
+	EXPECT_EQ(cc->Flow().params.slope, 819u);
+	EXPECT_DEATH(cc->SetAttribute("Mode", StringValue("fast")), "Mode|mode");
+	EXPECT_DEATH(cc->SetAttribute("Slope", StringValue("99")), "slope");
+}
+
+// A fork (a socket accepting, or cloned for a connection) takes the
+// parameters, never the flow.
+TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+
+	cc->SetAttribute("Base", StringValue("reno"));
+	At(1'000, [&] { cc->Init(sock.tcb); });
+	sock.Fill();
+	At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+	Ptr<TcpMltcp> child = DynamicCast<TcpMltcp>(cc->Fork());
+	ASSERT_NE(child, nullptr);
+	EXPECT_EQ(child->BytesAcked(), 0u);
+	StringValue base;
+	child->GetAttribute("Base", base);
+	EXPECT_EQ(base.Get(), "reno");
+}
+
+} // namespace
