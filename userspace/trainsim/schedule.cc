@@ -1,8 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "schedule.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace mltcp::trainsim
 {
+
+namespace
+{
+
+uint64_t fnv1a(std::string_view text)
+{
+	uint64_t hash = 0xcbf29ce484222325ull;
+	for (unsigned char c : text) {
+		hash ^= c;
+		hash *= 0x100000001b3ull;
+	}
+	return hash;
+}
+
+std::mt19937_64 seeded_rng(const Config &config)
+{
+	uint64_t job = fnv1a(config.job);
+	std::seed_seq sequence{ static_cast<uint32_t>(config.seed),
+				static_cast<uint32_t>(config.seed >> 32), config.rank,
+				static_cast<uint32_t>(job), static_cast<uint32_t>(job >> 32) };
+	return std::mt19937_64(sequence);
+}
+
+} // namespace
 
 uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk)
 {
@@ -35,6 +62,21 @@ Totals schedule_totals(const std::vector<Step> &steps)
 		totals.received += step.recv_bytes;
 	}
 	return totals;
+}
+
+ComputeTimes::ComputeTimes(const Config &config)
+	: compute_us_(config.compute_us), jitter_us_(config.jitter_us), rng_(seeded_rng(config))
+{
+}
+
+uint64_t ComputeTimes::next_us()
+{
+	if (jitter_us_ == 0)
+		return compute_us_;
+	int64_t jitter = static_cast<int64_t>(jitter_us_);
+	int64_t noise = std::uniform_int_distribution<int64_t>(-jitter, jitter)(rng_);
+	return static_cast<uint64_t>(
+		std::max<int64_t>(0, static_cast<int64_t>(compute_us_) + noise));
 }
 
 } // namespace mltcp::trainsim

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// How many bytes each step of a collective moves. Pure arithmetic, shared by
-// the worker and the tests.
+// How many bytes each step of a collective moves, and how long each compute
+// phase lasts. Pure arithmetic, shared by the worker, the ns-3 simulator
+// (sim/) and the tests.
 #ifndef MLTCP_TRAINSIM_SCHEDULE_H
 #define MLTCP_TRAINSIM_SCHEDULE_H
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "config.h"
@@ -44,6 +46,22 @@ struct Totals {
 };
 
 Totals schedule_totals(const std::vector<Step> &steps);
+
+// The compute phase of each iteration: config.compute_us plus uniform noise
+// in [-jitter_us, +jitter_us], clamped at 0. Jitter must differ between
+// workers (real workers are not in lockstep) yet repeat from run to run: the
+// generator mixes config.seed with the job's name and the rank.
+class ComputeTimes
+{
+public:
+	explicit ComputeTimes(const Config &config);
+	uint64_t next_us();
+
+private:
+	uint64_t compute_us_;
+	uint64_t jitter_us_;
+	std::mt19937_64 rng_;
+};
 
 } // namespace mltcp::trainsim
 

@@ -90,27 +90,6 @@ private:
 	int fd_ = -1;
 };
 
-uint64_t fnv1a(std::string_view text)
-{
-	uint64_t hash = 0xcbf29ce484222325ull;
-	for (unsigned char c : text) {
-		hash ^= c;
-		hash *= 0x100000001b3ull;
-	}
-	return hash;
-}
-
-// Jitter must differ between workers (real workers are not in lockstep) yet
-// repeat from run to run: mix the seed with the job and the rank.
-std::mt19937_64 make_rng(const Config &config)
-{
-	uint64_t job = fnv1a(config.job);
-	std::seed_seq sequence{ static_cast<uint32_t>(config.seed),
-				static_cast<uint32_t>(config.seed >> 32), config.rank,
-				static_cast<uint32_t>(job), static_cast<uint32_t>(job >> 32) };
-	return std::mt19937_64(sequence);
-}
-
 std::string format_ms(int64_t ns)
 {
 	return std::to_string(ns / ns_per_ms) + "." + std::to_string(ns % ns_per_ms / 100'000) +
@@ -179,7 +158,6 @@ private:
 	void process_control();
 	void handle_control_line(const std::string &line);
 
-	uint64_t draw_compute_us();
 	bool stopped_before(uint64_t index) const { return stop_after_ && *stop_after_ < index; }
 	unsigned prev_rank() const { return (config_.rank + config_.world - 1) % config_.world; }
 	unsigned next_rank() const { return (config_.rank + 1) % config_.world; }
@@ -188,7 +166,7 @@ private:
 	LogFile &log_;
 	std::vector<Step> schedule_;
 	std::vector<char> send_buffer_, recv_buffer_;
-	std::mt19937_64 rng_;
+	ComputeTimes compute_times_;
 	UniqueFd signal_fd_, timer_fd_, listen_fd_;
 	UniqueFd send_fd_; // connected to next: data out, control in
 	UniqueFd recv_fd_; // accepted from prev: data in, control out
@@ -206,7 +184,7 @@ Worker::Worker(const Config &config, LogFile &log)
     : config_(config), log_(log),
       schedule_(collective_schedule(config.collective, config.world, config.rank, config.bytes)),
       send_buffer_(config.chunk_bytes, 'g'), recv_buffer_(config.chunk_bytes),
-      rng_(make_rng(config))
+      compute_times_(config)
 {
 	sigset_t signals;
 	sigemptyset(&signals);
@@ -503,16 +481,6 @@ void Worker::set_up(int64_t deadline_ns)
 	summary_.cc = congestion_control(send_fd_.get());
 }
 
-uint64_t Worker::draw_compute_us()
-{
-	if (config_.jitter_us == 0)
-		return config_.compute_us;
-	int64_t jitter = static_cast<int64_t>(config_.jitter_us);
-	int64_t noise = std::uniform_int_distribution<int64_t>(-jitter, jitter)(rng_);
-	return static_cast<uint64_t>(
-		std::max<int64_t>(0, static_cast<int64_t>(config_.compute_us) + noise));
-}
-
 uint64_t Worker::pump_send(uint64_t remaining)
 {
 	uint64_t total = 0;
@@ -646,7 +614,7 @@ Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns,
 	record.iteration = index;
 	record.cc = summary_.cc;
 	record.start_ns = start_ns;
-	record.compute_target_us = draw_compute_us();
+	record.compute_target_us = compute_times_.next_us();
 	uint64_t retrans_before = tcp_counters(send_fd_.get()).total_retrans;
 
 	// Compute phase: a sleep to an absolute deadline, so that the time spent

@@ -97,3 +97,36 @@ TEST(TrainsimSchedule, TwoWorkerRingMovesTheWholeSizeEachWay)
 }
 
 } // namespace
+
+TEST(TrainsimSchedule, ComputeTimesRepeatPerWorkerAndStayInBounds)
+{
+	Config config;
+	config.job = "resnet";
+	config.compute_us = 1000;
+	config.jitter_us = 300;
+	config.seed = 9;
+
+	ComputeTimes a(config), b(config);
+	config.rank = 1;
+	ComputeTimes other_rank(config);
+	bool differs = false;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t x = a.next_us();
+		EXPECT_EQ(x, b.next_us());
+		EXPECT_GE(x, 700u);
+		EXPECT_LE(x, 1300u);
+		differs |= x != other_rank.next_us();
+	}
+	EXPECT_TRUE(differs);
+
+	config.jitter_us = 5000; // more jitter than compute: clamped at 0
+	ComputeTimes wide(config);
+	uint64_t zeros = 0;
+	for (int i = 0; i < 1000; i++)
+		zeros += wide.next_us() == 0;
+	EXPECT_GT(zeros, 0u);
+
+	config.jitter_us = 0;
+	ComputeTimes exact(config);
+	EXPECT_EQ(exact.next_us(), 1000u);
+}
