@@ -203,6 +203,27 @@ def torch_ddp(iterations=40, repeats=3):
     return out
 
 
+def sim_smoke(iterations=20, repeats=1):
+    """The simulator's smoke point (run by `--sim`, and by the suite in
+    tests/sim): two jobs of fraction 0.3 at 50 Mbit/s, the second offset
+    by half the 1 s ideal period, so that their phases never meet: the
+    trivially compatible pair, whose iterations the fluid model puts at the
+    ideal. cubic and mltcp."""
+    jobs = identical_jobs(2, 0.3, GUEST_PERIOD_MS, RATE_MBIT)
+    jobs[1]["offset_ms"] = GUEST_PERIOD_MS / 2
+    return [point("sim-smoke", jobs, iterations=iterations, repeats=repeats,
+                  algorithms=[{"name": "cubic", "cc": "cubic"},
+                              {"name": "mltcp", "cc": "mltcp"}])]
+
+
+def in_sim(cfg):
+    """The same point in the ns-3 simulator (sim/main.cc: the guest's dumbbell,
+    rate, RTT and queue, TCP set as Linux sets it)."""
+    out = json.loads(json.dumps(cfg))
+    out.update({"backend": "ns-3", "name": cfg["name"] + "-sim"})
+    return out
+
+
 def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
     """The same point on the host kernel with the BPF backend: no netem there, so
     no added delay (RTT from queueing only) and a buffer in bytes; the rate is
@@ -344,4 +365,4 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
-        "study-push": study_push, "torch": torch_ddp}
+        "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke}

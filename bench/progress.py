@@ -19,10 +19,14 @@ from bench import metrics
 SLOWDOWN = 1.3
 # Seconds per point: vm-run's boot (about 30 s) and the dumbbell, or the BPF
 # twin's reload; then the analysis and plots on the host.
-POINT_OVERHEAD_S = {"module": 60.0, "bpf": 15.0}
+POINT_OVERHEAD_S = {"module": 60.0, "bpf": 15.0, "ns-3": 5.0}
 # Seconds per run besides the driver's start delay: workers exiting, counters
 # and qdisc statistics read, parameters set for the next algorithm.
-RUN_OVERHEAD_S = {"module": 8.0, "bpf": 3.0}
+RUN_OVERHEAD_S = {"module": 8.0, "bpf": 3.0, "ns-3": 0.5}
+# The simulator's speed on this 2-core machine: simulated packets (data
+# segments and their ACKs, one per two) per second of wall time, measured
+# (mltcp-sim on the demo point: about 0.8 million packets in 19 s).
+SIM_PACKETS_PER_S = 40000
 
 
 def backend(cfg):
@@ -41,9 +45,19 @@ def runs(cfg):
     return cfg.get("repeats", 1) * len(cfg["algorithms"])
 
 
+def sim_packets(cfg):
+    """Packets one run simulates: each job's bytes in each direction it loads."""
+    segments = sum(j["bytes"] * (1 if j.get("collective") == "push" else 2)
+                   for j in cfg["jobs"]) / 1448
+    return cfg["iterations"] * segments * 1.5
+
+
 def run_s(cfg):
     """One algorithm, one repeat: the start delay (the driver's default when
-    the point has none), the latest offset, the iterations, the overhead."""
+    the point has none), the latest offset, the iterations, the overhead; in
+    the simulator, its packets at its measured speed."""
+    if backend(cfg) == "ns-3":
+        return sim_packets(cfg) / SIM_PACKETS_PER_S + RUN_OVERHEAD_S["ns-3"]
     setup = cfg.get("setup_s", 4.0 + 1.5 * len(cfg["jobs"]))
     offset = max(j.get("offset_ms", 0) for j in cfg["jobs"]) / 1e3
     return (setup + offset + cfg["iterations"] * ideal_iteration_s(cfg) * SLOWDOWN +
@@ -68,7 +82,8 @@ def describe(cfg):
     """offset-0.1: 2 jobs, 5 algorithms x 3 repeats x 100 iterations (ideal 1.000 s), guest"""
     return "%s: %d jobs, %d algorithms x %d repeats x %d iterations (ideal %.3f s), %s" % (
         cfg["name"], len(cfg["jobs"]), len(cfg["algorithms"]), cfg.get("repeats", 1),
-        cfg["iterations"], ideal_iteration_s(cfg), "host" if backend(cfg) == "bpf" else "guest")
+        cfg["iterations"], ideal_iteration_s(cfg),
+        {"bpf": "host", "ns-3": "sim"}.get(backend(cfg), "guest"))
 
 
 def listing(cfgs):

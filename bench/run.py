@@ -29,6 +29,7 @@ import os
 import subprocess
 
 from bench import analyze, matrix, mltcpctl, paths, progress, rundir
+from bench.driver import bottleneck_shaping
 
 
 @contextlib.contextmanager
@@ -49,6 +50,15 @@ def run_point(cfg, point):
     Returns (summary, None) or (summary or None, what went wrong)."""
     point.write_config(cfg)
     driver = [paths.SYSTEM_PYTHON, "-m", "bench", "driver", point.path]
+    if cfg.get("backend") == "ns-3":
+        # The queue the guest's tbf would have, computed where the driver does.
+        _, limit = bottleneck_shaping(cfg)
+        run = subprocess.run([paths.SIM, "--queue-limit", str(limit), point.path],
+                             cwd=paths.TOP, stdin=subprocess.DEVNULL)
+        if run.returncode != 0:
+            return None, "simulation failed (%d)" % run.returncode
+        summary, failures = analyze.analyze_point(point)
+        return summary, "analysis reported worker failures" if failures else None
     if cfg.get("backend") == "bpf":
         with host_lock():
             # This tree's build, whatever was registered before (unload
@@ -95,7 +105,8 @@ def results_doc(commit, stamp, sets, results):
     backends = set(res["backend"] for res in results.values())
     backend = " and ".join(sorted(
         "BPF struct_ops twin on the host kernel (%s), no netem" % os.uname().release
-        if b == "bpf" else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
+        if b == "bpf" else "ns3::TcpMltcp in ns-3 3.37 (build/sim/mltcp-sim)" if b == "ns-3"
+        else "tcp_mltcp module in a QEMU TCG guest (Debian 6.1)" for b in backends))
     return {"commit": commit, "date": stamp, "sets": sets, "backend": backend,
             "results": {k: ({"error": v["error"]} if v["summary"] is None else
                             {"error": v["error"], "host_loadavg": v["host_loadavg"],
@@ -132,8 +143,12 @@ def configurations(args):
         for key in ("iterations", "repeats"):
             if getattr(args, key):
                 cfgs[0][key] = getattr(args, key)
+    if args.host and args.sim:
+        raise SystemExit("bench run: --host or --sim, not both")
     if args.host:
         cfgs = [matrix.on_host(cfg) for cfg in cfgs]
+    if args.sim:
+        cfgs = [matrix.in_sim(cfg) for cfg in cfgs]
     if args.algorithms:
         keep = args.algorithms.split(",")
         for cfg in cfgs:
@@ -152,6 +167,8 @@ def add_arguments(parser):
     parser.add_argument("--out")
     parser.add_argument("--host", action="store_true",
                         help="run on the host kernel with the BPF backend (no VM, no netem)")
+    parser.add_argument("--sim", action="store_true",
+                        help="run in the ns-3 simulator (build/sim/mltcp-sim), same point")
     parser.add_argument("--dry-run", action="store_true",
                         help="list the points and the estimated time; run nothing")
 
@@ -185,7 +202,7 @@ def main(args):
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%MZ")
     out = rundir.Results(os.path.abspath(args.out or os.path.join(paths.RESULTS, "%s-%s%s" % (
-        stamp, "host-" if args.host else "", "+".join(args.sets)))))
+        stamp, "host-" if args.host else "sim-" if args.sim else "", "+".join(args.sets)))))
     commit = analyze.git_commit()
     results = {}
     for cfg in cfgs:

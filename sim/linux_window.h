@@ -31,6 +31,26 @@ struct WindowModel {
 		return left;
 	}
 
+	// tcp_cwnd_restart() (RFC 2861, net.ipv4.tcp_slow_start_after_idle, on
+	// by default), which the kernel runs before sending after an idle
+	// longer than the RTO, whatever the congestion control: ssthresh rises
+	// to 3/4 of the window unless a reduction is under way
+	// (tcp_current_ssthresh()), then the window halves for every RTO
+	// idle, but not below the initial window, which it never exceeds.
+	void restart_after_idle(uint32_t init_cwnd, uint64_t idle_us, uint64_t rto_us,
+				bool in_reduction)
+	{
+		uint32_t restart = std::min(init_cwnd, cwnd);
+
+		if (!in_reduction)
+			ssthresh = std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
+		while (idle_us > rto_us && cwnd > restart) {
+			idle_us -= rto_us;
+			cwnd >>= 1;
+		}
+		cwnd = std::max(cwnd, restart);
+	}
+
 	// One segment of growth per w acked segments; credit earned at a larger w is paid out once.
 	void additive_increase(uint32_t w, uint32_t acked)
 	{

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -39,6 +40,9 @@ std::string Format(mltcp_param which, uint32_t value)
 	mltcp_param_format(which, value, buf, sizeof(buf));
 	return buf;
 }
+
+// The kernel's minimum RTO (TCP_RTO_MIN).
+constexpr uint64_t kLinuxRtoMinUs = 200'000;
 
 } // namespace
 
@@ -104,19 +108,63 @@ TypeId TcpMltcp::GetTypeId()
 				      "Bytes per iteration, fixed as a job's iter-bytes fixes "
 				      "them; 0: learned",
 				      UintegerValue(0),
-				      MakeUintegerAccessor(&TcpMltcp::m_iterBytes),
-				      MakeUintegerChecker<uint64_t>(0, MLTCP_ITER_BYTES_MAX));
+				      MakeUintegerAccessor(&TcpMltcp::SetIterBytes,
+							   &TcpMltcp::GetIterBytes),
+				      MakeUintegerChecker<uint64_t>(0, MLTCP_ITER_BYTES_MAX))
+			.AddAttribute(
+				"Exempt",
+				"The base algorithm alone, as a job's exempt setting: F is "
+				"1 and the window never restarts",
+				BooleanValue(false),
+				MakeBooleanAccessor(&TcpMltcp::SetExempt, &TcpMltcp::GetExempt),
+				MakeBooleanChecker())
+			.AddAttribute("SlowStartAfterIdle",
+				      "Restart the window after an idle longer than the RTO, as "
+				      "Linux does by default (tcp_slow_start_after_idle)",
+				      BooleanValue(true),
+				      MakeBooleanAccessor(&TcpMltcp::m_slowStartAfterIdle),
+				      MakeBooleanChecker());
 	return tid;
 }
 
-TcpMltcp::TcpMltcp() : m_flow{}
+TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 {
 	mltcp_params_default(&m_params);
+	m_job.id = 1;
 }
 
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
-    : TcpCongestionOps(other), m_params(other.m_params), m_iterBytes(other.m_iterBytes), m_flow{}
+    : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
+      m_fixedBase(other.m_fixedBase), m_flow{}, m_marks(other.m_marks)
 {
+}
+
+void TcpMltcp::SetIterBytes(uint64_t bytes)
+{
+	m_job.iter_bytes = bytes;
+	if (bytes)
+		m_job.fields |= MLTCP_JOB_F_ITER_BYTES;
+	else
+		m_job.fields &= ~MLTCP_JOB_F_ITER_BYTES;
+}
+
+uint64_t TcpMltcp::GetIterBytes() const
+{
+	return m_job.iter_bytes;
+}
+
+void TcpMltcp::SetExempt(bool exempt)
+{
+	m_job.exempt = exempt;
+	if (exempt)
+		m_job.fields |= MLTCP_JOB_F_EXEMPT;
+	else
+		m_job.fields &= ~MLTCP_JOB_F_EXEMPT;
+}
+
+bool TcpMltcp::GetExempt() const
+{
+	return m_job.exempt;
 }
 
 std::string TcpMltcp::GetName() const
@@ -157,7 +205,11 @@ void TcpMltcp::Sync(Ptr<const TcpSocketState> tcb)
 	m_window.cwnd = std::max<uint32_t>(tcb->m_cWnd / mss, 1);
 	m_window.ssthresh = std::max<uint32_t>(tcb->m_ssThresh / mss, 1);
 	if (!m_started) {
-		m_una = tcb->m_lastAckedSeq;
+		// ns-3 3.37 runs Init() before the SYN is sent (or, listening,
+		// answered), so the first cumulative ACK covers the SYN's
+		// sequence number, which is not data: the kernel's bytes_acked
+		// leaves it out, and so does this.
+		m_una = tcb->m_lastAckedSeq + 1;
 		m_started = true;
 	} else if (tcb->m_lastAckedSeq > m_una) {
 		m_bytesAcked += tcb->m_lastAckedSeq - m_una;
@@ -184,11 +236,10 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	m_started = false;
 	m_bytesAcked = 0;
 	m_srttUs = 0;
+	m_drainUs = 0;
 	Sync(tcb);
 	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
-	mltcp_flow_latch(&m_flow, &m_params, nullptr, MLTCP_BASE_SELECTABLE, true);
-	if (m_iterBytes)
-		mltcp_iter_set_fixed(&m_flow.iter, m_iterBytes);
+	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, true);
 	if (m_flow.params.marked)
 		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
 	m_window.cwnd_cnt = 0;
@@ -235,8 +286,10 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 	Sync(tcb);
 	if (rtt.IsStrictlyPositive())
 		m_srttUs = static_cast<uint32_t>(rtt.GetMicroSeconds());
-	if (tcb->m_highTxMark.Get() == tcb->m_lastAckedSeq)
-		mltcp_on_ack_drain(&m_flow.iter, NowUs(), true);
+	if (tcb->m_highTxMark.Get() == tcb->m_lastAckedSeq) {
+		m_drainUs = NowUs();
+		mltcp_on_ack_drain(&m_flow.iter, m_drainUs, true);
+	}
 }
 
 // mltcp_set_state().
@@ -247,14 +300,38 @@ void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
 		mltcp_cubic_reset(&m_flow.cubic);
 }
 
+// What the kernel does before the congestion control hears of sending after
+// an idle (tcp_slow_start_after_idle_check(), ns-3 3.37 has no such
+// restart): an idle longer than the RTO restarts the window
+// (tcp_cwnd_restart()). The kernel measures the idle from the last segment
+// sent, about one smoothed RTT before the ACK that drained the flow, and its
+// RTO is at least srtt plus the 200 ms minimum (tcp_rto_min): both as
+// estimated here.
+void TcpMltcp::RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now)
+{
+	const uint64_t last_sent = m_drainUs > m_srttUs ? m_drainUs - m_srttUs : 0;
+	const uint64_t rto = m_srttUs + kLinuxRtoMinUs;
+
+	if (!m_slowStartAfterIdle || !m_drainUs || now - last_sent <= rto)
+		return;
+	m_window.restart_after_idle(mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
+				    now - last_sent, rto,
+				    tcb->m_congState >= TcpSocketState::CA_CWR);
+	Store(tcb);
+	tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
+}
+
 // mltcp_cwnd_event(): sending resumed; a new iteration may restart the window.
 void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
 {
 	if (event != TcpSocketState::CA_EVENT_TX_START)
 		return;
 	const uint64_t now = NowUs();
+	const bool outstanding = tcb->m_highTxMark.Get() != tcb->m_lastAckedSeq;
 
 	Sync(tcb);
+	if (!outstanding)
+		RestartAfterIdle(tcb, now);
 	const mltcp_tx_verdict verdict =
 		mltcp_on_tx_start(&m_flow.iter, &m_flow.params, m_bytesAcked, now,
 				  tcb->m_congState >= TcpSocketState::CA_RECOVERY,

@@ -23,8 +23,17 @@
 //    congestion control cannot see ns-3's send buffer, so a drain (nothing
 //    outstanding) counts as idle. A sender with more queued resumes within
 //    the same instant, far below any idle gap, so no iteration starts.
-//  - Marks (a marked job's step count) come from the simulation through
-//    Mark(); the model has no job table, each flow its own parameters.
+//  - Slow start after idle (tcp_cwnd_restart(), RFC 2861): the kernel
+//    restarts any flow's window before sending after an idle longer than
+//    the RTO; ns-3 3.37 does not, so the model does it at the first
+//    transmission after the idle (attribute SlowStartAfterIdle, on by
+//    default as Linux's sysctl is), measuring the idle from the drain less
+//    one smoothed RTT and taking the RTO as srtt + 200 ms.
+//  - Jobs: the model has no job table. Each flow latches this object's
+//    parameters as a namespace's defaults, and its job's settings (exempt,
+//    a fixed iteration size, marked) through the policy's own latching, as a
+//    module flow that matched a job; marks (a marked job's step count) come
+//    from the simulation through Mark().
 #ifndef MLTCP_SIM_TCP_MLTCP_H
 #define MLTCP_SIM_TCP_MLTCP_H
 
@@ -58,9 +67,11 @@ public:
 	Ptr<TcpCongestionOps> Fork() override;
 
 	// The parameters the next Init() latches (before the socket connects):
-	// the defaults, as a namespace's would be, with no job. Returns false,
-	// changing nothing, if they are out of range.
+	// the defaults, as a namespace's would be. Returns false, changing
+	// nothing, if they are out of range.
 	bool SetParams(const mltcp_params &params);
+	// mltcp_reno and mltcp_cubic fix their base (MLTCP_BASE_SELECTABLE: mltcp).
+	void SetFixedBase(int base) { m_fixedBase = base; }
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
@@ -75,11 +86,19 @@ private:
 
 	void Sync(Ptr<const TcpSocketState> tcb);
 	void Store(Ptr<TcpSocketState> tcb) const;
+	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
 	static uint64_t NowUs();
 
-	mltcp_params m_params;	     // what Init() latches
-	uint64_t m_iterBytes{ 0 };   // a fixed iteration size (a job's iter-bytes); 0: learned
+	void SetIterBytes(uint64_t bytes);
+	uint64_t GetIterBytes() const;
+	void SetExempt(bool exempt);
+	bool GetExempt() const;
+
+	mltcp_params m_params; // the defaults Init() latches
+	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
+	int m_fixedBase{ MLTCP_BASE_SELECTABLE };
+	bool m_slowStartAfterIdle{ true };
 	mltcp_flow m_flow;	     // the core's per-flow state, as in icsk_ca_priv
 	WindowModel m_window;	     // cwnd, ssthresh in segments; the AI credit
 	uint64_t m_bytesAcked{ 0 };  // tp->bytes_acked
@@ -87,6 +106,7 @@ private:
 	bool m_started{ false };     // m_una is valid
 	uint32_t m_srttUs{ 0 };	     // smoothed RTT, ns-3's estimate
 	uint32_t m_marks{ 0 };	     // marks made for the flow's job
+	uint64_t m_drainUs{ 0 };     // when the last ACK left nothing outstanding
 };
 
 } // namespace ns3

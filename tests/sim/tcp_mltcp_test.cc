@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "ns3/boolean.h"
 #include "ns3/core-module.h"
 #include "ns3/tcp-socket-state.h"
 
@@ -29,6 +30,15 @@ struct Socket {
 		tcb->m_initialCWnd = 10;
 		tcb->m_cWnd = 10 * kMss;
 		tcb->m_ssThresh = UINT32_MAX;
+	}
+
+	// The connection opens as ns-3 opens it: Init() before the SYN, whose
+	// sequence number (0) the first cumulative ACK covers.
+	void Open(TcpMltcp &cc)
+	{
+		tcb->m_lastAckedSeq = SequenceNumber32(0);
+		tcb->m_highTxMark = SequenceNumber32(0);
+		cc.Init(tcb);
 		tcb->m_lastAckedSeq = SequenceNumber32(1);
 		tcb->m_highTxMark = SequenceNumber32(1);
 	}
@@ -88,7 +98,7 @@ void ExpectSameWindowsAsCore(uint8_t base, uint64_t iter_bytes)
 
 	ASSERT_TRUE(cc->SetParams(params));
 	cc->SetAttribute("IterBytes", UintegerValue(iter_bytes));
-	At(now, [&] { cc->Init(sock.tcb); });
+	At(now, [&] { sock.Open(*cc); });
 
 	mltcp_flow fl{};
 	WindowModel win;
@@ -164,7 +174,7 @@ TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 	const uint32_t per_iteration = 200; // segments
 
 	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_CUBIC, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
-	At(now, [&] { cc->Init(sock.tcb); });
+	At(now, [&] { sock.Open(*cc); });
 	for (int iteration = 0; iteration < 4; iteration++) {
 		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 		EXPECT_EQ(cc->Flow().iter.count, static_cast<uint32_t>(iteration)) << iteration;
@@ -187,6 +197,70 @@ TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 	EXPECT_EQ(cc->BytesAcked(), uint64_t{ 4 } * per_iteration * kMss);
 }
 
+// Exempt, as a job's setting: the base algorithm alone. Iterations are
+// still counted, but F is 1 and the window never restarts.
+TEST_F(TcpMltcpTest, ExemptFlowsKeepTheirWindowAcrossIterations)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+	uint64_t now = 1'000;
+
+	cc->SetAttribute("Exempt", BooleanValue(true));
+	At(now, [&] { sock.Open(*cc); });
+	EXPECT_EQ(cc->Flow().params.exempt, 1);
+	EXPECT_EQ(cc->Flow().params.slope, 0);
+	EXPECT_EQ(cc->Flow().params.intercept, MLTCP_ONE);
+	for (int iteration = 0; iteration < 3; iteration++) {
+		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		if (iteration > 0) {
+			EXPECT_GT(sock.tcb->m_cWnd.Get(), 100 * kMss) << iteration;
+		}
+		for (uint32_t done = 0; done < 200; done += 2) {
+			now += 500;
+			sock.Fill();
+			if (done + 2 >= 200)
+				sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+			At(now, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+		}
+		now += 100'000;
+	}
+	EXPECT_EQ(cc->Flow().iter.count, 2u);
+}
+
+// After an idle longer than the RTO (srtt + 200 ms) Linux restarts any
+// flow's window (tcp_cwnd_restart()), exempt or not; ns-3 does not, so the
+// model does, unless told otherwise.
+TEST_F(TcpMltcpTest, LongIdlesRestartTheWindowAsLinuxDoes)
+{
+	for (bool after_idle : { true, false }) {
+		Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+		Socket sock;
+
+		cc->SetAttribute("Exempt", BooleanValue(true));
+		cc->SetAttribute("SlowStartAfterIdle", BooleanValue(after_idle));
+		At(1'000, [&] { sock.Open(*cc); });
+		sock.tcb->m_cWnd = 80 * kMss;
+		sock.tcb->m_ssThresh = 40 * kMss;
+		sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+		At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); }); // drained
+		const uint32_t grown = sock.tcb->m_cWnd.Get();
+		// 150 ms idle: below the RTO of 210 ms.
+		At(152'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		EXPECT_EQ(sock.tcb->m_cWnd.Get(), grown) << after_idle;
+		sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+		At(153'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); });
+		// 600 ms idle (a compute phase): about three RTOs.
+		At(753'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		if (after_idle) {
+			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 20 * kMss);	  // 80 halved twice
+			EXPECT_EQ(sock.tcb->m_ssThresh.Get(), 60 * kMss); // 3/4 of 80
+		} else {
+			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 80 * kMss);
+			EXPECT_EQ(sock.tcb->m_ssThresh.Get(), 40 * kMss);
+		}
+	}
+}
+
 // A short pause is not an iteration; nor is sending with data outstanding.
 TEST_F(TcpMltcpTest, ShortGapsAndOutstandingDataAreNotIterations)
 {
@@ -194,7 +268,7 @@ TEST_F(TcpMltcpTest, ShortGapsAndOutstandingDataAreNotIterations)
 	Socket sock;
 
 	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_RENO, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
-	At(1'000, [&] { cc->Init(sock.tcb); });
+	At(1'000, [&] { sock.Open(*cc); });
 	sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 4 * kMss;
 	At(2'000, [&] { sock.Ack(*cc, 4, MicroSeconds(1'000)); }); // drained
 	At(5'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
@@ -214,7 +288,7 @@ TEST_F(TcpMltcpTest, SsthreshIsTheCoresForTheFlowsProgress)
 
 		ASSERT_TRUE(cc->SetParams(Defaults(base, MLTCP_MODE_MD)));
 		cc->SetAttribute("IterBytes", UintegerValue(1'000 * kMss));
-		At(1'000, [&] { cc->Init(sock.tcb); });
+		At(1'000, [&] { sock.Open(*cc); });
 		EXPECT_EQ(cc->Flow().iter.bytes, 1'000u * kMss);
 		sock.tcb->m_cWnd = 100 * kMss;
 		sock.tcb->m_ssThresh = 50 * kMss;
@@ -248,7 +322,7 @@ TEST_F(TcpMltcpTest, AttributesAreThePolicysParameters)
 	EXPECT_EQ(text.Get(), "ai-restart");
 
 	Socket sock;
-	At(1'000, [&] { cc->Init(sock.tcb); });
+	At(1'000, [&] { sock.Open(*cc); });
 	EXPECT_EQ(cc->Flow().params.base, MLTCP_BASE_RENO);
 	EXPECT_EQ(cc->Flow().params.mode, MLTCP_MODE_AI | MLTCP_MODE_RESTART);
 	EXPECT_EQ(cc->Flow().params.slope, 819u);
@@ -264,7 +338,7 @@ TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
 	Socket sock;
 
 	cc->SetAttribute("Base", StringValue("reno"));
-	At(1'000, [&] { cc->Init(sock.tcb); });
+	At(1'000, [&] { sock.Open(*cc); });
 	sock.Fill();
 	At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
 	Ptr<TcpMltcp> child = DynamicCast<TcpMltcp>(cc->Fork());

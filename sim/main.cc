@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// mltcp-sim: runs a bench point in ns-3 instead of the test guest.
+//
+//     mltcp-sim --queue-limit BYTES POINT_DIR
+//
+// Reads POINT_DIR/config.json (bench/rundir.py) and writes POINT_DIR/raw/ as
+// the guest's driver (bench/driver.py) does: per algorithm and repeat, each
+// worker's trainsim log, meta.json and samples.json, so that `python3 -m
+// bench analyze` reads the run unchanged. BYTES is the bottleneck's queue as
+// the driver computes it for tbf (bench.driver.bottleneck_shaping()).
+//
+// The network is the driver's dumbbell: job j's worker 0 on host Lj and
+// worker 1 on Rj, every host on a fast link (100 times the bottleneck rate,
+// no delay) to its side's switch, and between the switches the bottleneck:
+// the point's rate, half the base RTT each way, a drop-tail queue of BYTES.
+// Linux's tbf counts Ethernet frames (1514 bytes for a full segment) where
+// ns-3's point-to-point link counts PPP frames (1502): the rate and the
+// queue are scaled by 1502/1514 so that both carry the same segments per
+// second and hold the same number of them. TCP is set as Linux sets it:
+// 1448-byte segments, initial window 10, 200 ms minimum RTO, SACK,
+// timestamps, PRR, an ACK per two segments, no Nagle, 16 MB buffers. ns-3
+// 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
+// says what that changes.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include "point.h"
+#include "tcp_mltcp.h"
+#include "training_worker.h"
+
+using namespace ns3;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace mltcp::sim
+{
+namespace
+{
+
+constexpr double kLinuxFrame = 1514; // a full segment as tbf counts it (Ethernet)
+constexpr double kPppFrame = 1502;   // the same segment on an ns-3 point-to-point link
+constexpr double kAccessSpeedup = 100;
+constexpr uint16_t kJobPort = 7100;
+constexpr uint32_t kBufferBytes = 16u << 20;
+// Iteration 0 starts here, after every connection's handshake.
+const Time kStart = Seconds(1);
+
+void linux_like_tcp()
+{
+	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+	Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(kBufferBytes));
+	Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(kBufferBytes));
+	Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+	// Linux ACKs every second segment, and at once when the application
+	// reads the last, short segment of a burst (tcp_cleanup_rbuf(): a
+	// pushed segment, the buffer emptied); ns-3 would hold that last ACK for
+	// its delayed-ACK timeout. A 1 ms timeout stands in for the read.
+	Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
+	Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
+	Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+	Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+	Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+	Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+			   TypeIdValue(TcpPrrRecovery::GetTypeId()));
+}
+
+Ptr<TcpCongestionOps> make_cc(const Algorithm &alg)
+{
+	if (alg.kind == CcKind::ns3) {
+		ObjectFactory factory(alg.ns3_type);
+		return factory.Create<TcpCongestionOps>();
+	}
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	cc->SetParams(alg.params); // parse_point() checked them
+	cc->SetFixedBase(alg.fixed_base);
+	if (alg.kind == CcKind::base)
+		cc->SetAttribute("Exempt", BooleanValue(true));
+	return cc;
+}
+
+std::string algorithm_json(const Algorithm &alg)
+{
+	return json{ { "name", alg.name }, { "cc", alg.cc } }.dump();
+}
+
+json params_json(const Algorithm &alg)
+{
+	json out = json::object();
+	if (alg.kind == CcKind::ns3)
+		return out;
+	for (int p = 0; p < MLTCP_NR_PARAMS; p++) {
+		char text[MLTCP_PARAM_TEXT];
+		auto which = static_cast<mltcp_param>(p);
+		mltcp_param_format(which, mltcp_param_get(&alg.params, which), text, sizeof(text));
+		out[mltcp_param_name(which)] = text;
+	}
+	return out;
+}
+
+struct Run {
+	const Point &point;
+	const Algorithm &alg;
+	unsigned rep;
+	uint64_t queue_limit;
+	fs::path dir;
+};
+
+// One algorithm's repeat, in a fresh simulation. Returns the failures.
+std::vector<std::string> run_once(const Run &run)
+{
+	const Point &point = run.point;
+	const size_t jobs = point.jobs.size();
+
+	linux_like_tcp();
+	RngSeedManager::SetSeed(static_cast<uint32_t>(point.seed));
+	RngSeedManager::SetRun(run.rep + 1);
+
+	NodeContainer switches, left, right;
+	switches.Create(2);
+	left.Create(jobs);
+	right.Create(jobs);
+	InternetStackHelper stack;
+	stack.Install(switches);
+	stack.Install(left);
+	stack.Install(right);
+
+	const double scale = kPppFrame / kLinuxFrame;
+	PointToPointHelper access;
+	access.SetDeviceAttribute("DataRate",
+				  DataRateValue(DataRate(point.rate_mbit * 1e6 * kAccessSpeedup)));
+	access.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+	access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+			QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kBufferBytes)));
+	PointToPointHelper bottleneck;
+	bottleneck.SetDeviceAttribute("DataRate",
+				      DataRateValue(DataRate(point.rate_mbit * 1e6 * scale)));
+	bottleneck.SetChannelAttribute(
+		"Delay", TimeValue(MicroSeconds(std::llround(point.rtt_ms * 1e3 / 2))));
+	bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+			    QueueSizeValue(QueueSize(
+				    QueueSizeUnit::BYTES,
+				    static_cast<uint32_t>(std::llround(run.queue_limit * scale)))));
+
+	Ipv4AddressHelper addresses;
+	TrafficControlHelper no_qdisc;
+	NetDeviceContainer core = bottleneck.Install(switches.Get(0), switches.Get(1));
+	addresses.SetBase("10.255.0.0", "255.255.255.0");
+	addresses.Assign(core);
+	no_qdisc.Uninstall(core); // the device's drop-tail is the bottleneck's queue
+
+	std::vector<Ipv4Address> left_addr(jobs), right_addr(jobs);
+	std::vector<Ptr<NetDevice>> left_dev(jobs);
+	for (size_t j = 0; j < jobs; j++) {
+		NetDeviceContainer l = access.Install(left.Get(j), switches.Get(0));
+		NetDeviceContainer r = access.Install(right.Get(j), switches.Get(1));
+		std::ostringstream lnet, rnet;
+		lnet << "10." << j / 100 << "." << (j % 100) * 2 << ".0";
+		rnet << "10." << j / 100 << "." << (j % 100) * 2 + 1 << ".0";
+		addresses.SetBase(lnet.str().c_str(), "255.255.255.0");
+		left_addr[j] = addresses.Assign(l).GetAddress(0);
+		addresses.SetBase(rnet.str().c_str(), "255.255.255.0");
+		right_addr[j] = addresses.Assign(r).GetAddress(0);
+		no_qdisc.Uninstall(l);
+		no_qdisc.Uninstall(r);
+		left_dev[j] = l.Get(0);
+	}
+	Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+	// The bottleneck's drops, per direction (the driver's tbf drops).
+	auto drops = std::make_shared<std::vector<uint64_t>>(2, 0);
+	for (int d = 0; d < 2; d++) {
+		Ptr<Queue<Packet>> queue =
+			DynamicCast<PointToPointNetDevice>(core.Get(d))->GetQueue();
+		queue->TraceConnectWithoutContext(
+			"Drop", MakeBoundCallback(
+					+[](std::vector<uint64_t> *count, int dir,
+					    Ptr<const Packet>) { (*count)[dir]++; },
+					drops.get(), d));
+	}
+
+	// What each job's left host sends into its switch (the driver's port counters).
+	auto sent = std::make_shared<std::vector<uint64_t>>(jobs, 0);
+	for (size_t j = 0; j < jobs; j++)
+		left_dev[j]->TraceConnectWithoutContext(
+			"PhyTxBegin", MakeBoundCallback(
+					      +[](std::vector<uint64_t> *bytes, size_t job,
+						  Ptr<const Packet> packet) {
+						      (*bytes)[job] += packet->GetSize();
+					      },
+					      sent.get(), j));
+
+	fs::create_directories(run.dir);
+	std::vector<std::unique_ptr<std::ofstream>> logs;
+	std::vector<Ptr<TrainingWorker>> workers;
+	const std::string tag = run.alg.name + "/rep" + std::to_string(run.rep);
+	for (size_t j = 0; j < jobs; j++) {
+		const Job &job = point.jobs[j];
+		for (unsigned rank = 0; rank < 2; rank++) {
+			trainsim::Config config;
+			config.job = job.name;
+			config.rank = rank;
+			config.world = 2;
+			config.bytes = job.bytes;
+			config.compute_us = job.compute_us;
+			config.jitter_us = job.jitter_us;
+			config.iterations = point.iterations;
+			config.collective = job.collective;
+			config.offset_us = job.offset_us;
+			config.seed = std::hash<std::string>{}(tag) ^ point.seed;
+			logs.push_back(std::make_unique<std::ofstream>(
+				run.dir / (job.name + "-r" + std::to_string(rank) + ".jsonl")));
+			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
+				config, make_cc(run.alg), run.alg.cc, *logs.back(), 0);
+			Ptr<Node> host = rank == 0 ? left.Get(j) : right.Get(j);
+			Ipv4Address peer = rank == 0 ? right_addr[j] : left_addr[j];
+			worker->Wire(kJobPort, InetSocketAddress(peer, kJobPort));
+			worker->StartIterationsAt(kStart);
+			host->AddApplication(worker);
+			worker->SetStartTime(Seconds(0));
+			workers.push_back(worker);
+		}
+	}
+
+	// Samples, and the end: every worker done, or the deadline.
+	json samples = json::array();
+	double slowest = 0;
+	for (const Job &job : point.jobs)
+		slowest = std::max(slowest, job.compute_us / 1e6 + job.jitter_us / 1e6);
+	double all_bytes_s = 0;
+	for (const Job &job : point.jobs)
+		all_bytes_s += job.bytes * 8 / (point.rate_mbit * 1e6);
+	const Time deadline =
+		kStart + Seconds(point.iterations * (slowest + 2 * all_bytes_s) * 3 + 10);
+	const Time period = MicroSeconds(std::llround(point.sample_ms * 1e3));
+	std::function<void()> sample = [&] {
+		samples.push_back(json::array({ Simulator::Now().GetSeconds(), *sent }));
+		bool done = true;
+		for (const auto &worker : workers)
+			done &= worker->Done();
+		if (done || Simulator::Now() >= deadline)
+			Simulator::Stop();
+		else
+			Simulator::Schedule(period, sample);
+	};
+	Simulator::Schedule(kStart, sample);
+	Simulator::Run();
+
+	std::vector<std::string> failures;
+	json rtos = json::object(), flows = json::object();
+	for (size_t w = 0; w < workers.size(); w++) {
+		const Job &job = point.jobs[w / 2];
+		workers[w]->Finish();
+		if (!workers[w]->Done())
+			failures.push_back(job.name + " rank " + std::to_string(w % 2) +
+					   " did not finish by the deadline");
+		const std::string host = (w % 2 ? "R" : "L") + std::to_string(w / 2 + 1);
+		rtos[host] = workers[w]->Timeouts();
+		flows[host] = json::array();
+		// What the detector learned of the flow the worker sent on, in
+		// the fields of `mltcpctl flow show -j` (the driver's "flows").
+		if (Ptr<TcpMltcp> cc = DynamicCast<TcpMltcp>(workers[w]->SenderCc())) {
+			const mltcp_flow &flow = cc->Flow();
+			flows[host].push_back({ { "ca", run.alg.cc },
+						{ "iterations", flow.iter.count },
+						{ "iter_bytes", flow.iter.bytes },
+						{ "bytes_acked", cc->BytesAcked() } });
+		}
+	}
+	json sample_jobs = json::array();
+	for (const Job &job : point.jobs)
+		sample_jobs.push_back(job.name);
+	json meta = {
+		{ "algorithm", json::parse(algorithm_json(run.alg)) },
+		{ "backend", "ns-3" },
+		{ "defaults", params_json(run.alg) },
+		{ "start_at", kStart.GetSeconds() },
+		{ "rtos", rtos },
+		{ "drops",
+		  { { "bottleneck",
+		      { { "to-right", (*drops)[0] }, { "to-left", (*drops)[1] } } } } },
+		{ "failures", failures },
+		{ "tag", tag },
+		{ "sample_jobs", sample_jobs },
+		{ "bulk", json::array() },
+		{ "queue_limit_bytes", run.queue_limit },
+		{ "flows", flows },
+	};
+	std::ofstream(run.dir / "meta.json") << meta.dump(1) << '\n';
+	std::ofstream(run.dir / "samples.json") << samples.dump() << '\n';
+	Simulator::Destroy();
+	return failures;
+}
+
+int usage(const char *why)
+{
+	std::cerr << "mltcp-sim: " << why << " (usage: mltcp-sim --queue-limit BYTES POINT_DIR)\n";
+	return 2;
+}
+
+} // namespace
+} // namespace mltcp::sim
+
+int main(int argc, char **argv)
+{
+	using namespace mltcp::sim;
+
+	std::vector<std::string> args(argv + 1, argv + argc);
+	if (args.size() != 3 || args[0] != "--queue-limit")
+		return usage("expected --queue-limit BYTES POINT_DIR");
+	uint64_t queue_limit = 0;
+	try {
+		size_t end = 0;
+		queue_limit = std::stoull(args[1], &end);
+		if (end != args[1].size() || !queue_limit)
+			throw std::invalid_argument("");
+	} catch (const std::exception &) {
+		return usage(("--queue-limit " + args[1] + ": not a positive integer").c_str());
+	}
+	const fs::path dir = args[2];
+	std::ifstream file(dir / "config.json");
+	if (!file)
+		return usage((dir / "config.json").string().append(": cannot read").c_str());
+	std::stringstream text;
+	text << file.rdbuf();
+	Point point;
+	try {
+		point = parse_point(text.str());
+	} catch (const PointError &e) {
+		std::cerr << "mltcp-sim: " << (dir / "config.json").string() << ": " << e.what()
+			  << '\n';
+		return 1;
+	}
+	int status = 0;
+	for (unsigned rep = 0; rep < point.repeats; rep++)
+		for (const Algorithm &alg : point.algorithms) {
+			const fs::path out = dir / "raw" / alg.name / ("rep" + std::to_string(rep));
+			for (const std::string &failure :
+			     run_once(Run{ point, alg, rep, queue_limit, out })) {
+				std::cerr << "mltcp-sim: " << alg.name << " rep" << rep << ": "
+					  << failure << '\n';
+				status = 1;
+			}
+		}
+	return status;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "point.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "mltcp_policy.h"
+
+namespace mltcp::sim
+{
+
+namespace
+{
+
+using nlohmann::json;
+
+[[noreturn]] void refuse(const std::string &what)
+{
+	throw PointError(what);
+}
+
+double number(const json &obj, const char *key, std::optional<double> fallback = std::nullopt)
+{
+	if (!obj.contains(key)) {
+		if (fallback)
+			return *fallback;
+		refuse(std::string("\"") + key + "\" is missing");
+	}
+	if (!obj[key].is_number() || !std::isfinite(obj[key].get<double>()) ||
+	    obj[key].get<double>() < 0)
+		refuse(std::string("\"") + key + "\": not a number >= 0");
+	return obj[key].get<double>();
+}
+
+uint64_t us(double ms)
+{
+	return static_cast<uint64_t>(std::llround(ms * 1e3));
+}
+
+trainsim::Collective collective(const std::string &job, const std::string &text)
+{
+	if (text == "exchange")
+		return trainsim::Collective::exchange;
+	if (text == "push")
+		return trainsim::Collective::push;
+	refuse("job " + job + ": collective \"" + text +
+	       "\": the simulator runs exchange and push");
+}
+
+Job parse_job(const json &j)
+{
+	Job job;
+
+	if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
+		refuse("a job without a \"name\"");
+	job.name = j["name"].get<std::string>();
+	if (j.value("workload", std::string("trainsim")) != "trainsim")
+		refuse("job " + job.name + ": workload \"" + j["workload"].get<std::string>() +
+		       "\" cannot run in the simulator (trainsim jobs only)");
+	if (j.contains("ranks") && j["ranks"] != 2)
+		refuse("job " + job.name + ": the simulator runs two-worker jobs");
+	job.bytes = static_cast<uint64_t>(number(j, "bytes"));
+	if (!job.bytes)
+		refuse("job " + job.name + ": \"bytes\" must be positive");
+	job.compute_us = us(number(j, "compute_ms"));
+	job.offset_us = us(number(j, "offset_ms", 0.0));
+	job.jitter_us = us(number(j, "jitter_ms", 0.0));
+	if (j.contains("collective"))
+		job.collective = collective(job.name, j["collective"].get<std::string>());
+	return job;
+}
+
+// A configuration's parameter value as the policy's parser reads it.
+std::string param_text(const json &value)
+{
+	if (value.is_string())
+		return value.get<std::string>();
+	if (value.is_number_integer())
+		return std::to_string(value.get<int64_t>());
+	if (value.is_number())
+		return value.dump();
+	refuse("a parameter that is neither text nor a number: " + value.dump());
+}
+
+void apply_params(mltcp_params &params, const json &given, const std::string &algorithm)
+{
+	if (!given.is_object())
+		refuse("algorithm " + algorithm + ": \"params\" must be an object");
+	for (const auto &[key, value] : given.items()) {
+		int which = -1;
+		for (int p = 0; p < MLTCP_NR_PARAMS; p++)
+			if (key == mltcp_param_name(static_cast<mltcp_param>(p)))
+				which = p;
+		if (which < 0)
+			refuse("algorithm " + algorithm + ": unknown parameter \"" + key + "\"");
+		uint32_t v = 0;
+		std::string text = param_text(value);
+		if (mltcp_param_parse(static_cast<mltcp_param>(which), text.c_str(), &v) != 0)
+			refuse("algorithm " + algorithm + ": " + key + " \"" + text +
+			       "\" is invalid");
+		mltcp_param_set(&params, static_cast<mltcp_param>(which), v);
+	}
+}
+
+Algorithm parse_algorithm(const json &a, const json &defaults)
+{
+	Algorithm alg;
+
+	if (!a.is_object() || !a.contains("name") || !a.contains("cc"))
+		refuse("an algorithm needs \"name\" and \"cc\"");
+	alg.name = a["name"].get<std::string>();
+	alg.cc = a["cc"].get<std::string>();
+	if (a.value("marked", false))
+		refuse("algorithm " + alg.name + ": marked jobs need a framework's marks");
+	mltcp_params_default(&alg.params);
+	if (alg.cc == "mltcp" || alg.cc == "mltcp_reno" || alg.cc == "mltcp_cubic") {
+		alg.kind = CcKind::mltcp;
+		apply_params(alg.params, defaults, alg.name);
+		if (a.contains("params"))
+			apply_params(alg.params, a["params"], alg.name);
+		if (alg.cc != "mltcp")
+			alg.fixed_base =
+				alg.cc == "mltcp_reno" ? MLTCP_BASE_RENO : MLTCP_BASE_CUBIC;
+	} else if (alg.cc == "cubic" || alg.cc == "reno") {
+		// The kernel's algorithm is the core's base with F = 1: the
+		// module's mltcp_cubic was measured within 3% of the kernel's
+		// cubic (bench fidelity), and Reno's arithmetic is the kernel's.
+		alg.kind = CcKind::base;
+		alg.params.base = alg.cc == "cubic" ? MLTCP_BASE_CUBIC : MLTCP_BASE_RENO;
+		alg.params.exempt = 1;
+	} else if (alg.cc == "ns3-cubic" || alg.cc == "ns3-linux-reno") {
+		alg.kind = CcKind::ns3;
+		alg.ns3_type = alg.cc == "ns3-cubic" ? "ns3::TcpCubic" : "ns3::TcpLinuxReno";
+	} else {
+		refuse("algorithm " + alg.name + ": unknown congestion control \"" + alg.cc +
+		       "\" (mltcp, mltcp_reno, mltcp_cubic, cubic, reno, ns3-cubic, "
+		       "ns3-linux-reno)");
+	}
+	if (!mltcp_params_valid(&alg.params))
+		refuse("algorithm " + alg.name + ": parameters out of range");
+	return alg;
+}
+
+} // namespace
+
+Point parse_point(const std::string &json_text)
+{
+	json cfg;
+	try {
+		cfg = json::parse(json_text);
+	} catch (const json::exception &e) {
+		refuse(std::string("config.json: ") + e.what());
+	}
+	Point point;
+	try {
+		point.name = cfg.value("name", std::string("point"));
+		point.rate_mbit = number(cfg, "rate_mbit");
+		point.rtt_ms = number(cfg, "rtt_ms");
+		point.iterations = static_cast<uint64_t>(number(cfg, "iterations"));
+		point.repeats = static_cast<unsigned>(number(cfg, "repeats", 1.0));
+		point.sample_ms = number(cfg, "sample_ms", 10.0);
+		point.seed = static_cast<uint64_t>(number(cfg, "seed", 1.0));
+		if (point.rate_mbit <= 0 || !point.iterations || !point.repeats ||
+		    point.sample_ms <= 0)
+			refuse("rate_mbit, iterations, repeats and sample_ms must be positive");
+		if (cfg.contains("bulk") && !cfg["bulk"].empty())
+			refuse("bulk flows cannot run in the simulator yet");
+		if (!cfg.contains("jobs") || !cfg["jobs"].is_array() || cfg["jobs"].empty())
+			refuse("\"jobs\" must be a list of at least one job");
+		for (const json &j : cfg["jobs"])
+			point.jobs.push_back(parse_job(j));
+		const json defaults = cfg.value("default_params", json::object());
+		if (!cfg.contains("algorithms") || !cfg["algorithms"].is_array() ||
+		    cfg["algorithms"].empty())
+			refuse("\"algorithms\" must be a list of at least one algorithm");
+		for (const json &a : cfg["algorithms"])
+			point.algorithms.push_back(parse_algorithm(a, defaults));
+	} catch (const json::exception &e) {
+		refuse(std::string("config.json: ") + e.what());
+	}
+	return point;
+}
+
+} // namespace mltcp::sim

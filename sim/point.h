@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// A bench point's configuration (bench/matrix.py, bench/rundir.py's
+// config.json) as the simulator reads it: the same keys the guest's driver
+// reads, refused with a one-line reason where the simulator cannot run them.
+#ifndef MLTCP_SIM_POINT_H
+#define MLTCP_SIM_POINT_H
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config.h"	// mltcp-trainsim's Collective
+#include "mltcp_core.h" // mltcp_params
+
+namespace mltcp::sim
+{
+
+// A configuration the simulator cannot run: what() is one line.
+struct PointError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+struct Job {
+	std::string name;
+	uint64_t bytes = 0; // per iteration, each direction (as mltcp-trainsim's --bytes)
+	uint64_t compute_us = 0;
+	uint64_t offset_us = 0;
+	uint64_t jitter_us = 0;
+	trainsim::Collective collective = trainsim::Collective::exchange;
+};
+
+// How a flow's congestion control is made in ns-3.
+enum class CcKind {
+	mltcp, // ns3::TcpMltcp with the algorithm's parameters
+	base,  // ns3::TcpMltcp exempt: the base algorithm alone (F = 1, no restart)
+	ns3,   // one of ns-3's own (ns3_type)
+};
+
+struct Algorithm {
+	std::string name; // as the configuration names it (the run directory's)
+	std::string cc;	  // as the configuration names it ("cubic", "mltcp", ...)
+	CcKind kind = CcKind::mltcp;
+	mltcp_params params{}; // kind mltcp or base
+	int fixed_base = -1;   // mltcp_reno / mltcp_cubic fix the base
+	std::string ns3_type;  // kind ns3
+};
+
+struct Point {
+	std::string name;
+	double rate_mbit = 0;
+	double rtt_ms = 0;
+	uint64_t iterations = 0;
+	unsigned repeats = 1;
+	double sample_ms = 10;
+	uint64_t seed = 1;
+	std::vector<Job> jobs;
+	std::vector<Algorithm> algorithms;
+};
+
+// config.json's text to a Point; throws PointError.
+Point parse_point(const std::string &json_text);
+
+} // namespace mltcp::sim
+
+#endif // MLTCP_SIM_POINT_H
