@@ -131,6 +131,7 @@ class Experiment:
         raise_netdev_backlog()
         self.net = topology.Dumbbell(left, right, forward=self.shaping, reverse=self.shaping,
                                      host_sysctls=HOST_SYSCTLS)
+        self.marked = []  # (host, job id) of the run's marked jobs
         # (job or bulk flow, its left host, its right host)
         self.pairs = list(zip(self.jobs + self.bulks, self.net.left, self.net.right))
 
@@ -148,36 +149,52 @@ class Experiment:
             any(is_torch(job) for job in self.jobs)
 
     def list_flows(self, alg, rep, workers, deadline):
-        """Once every torch job's rank 0 has logged its last step (the ranks
-        then linger), each of its hosts' mltcp flows: {host: [flow]}."""
-        logs = [self.point.worker_log(alg["name"], rep, job["name"], 0)
-                for job in self.jobs if is_torch(job)]
-        while not all(logged_steps(log) >= self.cfg["iterations"] for log in logs):
+        """Each torch job's hosts' mltcp flows, listed as soon as the job's
+        rank 0 has logged its last step (its ranks then linger for
+        FLOW_LIST_LINGER_S): {host role: [flow]}, or None if a worker exited
+        or the deadline passed before every job was listed."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        waiting = {j: self.point.worker_log(alg["name"], rep, job["name"], 0)
+                   for j, job in enumerate(self.jobs) if is_torch(job)}
+        flows = {}
+        while waiting:
+            for j, log in list(waiting.items()):
+                if logged_steps(log) < self.cfg["iterations"]:
+                    continue
+                _, left, right = self.pairs[j]
+                for role, host in (("L%d" % (j + 1), left), ("R%d" % (j + 1), right)):
+                    out = subprocess.run([tool, "-n", host.name, "-j", "flow", "show"],
+                                         capture_output=True, text=True)
+                    flows[role] = json.loads(out.stdout) if out.returncode == 0 else \
+                        {"error": out.stderr.strip()}
+                del waiting[j]
+            if not waiting:
+                break
             if time.time() > deadline or any(proc.poll() is not None for _, _, proc in workers):
                 return None
             time.sleep(0.2)
-        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
-        flows = {}
-        for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
-            if not is_torch(job):
-                continue
-            for role, host in (("L%d" % (j + 1), left), ("R%d" % (j + 1), right)):
-                out = subprocess.run([tool, "-n", host.name, "-j", "flow", "show"],
-                                     capture_output=True, text=True)
-                flows[role] = json.loads(out.stdout) if out.returncode == 0 else \
-                    {"error": out.stderr.strip()}
         return flows
 
     def marked_job(self, hosts, job_id):
-        """A marked job in the hosts' tables for this run; torch_worker's
-        options to mark it."""
+        """A marked job in the hosts' tables for this run (drop_marked_jobs()
+        removes it); torch_worker's options to mark it."""
         tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
         for host in hosts:
             subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
                            capture_output=True)
             subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "add", job_id,
                                              "marked"), check=True, capture_output=True)
+            self.marked.append((host, job_id))
         return ["--mark-steps", str(job_id), "--mltcpctl", tool]
+
+    def drop_marked_jobs(self):
+        """After a marked run: the next algorithm's flows must match no job
+        (a marked job nobody marks would hold their iterations still)."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        for host, job_id in self.marked:
+            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
+                           check=True, capture_output=True)
+        self.marked = []
 
     def run_once(self, alg, rep):
         cfg, net = self.cfg, self.net
@@ -270,6 +287,7 @@ class Experiment:
         if flows is not None:
             meta["flows"] = flows
         self.point.write_repeat(alg["name"], rep, meta, sampler.samples)
+        self.drop_marked_jobs()
         if default_params:
             self.defaults.set(default_params)
         return meta

@@ -38,3 +38,39 @@ def test_push_job_passes_the_collective_to_both_ranks():
     # Same seed and timing options as the exchange job of the same name.
     plain = {k: v for k, v in job.items() if k != "collective"}
     assert argv(job)[:len(argv(plain))] == argv(plain)
+
+
+def test_torch_rings_carry_the_jobs_bytes_each_way():
+    job = {"name": "t", "bytes": 3000000, "compute_ms": 600, "workload": "torch",
+           "ranks": 4, "backward_share": 0.5}
+    args = driver.torch_argv(CFG, job, 3, 4, 7100, "10.0.0.1", 1763790000.25, "x/rep0", "/l")
+    # Each of 4 ranks sends 2 (N - 1) / N of the gradients; two ranks per
+    # side: 3 gradient sizes each way.
+    assert option(args, "--bytes") == "1000000"
+    assert option(args, "--world") == "4" and option(args, "--rank") == "3"
+    assert option(args, "--backward-share") == "0.5"
+    assert option(args, "--bucket-mb") == "25" and option(args, "--first-bucket-mb") == "1"
+
+
+class Host:
+    def __init__(self, name):
+        self.name = name
+
+
+def test_marked_jobs_are_dropped_after_their_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(driver.subprocess, "run",
+                        lambda argv, **kw: calls.append([str(a) for a in argv]))
+    exp = object.__new__(driver.Experiment)
+    exp.cfg, exp.backend, exp.marked = {"mltcpctl": "/bin/mltcpctl"}, "module", []
+    hosts = (Host("L1"), Host("R1"))
+    assert exp.marked_job(hosts, 1)[:2] == ["--mark-steps", "1"]
+    assert [c[c.index("job") + 1:] for c in calls] == [["del", "1"], ["add", "1", "marked"]] * 2
+    adds = [c for c in calls if "add" in c]
+    assert [c[c.index("-n") + 1] for c in adds] == ["L1", "R1"]
+    calls.clear()
+    # The next algorithm's flows must not match a marked job nobody marks.
+    exp.drop_marked_jobs()
+    assert [(c[c.index("-n") + 1], c[-2:]) for c in calls] == [("L1", ["del", "1"]),
+                                                             ("R1", ["del", "1"])]
+    assert exp.marked == []
