@@ -114,3 +114,16 @@ def test_dry_run_of_an_unnamed_configuration_file(monkeypatch, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("[1/1] demo: 2 jobs, 2 algorithms x 1 repeats x 40 iterations")
     assert lines[1].startswith("1 points, about ")
+
+
+def test_a_simulated_point_is_estimated_from_its_packets():
+    cfg = {"name": "p", "backend": "ns-3", "iterations": 10, "repeats": 2, "rate_mbit": 50,
+           "algorithms": [{"name": "a"}], "jobs": [
+               {"name": "x", "bytes": 1448 * 1000, "compute_ms": 600},
+               {"name": "y", "bytes": 1448 * 1000, "compute_ms": 600, "collective": "push"}]}
+    # 10 iterations of 2000 + 1000 segments, with an ACK per two.
+    assert progress.sim_packets(cfg) == 10 * 3000 * 1.5
+    per_run = 45000 / progress.SIM_PACKETS_PER_S + progress.RUN_OVERHEAD_S["ns-3"]
+    assert progress.estimate_s(cfg) == pytest.approx(progress.POINT_OVERHEAD_S["ns-3"] +
+                                                     2 * per_run)
+    assert progress.describe(cfg).endswith(", sim")
