@@ -67,7 +67,7 @@ def analyze(point):
             run["jain"] = metrics.jain_index(list(run["mean_mbit"].values())) if rates else None
             run["detector"] = (metrics.detector_view(meta["flows"], cfg["jobs"],
                                                      cfg["iterations"])
-                               if "flows" in meta else None)
+                               if "flows" in meta else None) or None
             reps.append(run)
         per_alg[alg["name"]] = reps
     return cfg, per_alg

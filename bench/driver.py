@@ -170,7 +170,10 @@ class Experiment:
                 del waiting[j]
             if not waiting:
                 break
-            if time.time() > deadline or any(proc.poll() is not None for _, _, proc in workers):
+            # Listed jobs' ranks exit after their linger; a waiting job's may not.
+            names = {self.jobs[j]["name"] for j in waiting}
+            if time.time() > deadline or any(proc.poll() is not None
+                                             for name, _, proc in workers if name in names):
                 return None
             time.sleep(0.2)
         return flows
@@ -287,10 +290,16 @@ class Experiment:
         if flows is not None:
             meta["flows"] = flows
         self.point.write_repeat(alg["name"], rep, meta, sampler.samples)
-        self.drop_marked_jobs()
         if default_params:
             self.defaults.set(default_params)
         return meta
+
+
+def worker_seed(tag, job, rank):
+    """A worker's compute-time seed (mltcp-trainsim's --seed), per run (tag:
+    "<algorithm>/rep<k>") and worker, reproducible; the simulator's workers
+    take the same (bench.run passes them to mltcp-sim)."""
+    return zlib.crc32(("%s/%s/%d" % (tag, job, rank)).encode())
 
 
 def trainsim_path(cfg):
@@ -312,7 +321,7 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
             "--iterations", str(cfg["iterations"]), "--cc", alg["cc"],
             "--start-at", "%.6f" % start_at,
             "--offset", "%gms" % job.get("offset_ms", 0),
-            "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
+            "--seed", str(worker_seed(tag, job["name"], rank)),
             "--log", log]
     if "collective" in job:
         argv += ["--collective", job["collective"]]
@@ -345,7 +354,7 @@ def torch_argv(cfg, job, rank, world, port, master_ip, start_at, tag, log):
             "--bucket-mb", "%g" % job.get("bucket_mb", 25),
             "--first-bucket-mb", "%g" % job.get("first_bucket_mb", 1),
             "--start-at", "%.6f" % start_at, "--offset", "%gms" % job.get("offset_ms", 0),
-            "--seed", str(zlib.crc32(("%s/%s/%d" % (tag, job["name"], rank)).encode())),
+            "--seed", str(worker_seed(tag, job["name"], rank)),
             "--log", log]
 
 
@@ -368,7 +377,11 @@ def main(args):
         for rep in range(cfg.get("repeats", 1)):
             for alg in cfg["algorithms"]:
                 t1 = time.time()
-                meta = exp.run_once(alg, rep)
+                try:
+                    meta = exp.run_once(alg, rep)
+                finally:
+                    # The BPF backend's job table is the host's: it outlives the driver.
+                    exp.drop_marked_jobs()
                 print("driver: %-24s %.1f s, RTOs %d, drops %s%s" % (
                     meta["tag"], time.time() - t1, sum(meta["rtos"].values()),
                     sum(sum(d.values()) for d in meta["drops"].values()),

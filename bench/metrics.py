@@ -219,12 +219,14 @@ def phase_offsets(jobs, reference=None):
 
 
 def detector_view(flows_by_host, jobs, steps):
-    """What MLTCP's iteration detector learned of each torch job's gradient
-    flows (the driver's meta "flows": {host: [mltcpctl flow record]}).
+    """What MLTCP's iteration detector learned of each job's gradient flows
+    (meta "flows": {host: [mltcpctl flow record]}, listed by the guest's
+    driver for torch jobs, and by the simulator for every job).
 
-    Job j's ranks sit on hosts L<j+1> and R<j+1>; each of its N ranks sends
-    2 (N - 1) / N of the gradients, (bytes / (N - 1)), to the next rank, so a
-    gradient flow carries 2 bytes / N per step. A gradient flow is one whose
+    Job j's ranks sit on hosts L<j+1> and R<j+1>. A torch job's N ranks each
+    send 2 (N - 1) / N of the gradients, (bytes / (N - 1)), to the next rank,
+    so a gradient flow carries 2 bytes / N per step; a trainsim job's
+    workers each send the job's bytes. A gradient flow is one whose
     learned bytes times its iteration count (about what it carried in all)
     reach half of what a gradient flow carries over the run; the others are
     the rendezvous and gloo's idle pairs. Per job: the steps, how many
@@ -233,11 +235,14 @@ def detector_view(flows_by_host, jobs, steps):
     """
     view = {}
     for j, job in enumerate(jobs):
-        if job.get("workload") != "torch":
+        hosts = ("L%d" % (j + 1), "R%d" % (j + 1))
+        if not any(host in flows_by_host for host in hosts):
             continue
-        ranks = job.get("ranks", 2)
-        carried = 2 * job["bytes"] // ranks
-        listed = [f for host in ("L%d" % (j + 1), "R%d" % (j + 1))
+        if job.get("workload") == "torch":
+            carried = 2 * job["bytes"] // job.get("ranks", 2)
+        else:
+            carried = job["bytes"]
+        listed = [f for host in hosts
                   for f in (flows_by_host.get(host) or [])
                   if isinstance(f, dict)]
         gradient = [f for f in listed

@@ -29,7 +29,7 @@ import os
 import subprocess
 
 from bench import analyze, matrix, mltcpctl, paths, progress, rundir
-from bench.driver import bottleneck_shaping
+from bench.driver import bottleneck_shaping, worker_seed
 
 
 @contextlib.contextmanager
@@ -51,15 +51,10 @@ def run_point(cfg, point):
     point.write_config(cfg)
     driver = [paths.SYSTEM_PYTHON, "-m", "bench", "driver", point.path]
     if cfg.get("backend") == "ns-3":
-        # The queue the guest's tbf would have, computed where the driver does.
-        _, limit = bottleneck_shaping(cfg)
-        run = subprocess.run([paths.SIM, "--queue-limit", str(limit), point.path],
-                             cwd=paths.TOP, stdin=subprocess.DEVNULL)
+        run = subprocess.run(sim_argv(cfg, point), cwd=paths.TOP, stdin=subprocess.DEVNULL)
         if run.returncode != 0:
             return None, "simulation failed (%d)" % run.returncode
-        summary, failures = analyze.analyze_point(point)
-        return summary, "analysis reported worker failures" if failures else None
-    if cfg.get("backend") == "bpf":
+    elif cfg.get("backend") == "bpf":
         with host_lock():
             # This tree's build, whatever was registered before (unload
             # fails when nothing is: that is fine).
@@ -76,6 +71,20 @@ def run_point(cfg, point):
         return None, "guest run failed (%d)" % run.returncode
     summary, failures = analyze.analyze_point(point)
     return summary, "analysis reported worker failures" if failures else None
+
+
+def sim_argv(cfg, point):
+    """mltcp-sim's command line for a point: the queue the guest's tbf would
+    have and the workers' seeds, both computed where the driver computes
+    them, the seeds written beside the point's configuration."""
+    _, limit = bottleneck_shaping(cfg)
+    seeds = {"%s/rep%d/%s/%d" % (alg["name"], rep, job["name"], rank):
+             worker_seed("%s/rep%d" % (alg["name"], rep), job["name"], rank)
+             for alg in cfg["algorithms"] for rep in range(cfg.get("repeats", 1))
+             for job in cfg["jobs"] for rank in (0, 1)}
+    path = point.file("sim-seeds.json")
+    rundir.write_json(path, seeds)
+    return [paths.SIM, "--queue-limit", str(limit), "--seeds", path, point.path]
 
 
 def table(results):

@@ -2,13 +2,18 @@
 //
 // mltcp-sim: runs a bench point in ns-3 instead of the test guest.
 //
-//     mltcp-sim --queue-limit BYTES POINT_DIR
+//     mltcp-sim --queue-limit BYTES [--seeds FILE] POINT_DIR
 //
 // Reads POINT_DIR/config.json (bench/rundir.py) and writes POINT_DIR/raw/ as
 // the guest's driver (bench/driver.py) does: per algorithm and repeat, each
 // worker's trainsim log, meta.json and samples.json, so that `python3 -m
 // bench analyze` reads the run unchanged. BYTES is the bottleneck's queue as
-// the driver computes it for tbf (bench.driver.bottleneck_shaping()).
+// the driver computes it for tbf (bench.driver.bottleneck_shaping()); FILE
+// maps "<algorithm>/rep<k>/<job>/<rank>" to each worker's compute-time seed,
+// as the driver gives mltcp-trainsim (bench.driver.worker_seed()); without
+// it every worker is seeded with the point's "seed". A run that does not
+// finish is recorded in its meta.json's failures, as the driver records
+// one; the exit status is then still 0, and the analysis reports it.
 //
 // The network is the driver's dumbbell: job j's worker 0 on host Lj and
 // worker 1 on Rj, every host on a fast link (100 times the bottleneck rate,
@@ -53,8 +58,9 @@ namespace mltcp::sim
 namespace
 {
 
-constexpr double kLinuxFrame = 1514; // a full segment as tbf counts it (Ethernet)
-constexpr double kPppFrame = 1502;   // the same segment on an ns-3 point-to-point link
+constexpr double kLinuxFrame = 1514;	  // a full segment as tbf counts it (Ethernet)
+constexpr double kPppFrame = 1502;	  // the same segment on an ns-3 point-to-point link
+constexpr uint32_t kEthernetOverPpp = 12; // an Ethernet header (14) less PPP's (2)
 constexpr double kAccessSpeedup = 100;
 constexpr uint16_t kJobPort = 7100;
 constexpr uint32_t kBufferBytes = 16u << 20;
@@ -119,6 +125,7 @@ struct Run {
 	const Algorithm &alg;
 	unsigned rep;
 	uint64_t queue_limit;
+	const json &seeds; // "<algorithm>/rep<k>/<job>/<rank>" -> seed; may be empty
 	fs::path dir;
 };
 
@@ -202,7 +209,9 @@ std::vector<std::string> run_once(const Run &run)
 			"PhyTxBegin", MakeBoundCallback(
 					      +[](std::vector<uint64_t> *bytes, size_t job,
 						  Ptr<const Packet> packet) {
-						      (*bytes)[job] += packet->GetSize();
+						      // As the guest counts them: Ethernet frames.
+						      (*bytes)[job] +=
+							      packet->GetSize() + kEthernetOverPpp;
 					      },
 					      sent.get(), j));
 
@@ -223,7 +232,11 @@ std::vector<std::string> run_once(const Run &run)
 			config.iterations = point.iterations;
 			config.collective = job.collective;
 			config.offset_us = job.offset_us;
-			config.seed = std::hash<std::string>{}(tag) ^ point.seed;
+			const std::string seed_key =
+				tag + "/" + job.name + "/" + std::to_string(rank);
+			config.seed = run.seeds.contains(seed_key)
+					      ? run.seeds[seed_key].get<uint64_t>()
+					      : point.seed;
 			logs.push_back(std::make_unique<std::ofstream>(
 				run.dir / (job.name + "-r" + std::to_string(rank) + ".jsonl")));
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
@@ -310,7 +323,8 @@ std::vector<std::string> run_once(const Run &run)
 
 int usage(const char *why)
 {
-	std::cerr << "mltcp-sim: " << why << " (usage: mltcp-sim --queue-limit BYTES POINT_DIR)\n";
+	std::cerr << "mltcp-sim: " << why
+		  << " (usage: mltcp-sim --queue-limit BYTES [--seeds FILE] POINT_DIR)\n";
 	return 2;
 }
 
@@ -322,41 +336,64 @@ int main(int argc, char **argv)
 	using namespace mltcp::sim;
 
 	std::vector<std::string> args(argv + 1, argv + argc);
-	if (args.size() != 3 || args[0] != "--queue-limit")
-		return usage("expected --queue-limit BYTES POINT_DIR");
 	uint64_t queue_limit = 0;
-	try {
-		size_t end = 0;
-		queue_limit = std::stoull(args[1], &end);
-		if (end != args[1].size() || !queue_limit)
-			throw std::invalid_argument("");
-	} catch (const std::exception &) {
-		return usage(("--queue-limit " + args[1] + ": not a positive integer").c_str());
+	fs::path seeds_path, dir;
+	for (size_t i = 0; i < args.size(); i++) {
+		if ((args[i] == "--queue-limit" || args[i] == "--seeds") && i + 1 == args.size())
+			return usage((args[i] + " needs a value").c_str());
+		if (args[i] == "--queue-limit") {
+			const std::string &text = args[++i];
+			if (text.empty() || text.size() > 10 ||
+			    text.find_first_not_of("0123456789") != std::string::npos ||
+			    std::stoull(text) == 0 || std::stoull(text) > UINT32_MAX)
+				return usage(("--queue-limit " + text +
+					      ": not a whole number of bytes from 1 to 2^32 - 1")
+						     .c_str());
+			queue_limit = std::stoull(text);
+		} else if (args[i] == "--seeds") {
+			seeds_path = args[++i];
+		} else if (dir.empty() && !args[i].empty() && args[i][0] != '-') {
+			dir = args[i];
+		} else {
+			return usage((args[i] + ": unexpected").c_str());
+		}
 	}
-	const fs::path dir = args[2];
+	if (!queue_limit || dir.empty())
+		return usage("expected --queue-limit BYTES and POINT_DIR");
 	std::ifstream file(dir / "config.json");
 	if (!file)
 		return usage((dir / "config.json").string().append(": cannot read").c_str());
 	std::stringstream text;
 	text << file.rdbuf();
 	Point point;
+	json seeds = json::object();
 	try {
 		point = parse_point(text.str());
+		if (!seeds_path.empty()) {
+			std::ifstream seeds_file(seeds_path);
+			if (!seeds_file)
+				throw PointError(seeds_path.string() + ": cannot read");
+			seeds = json::parse(seeds_file);
+			for (const auto &[key, value] : seeds.items())
+				if (!value.is_number_unsigned())
+					throw PointError(seeds_path.string() + ": " + key +
+							 ": not a seed");
+		}
 	} catch (const PointError &e) {
 		std::cerr << "mltcp-sim: " << (dir / "config.json").string() << ": " << e.what()
 			  << '\n';
 		return 1;
+	} catch (const json::exception &e) {
+		std::cerr << "mltcp-sim: " << seeds_path.string() << ": " << e.what() << '\n';
+		return 1;
 	}
-	int status = 0;
 	for (unsigned rep = 0; rep < point.repeats; rep++)
 		for (const Algorithm &alg : point.algorithms) {
 			const fs::path out = dir / "raw" / alg.name / ("rep" + std::to_string(rep));
 			for (const std::string &failure :
-			     run_once(Run{ point, alg, rep, queue_limit, out })) {
+			     run_once(Run{ point, alg, rep, queue_limit, seeds, out }))
 				std::cerr << "mltcp-sim: " << alg.name << " rep" << rep << ": "
 					  << failure << '\n';
-				status = 1;
-			}
 		}
-	return status;
+	return 0;
 }

@@ -32,6 +32,17 @@ double number(const json &obj, const char *key, std::optional<double> fallback =
 	return obj[key].get<double>();
 }
 
+// A count: a whole number from 1 to max.
+uint64_t count(const json &obj, const char *key, uint64_t max,
+	       std::optional<double> fallback = std::nullopt)
+{
+	const double value = number(obj, key, fallback);
+	if (value < 1 || value > static_cast<double>(max) || value != std::floor(value))
+		refuse(std::string("\"") + key + "\": a whole number from 1 to " +
+		       std::to_string(max));
+	return static_cast<uint64_t>(value);
+}
+
 uint64_t us(double ms)
 {
 	return static_cast<uint64_t>(std::llround(ms * 1e3));
@@ -59,9 +70,7 @@ Job parse_job(const json &j)
 		       "\" cannot run in the simulator (trainsim jobs only)");
 	if (j.contains("ranks") && j["ranks"] != 2)
 		refuse("job " + job.name + ": the simulator runs two-worker jobs");
-	job.bytes = static_cast<uint64_t>(number(j, "bytes"));
-	if (!job.bytes)
-		refuse("job " + job.name + ": \"bytes\" must be positive");
+	job.bytes = count(j, "bytes", MLTCP_ITER_BYTES_MAX);
 	job.compute_us = us(number(j, "compute_ms"));
 	job.offset_us = us(number(j, "offset_ms", 0.0));
 	job.jitter_us = us(number(j, "jitter_ms", 0.0));
@@ -156,13 +165,12 @@ Point parse_point(const std::string &json_text)
 		point.name = cfg.value("name", std::string("point"));
 		point.rate_mbit = number(cfg, "rate_mbit");
 		point.rtt_ms = number(cfg, "rtt_ms");
-		point.iterations = static_cast<uint64_t>(number(cfg, "iterations"));
-		point.repeats = static_cast<unsigned>(number(cfg, "repeats", 1.0));
+		point.iterations = count(cfg, "iterations", 10'000'000);
+		point.repeats = static_cast<unsigned>(count(cfg, "repeats", 1000, 1.0));
 		point.sample_ms = number(cfg, "sample_ms", 10.0);
-		point.seed = static_cast<uint64_t>(number(cfg, "seed", 1.0));
-		if (point.rate_mbit <= 0 || !point.iterations || !point.repeats ||
-		    point.sample_ms <= 0)
-			refuse("rate_mbit, iterations, repeats and sample_ms must be positive");
+		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
+		if (point.rate_mbit <= 0 || point.rate_mbit > 1e6 || point.sample_ms <= 0)
+			refuse("rate_mbit (up to 1e6) and sample_ms must be positive");
 		if (cfg.contains("bulk") && !cfg["bulk"].empty())
 			refuse("bulk flows cannot run in the simulator yet");
 		if (!cfg.contains("jobs") || !cfg["jobs"].is_array() || cfg["jobs"].empty())

@@ -118,6 +118,13 @@ TypeId TcpMltcp::GetTypeId()
 				BooleanValue(false),
 				MakeBooleanAccessor(&TcpMltcp::SetExempt, &TcpMltcp::GetExempt),
 				MakeBooleanChecker())
+			.AddAttribute(
+				"Marked",
+				"Iterations start at the job's marks (Mark()), not at idles, "
+				"as a job's marked setting",
+				BooleanValue(false),
+				MakeBooleanAccessor(&TcpMltcp::SetMarked, &TcpMltcp::GetMarked),
+				MakeBooleanChecker())
 			.AddAttribute("SlowStartAfterIdle",
 				      "Restart the window after an idle longer than the RTO, as "
 				      "Linux does by default (tcp_slow_start_after_idle)",
@@ -135,7 +142,8 @@ TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
     : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
-      m_fixedBase(other.m_fixedBase), m_flow{}, m_marks(other.m_marks)
+      m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle), m_flow{},
+      m_marks(other.m_marks)
 {
 }
 
@@ -165,6 +173,20 @@ void TcpMltcp::SetExempt(bool exempt)
 bool TcpMltcp::GetExempt() const
 {
 	return m_job.exempt;
+}
+
+void TcpMltcp::SetMarked(bool marked)
+{
+	m_job.marked = marked;
+	if (marked)
+		m_job.fields |= MLTCP_JOB_F_MARKED;
+	else
+		m_job.fields &= ~MLTCP_JOB_F_MARKED;
+}
+
+bool TcpMltcp::GetMarked() const
+{
+	return m_job.marked;
 }
 
 std::string TcpMltcp::GetName() const
@@ -222,6 +244,14 @@ void TcpMltcp::Store(Ptr<TcpSocketState> tcb) const
 	tcb->m_cWnd = m_window.cwnd * tcb->m_segmentSize;
 }
 
+// Data sent and not yet cumulatively acknowledged (the kernel's packets_out
+// != 0). Against the model's own m_una: ns-3 leaves m_lastAckedSeq at 0
+// until the first ACK of data, so the SYN would count as outstanding.
+bool TcpMltcp::Outstanding(Ptr<const TcpSocketState> tcb) const
+{
+	return tcb->m_highTxMark.Get() > m_una;
+}
+
 bool TcpMltcp::WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const
 {
 	const uint32_t mss = tcb->m_segmentSize;
@@ -239,7 +269,7 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	m_drainUs = 0;
 	Sync(tcb);
 	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
-	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, true);
+	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, false);
 	if (m_flow.params.marked)
 		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
 	m_window.cwnd_cnt = 0;
@@ -286,9 +316,9 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 	Sync(tcb);
 	if (rtt.IsStrictlyPositive())
 		m_srttUs = static_cast<uint32_t>(rtt.GetMicroSeconds());
-	if (tcb->m_highTxMark.Get() == tcb->m_lastAckedSeq) {
+	if (!Outstanding(tcb)) {
 		m_drainUs = NowUs();
-		mltcp_on_ack_drain(&m_flow.iter, m_drainUs, true);
+		mltcp_on_ack_drain(&m_flow.iter, m_drainUs, m_appIdle.IsNull() || m_appIdle());
 	}
 }
 
@@ -296,6 +326,10 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
 				  const TcpSocketState::TcpCongState_t newState)
 {
+	// A reduction starts (tcp_init_cwnd_reduction(), tcp_enter_loss()):
+	// the additive-increase credit goes.
+	if (newState >= TcpSocketState::CA_CWR)
+		m_window.cwnd_cnt = 0;
 	if (newState == TcpSocketState::CA_LOSS)
 		mltcp_cubic_reset(&m_flow.cubic);
 }
@@ -316,7 +350,8 @@ void TcpMltcp::RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now)
 		return;
 	m_window.restart_after_idle(mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
 				    now - last_sent, rto,
-				    tcb->m_congState >= TcpSocketState::CA_CWR);
+				    tcb->m_congState == TcpSocketState::CA_CWR ||
+					    tcb->m_congState == TcpSocketState::CA_RECOVERY);
 	Store(tcb);
 	tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
 }
@@ -324,18 +359,19 @@ void TcpMltcp::RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now)
 // mltcp_cwnd_event(): sending resumed; a new iteration may restart the window.
 void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
 {
+	if (event == TcpSocketState::CA_EVENT_LOSS)
+		m_timeouts++;
 	if (event != TcpSocketState::CA_EVENT_TX_START)
 		return;
 	const uint64_t now = NowUs();
-	const bool outstanding = tcb->m_highTxMark.Get() != tcb->m_lastAckedSeq;
 
 	Sync(tcb);
+	const bool outstanding = Outstanding(tcb);
 	if (!outstanding)
 		RestartAfterIdle(tcb, now);
-	const mltcp_tx_verdict verdict =
-		mltcp_on_tx_start(&m_flow.iter, &m_flow.params, m_bytesAcked, now,
-				  tcb->m_congState >= TcpSocketState::CA_RECOVERY,
-				  tcb->m_highTxMark.Get() != tcb->m_lastAckedSeq, m_marks);
+	const mltcp_tx_verdict verdict = mltcp_on_tx_start(
+		&m_flow.iter, &m_flow.params, m_bytesAcked, now,
+		tcb->m_congState >= TcpSocketState::CA_RECOVERY, outstanding, m_marks);
 	if (verdict == MLTCP_TX_NEW_ITERATION &&
 	    mltcp_restart_window(&m_flow.iter, &m_flow.params, tcb->m_congState,
 				 mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX), &m_window.cwnd,

@@ -20,9 +20,9 @@
 //    before the ACK (m_bytesInFlight is already net of it at IncreaseWindow)
 //    filled its window but for one segment.
 //  - An idle application at a drain (the kernel's empty write queue): the
-//    congestion control cannot see ns-3's send buffer, so a drain (nothing
-//    outstanding) counts as idle. A sender with more queued resumes within
-//    the same instant, far below any idle gap, so no iteration starts.
+//    congestion control cannot see ns-3's send buffer, so the application
+//    says (SetAppIdle(); mltcp-sim's workers: nothing left in the socket's
+//    buffer). Without it a drain counts as idle.
 //  - Slow start after idle (tcp_cwnd_restart(), RFC 2861): the kernel
 //    restarts any flow's window before sending after an idle longer than
 //    the RTO; ns-3 3.37 does not, so the model does it at the first
@@ -30,7 +30,8 @@
 //    default as Linux's sysctl is), measuring the idle from the drain less
 //    one smoothed RTT and taking the RTO as srtt + 200 ms.
 //  - Jobs: the model has no job table. Each flow latches this object's
-//    parameters as a namespace's defaults, and its job's settings (exempt,
+//    parameters as the defaults of a namespace of the initial user
+//    namespace (F's line unbounded, as the guest's), and its job's settings (exempt,
 //    a fixed iteration size, marked) through the policy's own latching, as a
 //    module flow that matched a job; marks (a marked job's step count) come
 //    from the simulation through Mark().
@@ -72,12 +73,18 @@ public:
 	bool SetParams(const mltcp_params &params);
 	// mltcp_reno and mltcp_cubic fix their base (MLTCP_BASE_SELECTABLE: mltcp).
 	void SetFixedBase(int base) { m_fixedBase = base; }
+	// Whether the application has nothing queued to send (the kernel's
+	// tcp_write_queue_empty()), asked at a drain; without it a drain
+	// counts as idle.
+	void SetAppIdle(Callback<bool> idle) { m_appIdle = idle; }
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
 
 	const mltcp_flow &Flow() const { return m_flow; }
 	uint64_t BytesAcked() const { return m_bytesAcked; }
+	// Retransmission timeouts (CA_EVENT_LOSS, one per expiry, backed off or not).
+	uint64_t Timeouts() const { return m_timeouts; }
 
 private:
 	// The attributes, by the policy's names and parsers.
@@ -87,6 +94,7 @@ private:
 	void Sync(Ptr<const TcpSocketState> tcb);
 	void Store(Ptr<TcpSocketState> tcb) const;
 	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
+	bool Outstanding(Ptr<const TcpSocketState> tcb) const;
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
 	static uint64_t NowUs();
 
@@ -94,6 +102,8 @@ private:
 	uint64_t GetIterBytes() const;
 	void SetExempt(bool exempt);
 	bool GetExempt() const;
+	void SetMarked(bool marked);
+	bool GetMarked() const;
 
 	mltcp_params m_params; // the defaults Init() latches
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
@@ -107,6 +117,8 @@ private:
 	uint32_t m_srttUs{ 0 };	     // smoothed RTT, ns-3's estimate
 	uint32_t m_marks{ 0 };	     // marks made for the flow's job
 	uint64_t m_drainUs{ 0 };     // when the last ACK left nothing outstanding
+	uint64_t m_timeouts{ 0 };
+	Callback<bool> m_appIdle;
 };
 
 } // namespace ns3

@@ -10,6 +10,8 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include "tcp_mltcp.h"
+
 namespace mltcp::sim
 {
 
@@ -46,6 +48,8 @@ void TrainingWorker::StartApplication()
 	m_send = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
 	Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_send);
 	tcp->SetCongestionControlAlgorithm(m_cc);
+	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc))
+		mltcp->SetAppIdle(MakeCallback(&TrainingWorker::AllAcked, this));
 	tcp->TraceConnectWithoutContext("Tx", MakeCallback(&TrainingWorker::Sent, this));
 	tcp->TraceConnectWithoutContext("CongState",
 					MakeCallback(&TrainingWorker::StateChanged, this));
@@ -74,7 +78,16 @@ void TrainingWorker::StateChanged(TcpSocketState::TcpCongState_t,
 				  TcpSocketState::TcpCongState_t now)
 {
 	if (now == TcpSocketState::CA_LOSS)
-		m_timeouts++;
+		m_lossStates++;
+}
+
+uint64_t TrainingWorker::Timeouts() const
+{
+	// ns3::TcpMltcp counts every expiry; of ns-3's own algorithms only the
+	// entries into Loss are seen, which backed-off expiries do not repeat.
+	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc))
+		return mltcp->Timeouts();
+	return m_lossStates;
 }
 
 void TrainingWorker::StopApplication()
@@ -151,6 +164,10 @@ void TrainingWorker::Receive(Ptr<Socket> socket)
 	Advance();
 }
 
+// Nothing left in the send buffer: everything written has been acknowledged
+// (ns-3 drops acknowledged bytes from the buffer before it runs the
+// congestion control's hooks for the ACK, so at a drain this says whether
+// the application has more queued).
 bool TrainingWorker::AllAcked() const
 {
 	UintegerValue size;

@@ -51,7 +51,7 @@ public:
 
 	bool Done() const { return m_iteration == *m_config.iterations; }
 	uint64_t Retransmissions() const { return m_retrans; }
-	uint64_t Timeouts() const { return m_timeouts; }
+	uint64_t Timeouts() const;
 	// The congestion control of the connection it opened (its sending side).
 	ns3::Ptr<ns3::TcpCongestionOps> SenderCc() const { return m_cc; }
 	// Writes the summary line (status "complete" or "failed").
@@ -96,7 +96,7 @@ private:
 	bool m_communicating = false;
 	trainsim::IterationRecord m_record;
 	trainsim::SummaryRecord m_summary;
-	uint64_t m_retrans = 0, m_timeouts = 0;
+	uint64_t m_retrans = 0, m_lossStates = 0;
 	uint32_t m_highestSent = 0; // for counting retransmissions
 };
 

@@ -146,7 +146,9 @@ def test_detector_view_picks_gradient_flows_and_compares_learned_bytes():
         "L2": [{"iterations": 10, "iter_bytes": 1000}],  # not a torch job
     }
     view = metrics.detector_view(flows, jobs, steps=10)
-    assert list(view) == ["a"]
+    assert list(view) == ["a", "b"]
+    # A trainsim job's worker sends the job's bytes.
+    assert view["b"]["carried_per_step"] == 1000 and view["b"]["iterations"] == [10]
     assert view["a"] == {"steps": 10, "carried_per_step": 1500, "gradient_flows": 2,
                          "iterations": [10, 21], "learned_over_carried": [0.467, 1.0]}
 

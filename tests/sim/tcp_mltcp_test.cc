@@ -22,7 +22,7 @@ constexpr uint32_t kMss = 1448;
 
 struct Socket {
 	Ptr<TcpSocketState> tcb = CreateObject<TcpSocketState>();
-	SequenceNumber32 sent{ 1 };
+	SequenceNumber32 una{ 1 }; // the first byte not acknowledged: data start after the SYN
 
 	Socket()
 	{
@@ -32,29 +32,33 @@ struct Socket {
 		tcb->m_ssThresh = UINT32_MAX;
 	}
 
-	// The connection opens as ns-3 opens it: Init() before the SYN, whose
-	// sequence number (0) the first cumulative ACK covers.
+	// The connection opens as ns-3 3.37 opens it: Init() before the SYN
+	// (sequence number 0), then the handshake, which leaves m_lastAckedSeq
+	// at 0 until the first ACK of data.
 	void Open(TcpMltcp &cc)
 	{
 		tcb->m_lastAckedSeq = SequenceNumber32(0);
 		tcb->m_highTxMark = SequenceNumber32(0);
 		cc.Init(tcb);
-		tcb->m_lastAckedSeq = SequenceNumber32(1);
 		tcb->m_highTxMark = SequenceNumber32(1);
 	}
 
 	// A window's worth in flight, as SendPendingData leaves it.
 	void Fill()
 	{
-		tcb->m_highTxMark = tcb->m_lastAckedSeq + tcb->m_cWnd.Get();
+		tcb->m_highTxMark = una + tcb->m_cWnd.Get();
 		tcb->m_bytesInFlight = tcb->m_cWnd.Get();
 	}
+
+	// Only `segments` in flight, sent now: the last of a phase.
+	void Send(uint32_t segments) { tcb->m_highTxMark = una + segments * kMss; }
 
 	// A cumulative ACK of `segments`, as ProcessAck presents it in Open.
 	void Ack(TcpMltcp &cc, uint32_t segments, Time rtt)
 	{
-		tcb->m_lastAckedSeq = tcb->m_lastAckedSeq + segments * kMss;
-		tcb->m_bytesInFlight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+		una = una + segments * kMss;
+		tcb->m_lastAckedSeq = una;
+		tcb->m_bytesInFlight = tcb->m_highTxMark.Get() - una;
 		cc.PktsAcked(tcb, segments, rtt);
 		cc.IncreaseWindow(tcb, segments);
 	}
@@ -119,10 +123,14 @@ void ExpectSameWindowsAsCore(uint8_t base, uint64_t iter_bytes)
 
 			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd);
 			win.cwnd = win.ssthresh;
+			win.cwnd_cnt = 0; // tcp_init_cwnd_reduction()
+			// As EnterRecovery() and the ACK that ends it run the hooks.
 			At(now, [&] {
 				sock.tcb->m_ssThresh =
 					cc->GetSsThresh(sock.tcb, sock.tcb->m_bytesInFlight);
+				cc->CongestionStateSet(sock.tcb, TcpSocketState::CA_RECOVERY);
 				sock.tcb->m_cWnd = sock.tcb->m_ssThresh.Get();
+				cc->CongestionStateSet(sock.tcb, TcpSocketState::CA_OPEN);
 			});
 			ASSERT_EQ(sock.tcb->m_cWnd.Get(), win.cwnd * kMss) << "loss at ACK " << i;
 			continue;
@@ -188,7 +196,7 @@ TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 			sock.Fill();
 			// The last ACK of the phase leaves nothing outstanding.
 			if (done + 2 >= per_iteration)
-				sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+				sock.Send(2);
 			At(now, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
 		}
 		now += 100'000; // compute: an idle far above the 20 ms gap
@@ -219,7 +227,7 @@ TEST_F(TcpMltcpTest, ExemptFlowsKeepTheirWindowAcrossIterations)
 			now += 500;
 			sock.Fill();
 			if (done + 2 >= 200)
-				sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+				sock.Send(2);
 			At(now, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
 		}
 		now += 100'000;
@@ -241,13 +249,13 @@ TEST_F(TcpMltcpTest, LongIdlesRestartTheWindowAsLinuxDoes)
 		At(1'000, [&] { sock.Open(*cc); });
 		sock.tcb->m_cWnd = 80 * kMss;
 		sock.tcb->m_ssThresh = 40 * kMss;
-		sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+		sock.Send(2);
 		At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); }); // drained
 		const uint32_t grown = sock.tcb->m_cWnd.Get();
 		// 150 ms idle: below the RTO of 210 ms.
 		At(152'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 		EXPECT_EQ(sock.tcb->m_cWnd.Get(), grown) << after_idle;
-		sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 2 * kMss;
+		sock.Send(2);
 		At(153'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); });
 		// 600 ms idle (a compute phase): about three RTOs.
 		At(753'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
@@ -261,6 +269,55 @@ TEST_F(TcpMltcpTest, LongIdlesRestartTheWindowAsLinuxDoes)
 	}
 }
 
+// A marked flow's first transmission after the handshake, once its job has
+// marked a step, starts an iteration: the SYN is not outstanding data (ns-3
+// leaves m_lastAckedSeq at 0 until the first ACK of data).
+TEST_F(TcpMltcpTest, MarkedFlowsStartAtTheirJobsMarksFromTheFirstSend)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+
+	cc->SetAttribute("Marked", BooleanValue(true));
+	At(1'000, [&] { sock.Open(*cc); });
+	EXPECT_EQ(cc->Flow().params.marked, 1);
+	At(2'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 0u) << "no mark yet";
+	cc->Mark();
+	At(3'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 1u);
+	// Data in flight: a later transmission is not a start, mark or not.
+	cc->Mark();
+	sock.Send(3);
+	At(4'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 1u);
+	At(5'000, [&] { sock.Ack(*cc, 3, MicroSeconds(1'000)); });
+	At(6'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 2u);
+	EXPECT_EQ(cc->Flow().iter.bytes, 3u * kMss);
+}
+
+// The application's word decides whether a drain is an idle: one with
+// more queued (a closed receive window) starts nothing.
+TEST_F(TcpMltcpTest, ADrainWithDataQueuedIsNotAnIdle)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	Socket sock;
+	bool queued = true;
+
+	cc->SetAppIdle(MakeBoundCallback(
+		+[](bool *q) { return !*q; }, &queued));
+	At(1'000, [&] { sock.Open(*cc); });
+	sock.Send(4);
+	At(2'000, [&] { sock.Ack(*cc, 4, MicroSeconds(1'000)); });
+	At(200'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 0u);
+	queued = false;
+	sock.Send(4);
+	At(201'000, [&] { sock.Ack(*cc, 4, MicroSeconds(1'000)); });
+	At(400'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(cc->Flow().iter.count, 1u);
+}
+
 // A short pause is not an iteration; nor is sending with data outstanding.
 TEST_F(TcpMltcpTest, ShortGapsAndOutstandingDataAreNotIterations)
 {
@@ -269,11 +326,11 @@ TEST_F(TcpMltcpTest, ShortGapsAndOutstandingDataAreNotIterations)
 
 	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_RENO, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
 	At(1'000, [&] { sock.Open(*cc); });
-	sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 4 * kMss;
+	sock.Send(4);
 	At(2'000, [&] { sock.Ack(*cc, 4, MicroSeconds(1'000)); }); // drained
 	At(5'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 	EXPECT_EQ(cc->Flow().iter.count, 0u);
-	sock.tcb->m_highTxMark = sock.tcb->m_lastAckedSeq + 4 * kMss; // not drained
+	sock.Send(4); // not drained
 	At(200'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 	EXPECT_EQ(cc->Flow().iter.count, 0u);
 }
@@ -341,12 +398,21 @@ TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
 	At(1'000, [&] { sock.Open(*cc); });
 	sock.Fill();
 	At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+	cc->SetAttribute("SlowStartAfterIdle", BooleanValue(false));
+	cc->SetAttribute("IterBytes", UintegerValue(12345));
 	Ptr<TcpMltcp> child = DynamicCast<TcpMltcp>(cc->Fork());
 	ASSERT_NE(child, nullptr);
 	EXPECT_EQ(child->BytesAcked(), 0u);
+	EXPECT_EQ(child->Flow().iter.count, 0u);
 	StringValue base;
 	child->GetAttribute("Base", base);
 	EXPECT_EQ(base.Get(), "reno");
+	BooleanValue after_idle;
+	child->GetAttribute("SlowStartAfterIdle", after_idle);
+	EXPECT_FALSE(after_idle.Get());
+	UintegerValue iter_bytes;
+	child->GetAttribute("IterBytes", iter_bytes);
+	EXPECT_EQ(iter_bytes.Get(), 12345u);
 }
 
 } // namespace

@@ -65,7 +65,7 @@ Totals schedule_totals(const std::vector<Step> &steps)
 }
 
 ComputeTimes::ComputeTimes(const Config &config)
-	: compute_us_(config.compute_us), jitter_us_(config.jitter_us), rng_(seeded_rng(config))
+    : compute_us_(config.compute_us), jitter_us_(config.jitter_us), rng_(seeded_rng(config))
 {
 }
 
