@@ -147,13 +147,20 @@ TcpMltcp::TcpMltcp(const TcpMltcp &other)
 {
 }
 
+// A job setting is given (its MLTCP_JOB_F_* flag set) when it is not zero,
+// as mltcpctl gives it; the policy's latch reads the flags.
+void TcpMltcp::SetJobField(uint32_t flag, bool given)
+{
+	if (given)
+		m_job.fields |= flag;
+	else
+		m_job.fields &= ~flag;
+}
+
 void TcpMltcp::SetIterBytes(uint64_t bytes)
 {
 	m_job.iter_bytes = bytes;
-	if (bytes)
-		m_job.fields |= MLTCP_JOB_F_ITER_BYTES;
-	else
-		m_job.fields &= ~MLTCP_JOB_F_ITER_BYTES;
+	SetJobField(MLTCP_JOB_F_ITER_BYTES, bytes);
 }
 
 uint64_t TcpMltcp::GetIterBytes() const
@@ -164,10 +171,7 @@ uint64_t TcpMltcp::GetIterBytes() const
 void TcpMltcp::SetExempt(bool exempt)
 {
 	m_job.exempt = exempt;
-	if (exempt)
-		m_job.fields |= MLTCP_JOB_F_EXEMPT;
-	else
-		m_job.fields &= ~MLTCP_JOB_F_EXEMPT;
+	SetJobField(MLTCP_JOB_F_EXEMPT, exempt);
 }
 
 bool TcpMltcp::GetExempt() const
@@ -178,10 +182,7 @@ bool TcpMltcp::GetExempt() const
 void TcpMltcp::SetMarked(bool marked)
 {
 	m_job.marked = marked;
-	if (marked)
-		m_job.fields |= MLTCP_JOB_F_MARKED;
-	else
-		m_job.fields &= ~MLTCP_JOB_F_MARKED;
+	SetJobField(MLTCP_JOB_F_MARKED, marked);
 }
 
 bool TcpMltcp::GetMarked() const

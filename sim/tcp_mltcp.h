@@ -98,6 +98,7 @@ private:
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
 	static uint64_t NowUs();
 
+	void SetJobField(uint32_t flag, bool given);
 	void SetIterBytes(uint64_t bytes);
 	uint64_t GetIterBytes() const;
 	void SetExempt(bool exempt);

@@ -53,6 +53,9 @@ void TrainingWorker::StartApplication()
 	tcp->TraceConnectWithoutContext("Tx", MakeCallback(&TrainingWorker::Sent, this));
 	tcp->TraceConnectWithoutContext("CongState",
 					MakeCallback(&TrainingWorker::StateChanged, this));
+	UintegerValue size;
+	m_send->GetAttribute("SndBufSize", size);
+	m_sndBufSize = static_cast<uint32_t>(size.Get()); // asked at every ACK's callback
 	m_send->Bind();
 	m_send->Connect(m_next);
 	m_send->SetSendCallback(MakeCallback(&TrainingWorker::Pump, this));
@@ -170,10 +173,7 @@ void TrainingWorker::Receive(Ptr<Socket> socket)
 // the application has more queued).
 bool TrainingWorker::AllAcked() const
 {
-	UintegerValue size;
-
-	m_send->GetAttribute("SndBufSize", size);
-	return m_send->GetTxAvailable() == size.Get();
+	return m_send->GetTxAvailable() == m_sndBufSize;
 }
 
 // Moves on as far as the bytes allow: the next step, or the iteration's end

@@ -97,6 +97,7 @@ private:
 	trainsim::IterationRecord m_record;
 	trainsim::SummaryRecord m_summary;
 	uint64_t m_retrans = 0, m_lossStates = 0;
+	uint32_t m_sndBufSize = 0;
 	uint32_t m_highestSent = 0; // for counting retransmissions
 };
 
