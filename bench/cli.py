@@ -9,6 +9,7 @@ COMMANDS = {
     "driver": ("bench.driver", "run one point here (inside the guest, or on the host)"),
     "analyze": ("bench.analyze", "summary.json, report.md and plots of a point directory"),
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
+    "regime": ("bench.regime", "the simulator's regime map, shift map and data-center table"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
     "soak": ("bench.soak", "fault soak of the module (inside the guest: scripts/soak)"),
     "throughput": ("bench.throughput", "one CPU-bound bulk flow, no bottleneck: mltcp vs cubic"),

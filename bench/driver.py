@@ -47,13 +47,14 @@ detector learned of each job.
 """
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
 import time
 import zlib
 
-from bench import mltcpctl, paths, rundir, topology
+from bench import metrics, mltcpctl, paths, rundir, topology
 
 # Job j's workers listen on JOB_PORT + j; bulk flow b's iperf3 on BULK_PORT + b.
 JOB_PORT, BULK_PORT = 7100, 7200
@@ -96,10 +97,10 @@ class Sampler(threading.Thread):
 def bottleneck_shaping(cfg):
     """One direction's Shaping (both are alike) and the tbf queue limit."""
     rtt_ms = cfg["rtt_ms"]
-    if rtt_ms:
-        limit = topology.queue_limit(cfg["rate_mbit"], rtt_ms, cfg["buffer_bdp"])
-    else:
+    if "buffer_bytes" in cfg or not rtt_ms:
         limit = int(cfg["buffer_bytes"])
+    else:
+        limit = topology.queue_limit(cfg["rate_mbit"], rtt_ms, cfg["buffer_bdp"])
     return topology.Shaping(rate_mbit=cfg["rate_mbit"], limit_bytes=limit,
                             burst_bytes=cfg.get("burst_bytes", 32 * 1024),
                             delay_ms=rtt_ms / 2), limit
@@ -116,6 +117,9 @@ class Experiment:
     """A point's topology, its jobs and bulk flows, and how to run them."""
 
     def __init__(self, cfg, point):
+        if cfg.get("ecn_mark_bytes"):
+            raise SystemExit("driver: ECN marking (\"ecn_mark_bytes\") runs in the simulator "
+                             "only (bench run --sim)")
         self.cfg = cfg
         self.point = point
         self.backend = cfg.get("backend", "module")
@@ -213,7 +217,9 @@ class Experiment:
         start_at = time.time() + cfg.get("setup_s", 4.0 + 1.5 * len(self.jobs))
         workers = []
         list_flows = self.lists_flows(alg)
+        offsets = start_offsets(cfg, rep)
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
+            job = dict(job, offset_ms=offsets[job["name"]])
             torch = is_torch(job)
             ranks = job.get("ranks", 2) if torch else 2
             if torch:
@@ -293,6 +299,26 @@ class Experiment:
         if default_params:
             self.defaults.set(default_params)
         return meta
+
+
+def start_offsets(cfg, rep):
+    """Each job's start offset (ms) in repeat rep. The configuration's own
+    ("offset_ms"), or for a point with "start": "random", one drawn uniformly
+    over the job's ideal period: reproducible, and the same for every
+    algorithm of the repeat, so that algorithms are compared from the same
+    starts. The simulator's workers take the same (bench.run)."""
+    start = cfg.get("start", "given")
+    if start == "given":
+        return {job["name"]: job.get("offset_ms", 0) for job in cfg["jobs"]}
+    if start != "random":
+        raise ValueError("start %r: \"given\" or \"random\"" % start)
+    draw = random.Random(zlib.crc32(("%s/rep%d" % (cfg["name"], rep)).encode()))
+    offsets = {}
+    for job in cfg["jobs"]:
+        period_s, _ = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                              cfg["rate_mbit"] * 1e6)
+        offsets[job["name"]] = round(draw.uniform(0, period_s * 1e3), 3)
+    return offsets
 
 
 def worker_seed(tag, job, rank):

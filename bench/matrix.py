@@ -361,8 +361,93 @@ def study_fairness(iterations=100, repeats=3):
     return [cfg]
 
 
+# The data-center regime (issue 13, items 4 and 6), in the simulator only:
+# 10 Gbit/s, 20 us of base RTT, a 50 ms iteration whose communication phase
+# (fraction 0.4: 20 ms) spans 1000 base RTTs, as on the papers' GPU clusters
+# (../shared/research/interleaving-next.md). The port is shallow: 200 kB
+# (8 BDPs), drop-tail, or the same with ECN step marking at RFC 8257's K for
+# 10 Gbit/s (65 packets). TCP is set as such fabrics set it: a 2 ms minimum
+# RTO (`ip route ... rto_min 2ms`; Linux's 200 ms is four iterations here)
+# and ACKs within 50 us. Compute jitter is uniform within +-1% of the period.
+DC_RATE_MBIT = 10000
+DC_RTT_MS = 0.02
+DC_PERIOD_MS = 50
+DC_BUFFER_BYTES = 200000
+DC_ECN_MARK_BYTES = 65 * 1514
+DC_TCP = {"min_rto_ms": 2, "delayed_ack_ms": 0.05}
+DC_JITTER = 0.01
+DC_ALGORITHMS = [{"name": "cubic", "cc": "cubic"}, {"name": "reno", "cc": "reno"},
+                 mltcp_alg("ai", "ai"), mltcp_alg("md", "md"), mltcp_alg("md-restart", "md-restart")]
+# DCTCP (ns-3's) beside them where the port marks.
+DC_ECN_ALGORITHMS = DC_ALGORITHMS + [{"name": "dctcp", "cc": "ns3-dctcp"}]
+
+
+def sim_point(name, jobs, rate_mbit, rtt_ms, buffer_bytes, iterations, repeats, algorithms,
+              jitter=DC_JITTER, period_ms=DC_PERIOD_MS, **extra):
+    """A point that only the simulator runs (backend ns-3): the queue in bytes,
+    every job's compute jittered by +-jitter of the period, samples every
+    millisecond, and any of mltcp-sim's own keys (extra: ecn_mark_bytes,
+    min_rto_ms, delayed_ack_ms, start)."""
+    for job in jobs:
+        job["jitter_ms"] = round(jitter * period_ms, 3)
+    cfg = point(name, jobs, rate_mbit=rate_mbit, rtt_ms=rtt_ms, buffer_bdp=0,
+                iterations=iterations, repeats=repeats, algorithms=algorithms)
+    cfg.update({"backend": "ns-3", "buffer_bytes": buffer_bytes, "sample_ms": 1}, **extra)
+    return cfg
+
+
+def data_center(iterations=100, repeats=10):
+    """Issue 13's data-center points: 2, 3, 4 and 8 exchanging jobs whose
+    fractions sum to 0.8, from synchronized and from random starts, on a
+    drop-tail port and on a marking one; phases of 1000 base RTTs."""
+    out = []
+    for count in (2, 3, 4, 8):
+        for start in ("sync", "random"):
+            for port in ("droptail", "ecn"):
+                jobs = identical_jobs(count, 0.8 / count, DC_PERIOD_MS, DC_RATE_MBIT, "exchange")
+                extra = dict(DC_TCP, start="random" if start == "random" else "given")
+                algs = DC_ALGORITHMS
+                if port == "ecn":
+                    extra["ecn_mark_bytes"] = DC_ECN_MARK_BYTES
+                    algs = DC_ECN_ALGORITHMS
+                out.append(sim_point("dc%d-%s-%s" % (count, start, port), jobs, DC_RATE_MBIT,
+                                     DC_RTT_MS, DC_BUFFER_BYTES, iterations, repeats, algs,
+                                     **extra))
+    return out
+
+
+# The regime map's window: one BDP of the data-center point (10 Gbit/s x 20
+# us), in full frames, and a queue of two.
+REGIME_BDP_BYTES = DC_RATE_MBIT * 1e6 / 8 * DC_RTT_MS / 1e3
+REGIME_PHASE_RTTS = (10, 30, 100, 300, 1000)
+
+
+def regime_map(iterations=100, repeats=5):
+    """Issue 13's regime map: two jobs (fraction 0.4, 50 ms ideal period)
+    pushing one way, where only the number of base RTTs in a communication
+    phase changes, from 10 to 1000: the RTT is the phase over that number and
+    the rate keeps the BDP (and the 2-BDP drop-tail queue) at the
+    data-center point's, so that the window, the queue in windows, the
+    fraction and the jitter stay as they are."""
+    out = []
+    phase_ms = 0.4 * DC_PERIOD_MS
+    for rtts in REGIME_PHASE_RTTS:
+        rtt_ms = phase_ms / rtts
+        rate_mbit = REGIME_BDP_BYTES * 8 / (rtt_ms / 1e3) / 1e6
+        for count, suffix, algs in ((1, "-solo", DC_ALGORITHMS[:1] + DC_ALGORITHMS[-1:]),
+                                    (2, "", DC_ALGORITHMS)):
+            # A lone job first: what the window itself costs at this
+            # number of RTTs (slow start every phase), with no contest.
+            jobs = identical_jobs(count, 0.4, DC_PERIOD_MS, rate_mbit, "push")
+            out.append(sim_point("regime-%drtts%s" % (rtts, suffix), jobs, rate_mbit, rtt_ms,
+                                 int(2 * REGIME_BDP_BYTES), iterations,
+                                 1 if count == 1 else repeats, algs, **DC_TCP))
+    return out
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
-        "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke}
+        "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
+        "dc": data_center, "regime-map": regime_map}

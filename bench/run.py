@@ -29,7 +29,7 @@ import os
 import subprocess
 
 from bench import analyze, matrix, mltcpctl, paths, progress, rundir
-from bench.driver import bottleneck_shaping, worker_seed
+from bench.driver import bottleneck_shaping, start_offsets, worker_seed
 
 
 @contextlib.contextmanager
@@ -76,12 +76,17 @@ def run_point(cfg, point):
 def sim_argv(cfg, point):
     """mltcp-sim's command line for a point: the queue the guest's tbf would
     have and the workers' seeds, both computed where the driver computes
-    them, the seeds written beside the point's configuration."""
+    them, the seeds (and a random start's offsets) written beside the
+    point's configuration."""
     _, limit = bottleneck_shaping(cfg)
     seeds = {"%s/rep%d/%s/%d" % (alg["name"], rep, job["name"], rank):
              worker_seed("%s/rep%d" % (alg["name"], rep), job["name"], rank)
              for alg in cfg["algorithms"] for rep in range(cfg.get("repeats", 1))
              for job in cfg["jobs"] for rank in (0, 1)}
+    if cfg.get("start", "given") != "given":
+        for rep in range(cfg.get("repeats", 1)):
+            for job, offset_ms in start_offsets(cfg, rep).items():
+                seeds["rep%d/%s/offset_us" % (rep, job)] = int(round(offset_ms * 1e3))
     path = point.file("sim-seeds.json")
     rundir.write_json(path, seeds)
     return [paths.SIM, "--queue-limit", str(limit), "--seeds", path, point.path]

@@ -10,8 +10,10 @@
 // bench analyze` reads the run unchanged. BYTES is the bottleneck's queue as
 // the driver computes it for tbf (bench.driver.bottleneck_shaping()); FILE
 // maps "<algorithm>/rep<k>/<job>/<rank>" to each worker's compute-time seed,
-// as the driver gives mltcp-trainsim (bench.driver.worker_seed()); without
-// it every worker is seeded with the point's "seed". A run that does not
+// as the driver gives mltcp-trainsim (bench.driver.worker_seed()), and
+// "rep<k>/<job>/offset_us" to a job's start offset in repeat k where the
+// point starts at random (bench.driver.start_offsets()); without it every
+// worker is seeded with the point's "seed". A run that does not
 // finish is recorded in its meta.json's failures, as the driver records
 // one; the exit status is then still 0, and the analysis reports it.
 //
@@ -23,10 +25,13 @@
 // ns-3's point-to-point link counts PPP frames (1502): the rate and the
 // queue are scaled by 1502/1514 so that both carry the same segments per
 // second and hold the same number of them. TCP is set as Linux sets it:
-// 1448-byte segments, initial window 10, 200 ms minimum RTO, SACK,
+// 1448-byte segments, initial window 10, 200 ms minimum RTO (or the
+// point's "min_rto_ms"), SACK,
 // timestamps, PRR, an ACK per two segments, no Nagle, 16 MB buffers. ns-3
 // 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
-// says what that changes.
+// says what that changes. A point with "ecn_mark_bytes" (the data-center
+// regime) negotiates ECN on every flow and marks at the bottleneck
+// (StepMarkQueueDisc) instead of only dropping.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +51,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "point.h"
+#include "step_mark_queue_disc.h"
 #include "tcp_mltcp.h"
 #include "training_worker.h"
 
@@ -60,6 +66,7 @@ namespace
 
 constexpr double kLinuxFrame = 1514;	  // a full segment as tbf counts it (Ethernet)
 constexpr double kPppFrame = 1502;	  // the same segment on an ns-3 point-to-point link
+constexpr double kIpPacket = 1500;	  // the same segment in an ns-3 queue disc
 constexpr uint32_t kEthernetOverPpp = 12; // an Ethernet header (14) less PPP's (2)
 constexpr double kAccessSpeedup = 100;
 constexpr uint16_t kJobPort = 7100;
@@ -67,7 +74,7 @@ constexpr uint32_t kBufferBytes = 16u << 20;
 // Iteration 0 starts here, after every connection's handshake.
 const Time kStart = Seconds(1);
 
-void linux_like_tcp()
+void linux_like_tcp(const Point &point)
 {
 	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
 	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
@@ -77,14 +84,21 @@ void linux_like_tcp()
 	// Linux ACKs every second segment, and at once when the application
 	// reads the last, short segment of a burst (tcp_cleanup_rbuf(): a
 	// pushed segment, the buffer emptied); ns-3 would hold that last ACK for
-	// its delayed-ACK timeout. A 1 ms timeout stands in for the read.
-	Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
+	// its delayed-ACK timeout. A short timeout (1 ms unless the point says)
+	// stands in for the read.
+	Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
+			   TimeValue(MicroSeconds(std::llround(point.delayed_ack_ms * 1e3))));
 	Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
-	Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+	Config::SetDefault("ns3::TcpSocketBase::MinRto",
+			   TimeValue(MicroSeconds(std::llround(point.min_rto_ms * 1e3))));
 	Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
 	Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
 	Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
 			   TypeIdValue(TcpPrrRecovery::GetTypeId()));
+	// Linux's net.ipv4.tcp_ecn = 1 at both ends (DCTCP sets its own).
+	Config::SetDefault(
+		"ns3::TcpSocketBase::UseEcn",
+		EnumValue(point.ecn_mark_bytes ? TcpSocketState::On : TcpSocketState::Off));
 }
 
 Ptr<TcpCongestionOps> make_cc(const Algorithm &alg)
@@ -120,6 +134,15 @@ json params_json(const Algorithm &alg)
 	return out;
 }
 
+// A marking port's drops or marks (0 without ECN).
+uint64_t port_stat(QueueDiscContainer &ports, uint32_t dir, bool marks)
+{
+	if (ports.GetN() <= dir)
+		return 0;
+	const QueueDisc::Stats &stats = ports.Get(dir)->GetStats();
+	return marks ? stats.nTotalMarkedPackets : stats.nTotalDroppedPackets;
+}
+
 struct Run {
 	const Point &point;
 	const Algorithm &alg;
@@ -135,7 +158,8 @@ std::vector<std::string> run_once(const Run &run)
 	const Point &point = run.point;
 	const size_t jobs = point.jobs.size();
 
-	linux_like_tcp();
+	const bool ecn = point.ecn_mark_bytes != 0;
+	linux_like_tcp(point);
 	RngSeedManager::SetSeed(static_cast<uint32_t>(point.seed));
 	RngSeedManager::SetRun(run.rep + 1);
 
@@ -160,17 +184,35 @@ std::vector<std::string> run_once(const Run &run)
 				      DataRateValue(DataRate(point.rate_mbit * 1e6 * scale)));
 	bottleneck.SetChannelAttribute(
 		"Delay", TimeValue(MicroSeconds(std::llround(point.rtt_ms * 1e3 / 2))));
-	bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-			    QueueSizeValue(QueueSize(
-				    QueueSizeUnit::BYTES,
-				    static_cast<uint32_t>(std::llround(run.queue_limit * scale)))));
+	if (ecn) // the port's queue is the StepMarkQueueDisc above the device
+		bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+				    QueueSizeValue(QueueSize("1p")));
+	else
+		bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+				    QueueSizeValue(QueueSize(QueueSizeUnit::BYTES,
+							     static_cast<uint32_t>(std::llround(
+								     run.queue_limit * scale)))));
 
 	Ipv4AddressHelper addresses;
 	TrafficControlHelper no_qdisc;
 	NetDeviceContainer core = bottleneck.Install(switches.Get(0), switches.Get(1));
 	addresses.SetBase("10.255.0.0", "255.255.255.0");
 	addresses.Assign(core);
-	no_qdisc.Uninstall(core); // the device's drop-tail is the bottleneck's queue
+	no_qdisc.Uninstall(core); // the device's drop-tail is the bottleneck's queue...
+	QueueDiscContainer ports;
+	if (ecn) { // ...or the marking queue disc: its bytes are IP packets' (1500)
+		const double ip_scale = kIpPacket / kLinuxFrame;
+		TrafficControlHelper marking;
+		// By its TypeId, not its name: that links it in from the static library.
+		marking.SetRootQueueDisc(
+			StepMarkQueueDisc::GetTypeId().GetName(), "MaxSize",
+			QueueSizeValue(QueueSize(
+				QueueSizeUnit::BYTES,
+				static_cast<uint32_t>(std::llround(run.queue_limit * ip_scale)))),
+			"MarkThreshold",
+			UintegerValue(std::llround(point.ecn_mark_bytes * ip_scale)));
+		ports = marking.Install(core);
+	}
 
 	std::vector<Ipv4Address> left_addr(jobs), right_addr(jobs);
 	std::vector<Ptr<NetDevice>> left_dev(jobs);
@@ -231,7 +273,13 @@ std::vector<std::string> run_once(const Run &run)
 			config.jitter_us = job.jitter_us;
 			config.iterations = point.iterations;
 			config.collective = job.collective;
-			config.offset_us = job.offset_us;
+			// A random start (bench.driver.start_offsets()) is the
+			// same for every algorithm of a repeat: keyed by repeat.
+			const std::string offset_key =
+				"rep" + std::to_string(run.rep) + "/" + job.name + "/offset_us";
+			config.offset_us = run.seeds.contains(offset_key)
+						   ? run.seeds[offset_key].get<uint64_t>()
+						   : job.offset_us;
 			const std::string seed_key =
 				tag + "/" + job.name + "/" + std::to_string(rank);
 			config.seed = run.seeds.contains(seed_key)
@@ -307,7 +355,12 @@ std::vector<std::string> run_once(const Run &run)
 		{ "rtos", rtos },
 		{ "drops",
 		  { { "bottleneck",
-		      { { "to-right", (*drops)[0] }, { "to-left", (*drops)[1] } } } } },
+		      { { "to-right", (*drops)[0] + port_stat(ports, 0, false) },
+			{ "to-left", (*drops)[1] + port_stat(ports, 1, false) } } } } },
+		{ "marks",
+		  { { "bottleneck",
+		      { { "to-right", port_stat(ports, 0, true) },
+			{ "to-left", port_stat(ports, 1, true) } } } } },
 		{ "failures", failures },
 		{ "tag", tag },
 		{ "sample_jobs", sample_jobs },
@@ -379,6 +432,10 @@ int main(int argc, char **argv)
 					throw PointError(seeds_path.string() + ": " + key +
 							 ": not a seed");
 		}
+		if (point.ecn_mark_bytes >= queue_limit)
+			throw PointError("ecn_mark_bytes " + std::to_string(point.ecn_mark_bytes) +
+					 ": must be below the queue limit (" +
+					 std::to_string(queue_limit) + " bytes)");
 	} catch (const PointError &e) {
 		std::cerr << "mltcp-sim: " << (dir / "config.json").string() << ": " << e.what()
 			  << '\n';

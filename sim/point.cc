@@ -137,13 +137,15 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 		alg.kind = CcKind::base;
 		alg.params.base = alg.cc == "cubic" ? MLTCP_BASE_CUBIC : MLTCP_BASE_RENO;
 		alg.params.exempt = 1;
-	} else if (alg.cc == "ns3-cubic" || alg.cc == "ns3-linux-reno") {
+	} else if (alg.cc == "ns3-cubic" || alg.cc == "ns3-linux-reno" || alg.cc == "ns3-dctcp") {
 		alg.kind = CcKind::ns3;
-		alg.ns3_type = alg.cc == "ns3-cubic" ? "ns3::TcpCubic" : "ns3::TcpLinuxReno";
+		alg.ns3_type = alg.cc == "ns3-cubic"   ? "ns3::TcpCubic"
+			       : alg.cc == "ns3-dctcp" ? "ns3::TcpDctcp"
+						       : "ns3::TcpLinuxReno";
 	} else {
 		refuse("algorithm " + alg.name + ": unknown congestion control \"" + alg.cc +
 		       "\" (mltcp, mltcp_reno, mltcp_cubic, cubic, reno, ns3-cubic, "
-		       "ns3-linux-reno)");
+		       "ns3-linux-reno, ns3-dctcp)");
 	}
 	if (!mltcp_params_valid(&alg.params))
 		refuse("algorithm " + alg.name + ": parameters out of range");
@@ -169,6 +171,12 @@ Point parse_point(const std::string &json_text)
 		point.repeats = static_cast<unsigned>(count(cfg, "repeats", 1000, 1.0));
 		point.sample_ms = number(cfg, "sample_ms", 10.0);
 		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
+		if (cfg.contains("ecn_mark_bytes"))
+			point.ecn_mark_bytes = count(cfg, "ecn_mark_bytes", UINT32_MAX);
+		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
+		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
+		if (point.min_rto_ms < 0.001 || point.delayed_ack_ms < 0.001)
+			refuse("min_rto_ms and delayed_ack_ms: at least 0.001 (1 us)");
 		if (point.rate_mbit <= 0 || point.rate_mbit > 1e6 || point.sample_ms <= 0)
 			refuse("rate_mbit (up to 1e6) and sample_ms must be positive");
 		if (cfg.contains("bulk") && !cfg["bulk"].empty())

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The driver's command line for mltcp-trainsim (no namespaces needed)."""
+"""The driver's command lines for mltcp-trainsim and its start offsets (no namespaces needed)."""
+import pytest
+
 from bench import driver
 
 CFG = {"trainsim": "/bin/trainsim", "iterations": 20}
@@ -74,3 +76,38 @@ def test_marked_jobs_are_dropped_after_their_run(monkeypatch):
     assert [(c[c.index("-n") + 1], c[-2:]) for c in calls] == [("L1", ["del", "1"]),
                                                              ("R1", ["del", "1"])]
     assert exp.marked == []
+
+
+def random_start_config():
+    return {"name": "p", "rate_mbit": 100, "start": "random",
+            "jobs": [{"name": "job1", "bytes": 500000, "compute_ms": 60},
+                     {"name": "job2", "bytes": 500000, "compute_ms": 60, "offset_ms": 7}]}
+
+
+def test_given_starts_are_the_jobs_offsets():
+    cfg = dict(random_start_config(), start="given")
+    assert driver.start_offsets(cfg, 0) == {"job1": 0, "job2": 7}
+    del cfg["start"]
+    assert driver.start_offsets(cfg, 3) == {"job1": 0, "job2": 7}
+
+
+def test_random_starts_fall_within_a_period_and_are_reproducible_per_repeat():
+    cfg = random_start_config()
+    period_ms = 60 + 500000 * 8 / (100e6 * driver.metrics.PAYLOAD_EFFICIENCY) * 1e3
+    draws = [driver.start_offsets(cfg, rep) for rep in range(20)]
+    # No algorithm in the key: every algorithm of a repeat starts alike.
+    assert draws == [driver.start_offsets(cfg, rep) for rep in range(20)]
+    assert all(0 <= d[j] < period_ms for d in draws for j in d)
+    assert len({d["job2"] for d in draws}) == 20
+    assert draws[0]["job1"] != draws[0]["job2"]
+
+
+def test_an_unknown_start_is_refused():
+    with pytest.raises(ValueError, match="random"):
+        driver.start_offsets(dict(random_start_config(), start="staggered"), 0)
+
+
+def test_ecn_points_are_refused_outside_the_simulator():
+    cfg = dict(random_start_config(), ecn_mark_bytes=100000)
+    with pytest.raises(SystemExit, match="simulator"):
+        driver.Experiment(cfg, None)

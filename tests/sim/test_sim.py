@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from bench import matrix, paths, rundir
+from bench import driver, matrix, paths, rundir
 
 ITERATIONS = 20
 
@@ -124,3 +124,47 @@ def test_bad_command_lines_are_refused(tmp_path):
     for argv in ([], ["--queue-limit", "0", str(tmp_path)], ["--queue-limit", "x", "y"]):
         run = subprocess.run([paths.SIM] + argv, capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_an_ecn_point_marks_instead_of_dropping_and_starts_at_random(tmp_path):
+    """A data-center style point (bench.matrix.sim_point): the bottleneck
+    marks at 30 packets below a limit no window reaches, so every algorithm
+    (the base, mltcp, ns-3's DCTCP) is held by marks alone: marks, no drops,
+    no timeouts. Its random starts are drawn per repeat, the same for every
+    algorithm, as bench.driver.start_offsets() draws them."""
+    algorithms = [{"name": "cubic", "cc": "cubic"},
+                  matrix.mltcp_alg("md-restart", "md-restart"),
+                  {"name": "dctcp", "cc": "ns3-dctcp"}]
+    jobs = matrix.identical_jobs(2, 0.4, 50, 1000, "push")
+    cfg = matrix.sim_point("ecn-smoke", jobs, 1000, 0.1, 400000, 8, 2, algorithms,
+                           ecn_mark_bytes=30 * 1514, start="random", **matrix.DC_TCP)
+    config = tmp_path / "ecn.json"
+    config.write_text(json.dumps(cfg))
+    out = str(tmp_path / "ecn")
+    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
+                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    point = rundir.Point(out)
+    for rep in range(2):
+        offsets = driver.start_offsets(point.config(), rep)
+        for alg in algorithms:
+            repeat = point.repeats(alg["name"])[rep]
+            marks = repeat.meta["marks"]["bottleneck"]
+            assert marks["to-right"] > 0, (alg, rep, marks)
+            assert repeat.meta["drops"]["bottleneck"] == {"to-right": 0, "to-left": 0}
+            assert sum(repeat.meta["rtos"].values()) == 0, (alg, rep, repeat.meta["rtos"])
+            assert repeat.meta["failures"] == []
+            firsts = {}
+            for rec in repeat.records:
+                if rec["type"] == "iteration" and rec["iteration"] == 0 and rec["rank"] == 0:
+                    firsts[rec["job"]] = rec["start"] - repeat.meta["start_at"]
+            for job, offset_ms in offsets.items():
+                assert firsts[job] == pytest.approx(offset_ms / 1e3, abs=2e-6), (alg, rep, job)
+    assert driver.start_offsets(cfg, 0) != driver.start_offsets(cfg, 1)
+
+
+def test_a_marking_threshold_at_or_over_the_limit_is_refused(tmp_path):
+    cfg = smoke_config()
+    cfg["ecn_mark_bytes"] = 37500
+    sim_refuses(tmp_path, cfg, "ecn_mark_bytes", "37500", "queue limit")

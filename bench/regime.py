@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Rules against their regime: the simulator's data-center table, regime map
+and shift map (issue 13, items 4 to 6).
+
+    python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
+                            [--shift-points A,B] RESULTS_DIR...
+
+The table gives, for every point and rule:
+  - RTTs per phase: a job's communication phase at line rate over the base RTT;
+  - efficiency: ideal / mean iteration (1: the physical limit);
+  - x solo: mean iteration over a lone job's, where a "<point>-solo" point ran
+    beside it (what the window costs with no contest: slow start every phase);
+  - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
+    cubic that was there to take (1: all of it; below 0: slower than cubic);
+  - p99 / ideal, stable repeats, and the median convergence iteration ("-"
+    where fewer than half the repeats converged).
+
+The regime map plots efficiency against RTTs per phase, a line per rule. The
+shift map plots, per iteration of a two-job point, the change of the distance
+between the jobs' communication starts against that distance, both over the
+period, beside the fluid model's prediction (HotNets'24, Eq. 2):
+
+    Shift(D) = S D (aT - D) / (aT I + S D)   for 0 <= D <= aT, else 0
+
+(S, I: the rule's slope and intercept; a: the communication fraction; T: the
+period). A rule that behaves as the paper says follows the curve; one that
+only pushes to the edge of the free region shows no restoring force past aT.
+"""
+import statistics
+
+from bench import metrics, rundir
+
+
+def rtts_per_phase(cfg):
+    job = cfg["jobs"][0]
+    _, comm_s = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                        cfg["rate_mbit"] * 1e6)
+    return comm_s / (cfg["rtt_ms"] / 1e3) if cfg["rtt_ms"] else None
+
+
+def load(dirs):
+    """(name, config, summary, point directory) of every point that ran."""
+    points = []
+    for d in dirs:
+        results = rundir.Results(d)
+        for name, res in results.read()["results"].items():
+            if res.get("summary") and res["summary"].get("algorithms"):
+                point = results.point(name)
+                points.append((name, point.config(), res["summary"], point))
+    return points
+
+
+def attained(cubic_ms, rule_ms, ideal_ms):
+    room = cubic_ms - ideal_ms
+    return (cubic_ms - rule_ms) / room if room > 0.005 * ideal_ms else None
+
+
+def median_convergence(conv):
+    conv = conv if isinstance(conv, list) else [conv]
+    done = [c for c in conv if c is not None]
+    return statistics.median(done) if len(done) * 2 >= len(conv) else None
+
+
+def rows(points):
+    """One dict per point and rule, with every figure of the table."""
+    solo = {name[:-len("-solo")]: s for name, _, s, _ in points if name.endswith("-solo")}
+    out = []
+    for name, cfg, summary, _ in points:
+        if name.endswith("-solo"):
+            continue
+        ideal = summary["ideal_iter_ms"]
+        algs = summary["algorithms"]
+        cubic = algs.get("cubic")
+        lone = solo.get(name, {}).get("algorithms", {})
+        for rule, a in algs.items():
+            lone_ms = (lone.get(rule) or lone.get("cubic") or {}).get("mean_iter_ms")
+            out.append({
+                "point": name, "rule": rule, "rtts": rtts_per_phase(cfg),
+                "jobs": len(cfg["jobs"]), "ideal_ms": ideal, "mean_ms": a["mean_iter_ms"],
+                "efficiency": ideal / a["mean_iter_ms"],
+                "x_solo": a["mean_iter_ms"] / lone_ms if lone_ms else None,
+                "solo_efficiency": ideal / lone_ms if lone_ms else None,
+                "attained": (attained(cubic["mean_iter_ms"], a["mean_iter_ms"], ideal)
+                             if cubic and rule != "cubic" else None),
+                "p99_ratio": a["p99_iter_ms"] / ideal,
+                "stable": a["stable_repeats"], "repeats": a["repeats"],
+                "convergence": median_convergence(a["converged_iteration"]),
+                "rtos": sum(a["rtos"]),
+            })
+    return out
+
+
+def fmt(x, pattern="%.3f"):
+    return "-" if x is None else pattern % x
+
+
+def table(points):
+    lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | p99/ideal | "
+             "stable | convergence | RTOs |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows(points):
+        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d | %s | %d |" % (
+            r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"], fmt(r["x_solo"]),
+            fmt(r["attained"], "%.2f"), r["p99_ratio"], r["stable"], r["repeats"],
+            fmt(r["convergence"], "%g"), r["rtos"]))
+    return "\n".join(lines)
+
+
+def comm_starts(records):
+    return {job: [cs for _, cs, _ in its] for job, its in metrics.job_iterations(records).items()}
+
+
+def shifts(records, period_s):
+    """(D, change of D) per iteration of a two-job run, both over the period:
+    D is the distance from each of the first job's communication starts to
+    the nearest of the second's, in [0, 0.5]."""
+    starts = comm_starts(records)
+    if len(starts) != 2:
+        return []
+    first, second = (starts[j] for j in sorted(starts))
+    distances = []
+    for c in first:
+        nearest = min(second, key=lambda s: abs(s - c))
+        d = abs(nearest - c) / period_s
+        distances.append(min(d, 1 - d) if d <= 1 else None)
+    return [(a, b - a) for a, b in zip(distances, distances[1:])
+            if a is not None and b is not None]
+
+
+def fluid_shift(d, fraction, slope, intercept):
+    """HotNets'24 Eq. 2 over the period: d and the result are fractions of T."""
+    if d <= 0 or d >= fraction:
+        return 0.0
+    return slope * d * (fraction - d) / (fraction * intercept + slope * d)
+
+
+def plot_regime(points, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_rule = {}
+    solo = {}
+    for r in rows(points):
+        if r["rtts"] is None:
+            continue
+        by_rule.setdefault(r["rule"], []).append((r["rtts"], r["efficiency"]))
+        if r["solo_efficiency"]:
+            solo[r["rtts"]] = r["solo_efficiency"]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for rule, pts in by_rule.items():
+        pts.sort()
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=rule)
+    if solo:
+        xs = sorted(solo)
+        ax.plot(xs, [solo[x] for x in xs], color="k", ls="--", label="one job alone")
+    ax.set_xscale("log")
+    ax.set_xlabel("base RTTs per communication phase")
+    ax.set_ylabel("efficiency (ideal / mean iteration)")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.legend(fontsize=8)
+    ax.set_title("Two jobs (fraction 0.4) pushing, the window fixed, only the regime varies",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def plot_shift(points, path, names=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    chosen = [p for p in points if len(p[1]["jobs"]) == 2 and
+              (not names or p[0] in names)]
+    if names:
+        chosen.sort(key=lambda p: names.index(p[0]))
+    rules = sorted({a["name"] for _, cfg, _, _ in chosen for a in cfg["algorithms"]},
+                   key=lambda n: [a["name"] for _, c, _, _ in chosen
+                                  for a in c["algorithms"]].index(n))
+    fig, axes = plt.subplots(len(chosen), len(rules), squeeze=False,
+                             figsize=(2.6 * len(rules), 2.4 * len(chosen)), sharex=True,
+                             sharey=True)
+    for row, (name, cfg, _, point) in zip(axes, chosen):
+        job = cfg["jobs"][0]
+        period_s, comm_s = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                                   cfg["rate_mbit"] * 1e6)
+        fraction = comm_s / period_s
+        for ax, rule in zip(row, rules):
+            alg = next((a for a in cfg["algorithms"] if a["name"] == rule), None)
+            ax.set_title("%s: %s" % (name, rule), fontsize=8)
+            if alg is None:
+                ax.axis("off")
+                continue
+            pts = [s for rep in point.repeats(rule) for s in shifts(rep.records, period_s)]
+            ax.scatter([d for d, _ in pts], [s for _, s in pts], s=3, alpha=0.3)
+            params = dict(cfg.get("default_params", {}), **alg.get("params", {}))
+            if alg["cc"].startswith("mltcp"):
+                slope, intercept = float(params["slope"]), float(params["intercept"])
+                xs = [i / 200 * 0.5 for i in range(201)]
+                ax.plot(xs, [fluid_shift(x, fraction, slope, intercept) for x in xs],
+                        color="r", lw=1, label="fluid model")
+            ax.axvline(fraction, color="grey", lw=0.6, ls=":")
+            ax.axhline(0, color="grey", lw=0.6)
+    for ax in axes[-1]:
+        ax.set_xlabel("distance D / period", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("next D - D", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def add_arguments(parser):
+    parser.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
+    parser.add_argument("--regime-plot", metavar="FILE.png")
+    parser.add_argument("--shift-plot", metavar="FILE.png")
+    parser.add_argument("--shift-points", help="comma-separated two-job points for --shift-plot")
+
+
+def main(args):
+    points = load(args.dirs)
+    print(table(points))
+    if args.regime_plot:
+        plot_regime(points, args.regime_plot)
+    if args.shift_plot:
+        plot_shift(points, args.shift_plot,
+                   args.shift_points.split(",") if args.shift_points else None)
+    return 0

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""bench.regime: the fluid model, the measured shifts, and the table's figures."""
+import pytest
+
+from bench import regime
+
+
+def test_the_fluid_model_is_zero_at_its_fixed_points_and_positive_between():
+    # S = 1.6, I = 0.2, a = 0.4: Shift(D) = S D (a - D) / (a I + S D).
+    assert regime.fluid_shift(0, 0.4, 1.6, 0.2) == 0
+    assert regime.fluid_shift(0.4, 0.4, 1.6, 0.2) == 0
+    assert regime.fluid_shift(0.45, 0.4, 1.6, 0.2) == 0  # the free region
+    assert regime.fluid_shift(0.2, 0.4, 1.6, 0.2) == pytest.approx(
+        1.6 * 0.2 * 0.2 / (0.4 * 0.2 + 1.6 * 0.2))
+    # Constant F (slope 0) never separates the jobs.
+    assert regime.fluid_shift(0.2, 0.4, 0, 1) == 0
+
+
+def records(job, comm_starts):
+    return [{"type": "iteration", "job": job, "iteration": i, "start": c - 0.03,
+             "comm_start": c, "end": c + 0.02} for i, c in enumerate(comm_starts)]
+
+
+def test_shifts_follow_the_distance_between_the_jobs_communication_starts():
+    period = 0.05
+    first = [1.0 + i * period for i in range(4)]
+    # The second job starts 5, 10, 20 then 20 ms after the first.
+    second = [c + d for c, d in zip(first, (0.005, 0.010, 0.020, 0.020))]
+    shifts = regime.shifts(records("job1", first) + records("job2", second), period)
+    assert [pytest.approx(d) for d, _ in shifts] == [0.1, 0.2, 0.4]
+    assert [pytest.approx(s, abs=1e-9) for _, s in shifts] == [0.1, 0.2, 0.0]
+
+
+def test_shifts_need_exactly_two_jobs():
+    assert regime.shifts(records("job1", [1.0, 1.05]), 0.05) == []
+
+
+def test_attained_is_the_share_of_the_speedup_over_cubic_taken():
+    assert regime.attained(120, 110, 100) == pytest.approx(0.5)
+    assert regime.attained(120, 100, 100) == pytest.approx(1.0)
+    assert regime.attained(120, 130, 100) == pytest.approx(-0.5)
+    # Nothing to take where cubic is already at the ideal.
+    assert regime.attained(100.2, 100.1, 100) is None
+
+
+def test_median_convergence_needs_half_the_repeats():
+    assert regime.median_convergence([3, 5, None]) == 4
+    assert regime.median_convergence([3, None, None]) is None
+    assert regime.median_convergence(2) == 2
+
+
+def summary(means, ideal=50.0, conv=(1, 2)):
+    return {"ideal_iter_ms": ideal, "algorithms": {
+        rule: {"mean_iter_ms": m, "p99_iter_ms": m * 1.5, "stable_repeats": 2, "repeats": 2,
+               "converged_iteration": list(conv), "rtos": [0, 1]}
+        for rule, m in means.items()}}
+
+
+def test_rows_put_each_rule_beside_cubic_and_a_lone_job():
+    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2,
+           "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}]}
+    points = [("p-solo", cfg, summary({"cubic": 52.0}), None),
+              ("p", dict(cfg, jobs=cfg["jobs"] * 2), summary({"cubic": 60.0, "md": 55.0}), None)]
+    rows = {r["rule"]: r for r in regime.rows(points)}
+    assert set(rows) == {"cubic", "md"}
+    md = rows["md"]
+    assert md["rtts"] == pytest.approx(100, rel=1e-3)
+    assert md["efficiency"] == pytest.approx(50 / 55)
+    assert md["x_solo"] == pytest.approx(55 / 52)
+    assert md["attained"] == pytest.approx(0.5)
+    assert md["convergence"] == 1.5 and md["rtos"] == 1
+    assert rows["cubic"]["attained"] is None
