@@ -13,7 +13,13 @@ The table gives, for every point and rule:
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
   - p99 / ideal, stable repeats, and the median convergence iteration ("-"
-    where fewer than half the repeats converged).
+    where fewer than half the repeats converged);
+  - for two jobs, from the raw logs (issue 14's split): drift, the mean change
+    per iteration of the distance D between the jobs' communication starts
+    while their phases overlap (D < aT), and diffusion, the spread (standard
+    deviation) of that change where they do not; both over the period. A
+    rule that separates the jobs has drift > 0; jitter or a reverse-path
+    effect that throws them back shows as diffusion.
 
 The regime map plots efficiency against RTTs per phase, a line per rule. The
 shift map plots, per iteration of a two-job point, the change of the distance
@@ -32,9 +38,7 @@ from bench import metrics, rundir
 
 
 def rtts_per_phase(cfg):
-    job = cfg["jobs"][0]
-    _, comm_s = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
-                                        cfg["rate_mbit"] * 1e6)
+    _, comm_s = ideal_period(cfg)
     return comm_s / (cfg["rtt_ms"] / 1e3) if cfg["rtt_ms"] else None
 
 
@@ -61,11 +65,30 @@ def median_convergence(conv):
     return statistics.median(done) if len(done) * 2 >= len(conv) else None
 
 
+def drift_diffusion(point, rule, cfg):
+    """(drift, diffusion) of a two-job point's rule over its repeats' raw logs,
+    or (None, None)."""
+    if point is None or len(cfg["jobs"]) != 2:
+        return None, None
+    period_s, comm_s = ideal_period(cfg)
+    pts = [s for rep in point.repeats(rule) for s in shifts(rep.records, period_s)]
+    inside = [s for d, s in pts if d < comm_s / period_s]
+    outside = [s for d, s in pts if d >= comm_s / period_s]
+    return (statistics.mean(inside) if inside else None,
+            statistics.pstdev(outside) if len(outside) > 1 else None)
+
+
+def ideal_period(cfg):
+    job = cfg["jobs"][0]
+    return metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                   cfg["rate_mbit"] * 1e6)
+
+
 def rows(points):
     """One dict per point and rule, with every figure of the table."""
     solo = {name[:-len("-solo")]: s for name, _, s, _ in points if name.endswith("-solo")}
     out = []
-    for name, cfg, summary, _ in points:
+    for name, cfg, summary, point in points:
         if name.endswith("-solo"):
             continue
         ideal = summary["ideal_iter_ms"]
@@ -74,6 +97,7 @@ def rows(points):
         lone = solo.get(name, {}).get("algorithms", {})
         for rule, a in algs.items():
             lone_ms = (lone.get(rule) or lone.get("cubic") or {}).get("mean_iter_ms")
+            drift, diffusion = drift_diffusion(point, rule, cfg)
             out.append({
                 "point": name, "rule": rule, "rtts": rtts_per_phase(cfg),
                 "jobs": len(cfg["jobs"]), "ideal_ms": ideal, "mean_ms": a["mean_iter_ms"],
@@ -85,7 +109,7 @@ def rows(points):
                 "p99_ratio": a["p99_iter_ms"] / ideal,
                 "stable": a["stable_repeats"], "repeats": a["repeats"],
                 "convergence": median_convergence(a["converged_iteration"]),
-                "rtos": sum(a["rtos"]),
+                "rtos": sum(a["rtos"]), "drift": drift, "diffusion": diffusion,
             })
     return out
 
@@ -96,12 +120,14 @@ def fmt(x, pattern="%.3f"):
 
 def table(points):
     lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | p99/ideal | "
-             "stable | convergence | RTOs |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "stable | convergence | RTOs | drift | diffusion |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows(points):
-        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d | %s | %d |" % (
+        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d | %s | %d | %s | %s |" % (
             r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"], fmt(r["x_solo"]),
             fmt(r["attained"], "%.2f"), r["p99_ratio"], r["stable"], r["repeats"],
-            fmt(r["convergence"], "%g"), r["rtos"]))
+            fmt(r["convergence"], "%g"), r["rtos"], fmt(r["drift"], "%+.4f"),
+            fmt(r["diffusion"], "%.4f")))
     return "\n".join(lines)
 
 
@@ -180,9 +206,7 @@ def plot_shift(points, path, names=None):
                              figsize=(2.6 * len(rules), 2.4 * len(chosen)), sharex=True,
                              sharey=True)
     for row, (name, cfg, _, point) in zip(axes, chosen):
-        job = cfg["jobs"][0]
-        period_s, comm_s = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
-                                                   cfg["rate_mbit"] * 1e6)
+        period_s, comm_s = ideal_period(cfg)
         fraction = comm_s / period_s
         for ax, rule in zip(row, rules):
             alg = next((a for a in cfg["algorithms"] if a["name"] == rule), None)

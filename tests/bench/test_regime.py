@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """bench.regime: the fluid model, the measured shifts, and the table's figures."""
+import statistics
+
 import pytest
 
 from bench import regime
@@ -70,3 +72,35 @@ def test_rows_put_each_rule_beside_cubic_and_a_lone_job():
     assert md["attained"] == pytest.approx(0.5)
     assert md["convergence"] == 1.5 and md["rtos"] == 1
     assert rows["cubic"]["attained"] is None
+
+
+class FakeRepeat:
+    def __init__(self, recs):
+        self.records = recs
+
+
+class FakePoint:
+    def __init__(self, repeats):
+        self._repeats = repeats
+
+    def repeats(self, rule):
+        return self._repeats
+
+
+def test_drift_is_the_mean_change_while_overlapping_and_diffusion_the_spread_outside():
+    # 2 jobs, fraction 0.4 of a 50 ms period (compute 30 ms, 20 ms of bytes).
+    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2,
+           "jobs": [{"name": "job%d" % j, "bytes": 2391017, "compute_ms": 30}
+                    for j in (1, 2)]}
+    period, comm = regime.ideal_period(cfg)
+    first = [1.0 + i * period for i in range(6)]
+    # D / T: 0.1, 0.2 (overlapping), then 0.45, 0.41, 0.45, 0.41 (apart).
+    dist = (0.1, 0.2, 0.45, 0.41, 0.45, 0.41)
+    second = [c + d * period for c, d in zip(first, dist)]
+    point = FakePoint([FakeRepeat(records("job1", first) + records("job2", second))])
+    drift, diffusion = regime.drift_diffusion(point, "md", cfg)
+    assert comm / period == pytest.approx(0.4, rel=1e-3)
+    # Inside (D < 0.4): changes +0.1 and +0.25; outside: -0.04, +0.04, -0.04.
+    assert drift == pytest.approx((0.1 + 0.25) / 2)
+    assert diffusion == pytest.approx(statistics.pstdev([-0.04, 0.04, -0.04]))
+    assert regime.drift_diffusion(None, "md", cfg) == (None, None)
