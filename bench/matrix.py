@@ -445,9 +445,29 @@ def regime_map(iterations=100, repeats=5):
     return out
 
 
+def diag_exchange(iterations=100, repeats=5):
+    """Issue 14's first diagnosis, in the simulator: the study's pair (two jobs
+    of fraction 0.4, 200 Mbit/s, 256 KiB, no added delay, Linux's TCP
+    defaults) exchanging and pushing, with compute jitter from none to 10% of
+    the 200 ms period: cubic and md-restart. Drift and diffusion (python3 -m
+    bench regime) tell a rule that does not separate the jobs from jitter
+    that throws them back."""
+    out = []
+    algs = candidates("cubic", "md-restart")
+    for collective in ("exchange", "push"):
+        for jitter_ms in (0, 5, 10, 20):
+            jobs = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT, collective)
+            out.append(sim_point("diag-%s-jitter%dms" % (collective, jitter_ms), jobs,
+                                 # Without jitter the simulation is deterministic.
+                                 HOST_RATE_MBIT, 0, 262144, iterations,
+                                 repeats if jitter_ms else 1, algs,
+                                 jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS))
+    return out
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
-        "dc": data_center, "regime-map": regime_map}
+        "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange}
