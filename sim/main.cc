@@ -30,8 +30,9 @@
 // timestamps, PRR, an ACK per two segments, no Nagle, 16 MB buffers. ns-3
 // 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
 // says what that changes. A point with "ecn_mark_bytes" (the data-center
-// regime) negotiates ECN on every flow and marks at the bottleneck
-// (StepMarkQueueDisc) instead of only dropping.
+// regime) negotiates ECN on every flow and marks at the bottleneck instead
+// of only dropping; one with "ack_priority" serves pure ACKs first there
+// (both: PortQueueDisc).
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -51,7 +52,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "point.h"
-#include "step_mark_queue_disc.h"
+#include "port_queue_disc.h"
 #include "tcp_mltcp.h"
 #include "training_worker.h"
 
@@ -158,7 +159,8 @@ std::vector<std::string> run_once(const Run &run)
 	const Point &point = run.point;
 	const size_t jobs = point.jobs.size();
 
-	const bool ecn = point.ecn_mark_bytes != 0;
+	// A port of our own where the point asks for marks or ACK priority.
+	const bool port = point.ecn_mark_bytes != 0 || point.ack_priority;
 	linux_like_tcp(point);
 	RngSeedManager::SetSeed(static_cast<uint32_t>(point.seed));
 	RngSeedManager::SetRun(run.rep + 1);
@@ -184,7 +186,7 @@ std::vector<std::string> run_once(const Run &run)
 				      DataRateValue(DataRate(point.rate_mbit * 1e6 * scale)));
 	bottleneck.SetChannelAttribute(
 		"Delay", TimeValue(MicroSeconds(std::llround(point.rtt_ms * 1e3 / 2))));
-	if (ecn) // the port's queue is the StepMarkQueueDisc above the device
+	if (port) // the port's queue is the PortQueueDisc above the device
 		bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
 				    QueueSizeValue(QueueSize("1p")));
 	else
@@ -200,18 +202,19 @@ std::vector<std::string> run_once(const Run &run)
 	addresses.Assign(core);
 	no_qdisc.Uninstall(core); // the device's drop-tail is the bottleneck's queue...
 	QueueDiscContainer ports;
-	if (ecn) { // ...or the marking queue disc: its bytes are IP packets' (1500)
+	if (port) { // ...or the PortQueueDisc: its bytes are IP packets' (1500)
 		const double ip_scale = kIpPacket / kLinuxFrame;
-		TrafficControlHelper marking;
+		TrafficControlHelper helper;
 		// By its TypeId, not its name: that links it in from the static library.
-		marking.SetRootQueueDisc(
-			StepMarkQueueDisc::GetTypeId().GetName(), "MaxSize",
+		helper.SetRootQueueDisc(
+			PortQueueDisc::GetTypeId().GetName(), "MaxSize",
 			QueueSizeValue(QueueSize(
 				QueueSizeUnit::BYTES,
 				static_cast<uint32_t>(std::llround(run.queue_limit * ip_scale)))),
 			"MarkThreshold",
-			UintegerValue(std::llround(point.ecn_mark_bytes * ip_scale)));
-		ports = marking.Install(core);
+			UintegerValue(std::llround(point.ecn_mark_bytes * ip_scale)), "AckPriority",
+			BooleanValue(point.ack_priority));
+		ports = helper.Install(core);
 	}
 
 	std::vector<Ipv4Address> left_addr(jobs), right_addr(jobs);

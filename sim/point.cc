@@ -173,6 +173,11 @@ Point parse_point(const std::string &json_text)
 		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
 		if (cfg.contains("ecn_mark_bytes"))
 			point.ecn_mark_bytes = count(cfg, "ecn_mark_bytes", UINT32_MAX);
+		if (cfg.contains("ack_priority")) {
+			if (!cfg["ack_priority"].is_boolean())
+				refuse("\"ack_priority\": true or false");
+			point.ack_priority = cfg["ack_priority"].get<bool>();
+		}
 		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
 		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
 		if (point.min_rto_ms < 0.001 || point.delayed_ack_ms < 0.001)

@@ -57,9 +57,11 @@ struct Point {
 	double sample_ms = 10;
 	uint64_t seed = 1;
 	// ECN points (data-center regime): the bottleneck marks at this many
-	// bytes queued (StepMarkQueueDisc) and every flow negotiates ECN; 0:
+	// bytes queued (PortQueueDisc) and every flow negotiates ECN; 0:
 	// drop-tail, no ECN, as the guest's tbf.
 	uint64_t ecn_mark_bytes = 0;
+	// Pure ACKs served first at the bottleneck (PortQueueDisc), both ways.
+	bool ack_priority = false;
 	// Linux's defaults: tcp_rto_min (200 ms) and the stand-in for the ACK
 	// sent when the application reads a burst's last segment (sim/main.cc).
 	// Data-center points set them as such fabrics do (`ip route ... rto_min`,

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The simulator's switch port (sim/port_queue_disc.h): one byte limit, step
+// marking of ECN-capable packets only, and pure ACKs first when asked.
+#include <gtest/gtest.h>
+
+#include "ns3/boolean.h"
+#include "ns3/core-module.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/tcp-header.h"
+
+#include "port_queue_disc.h"
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint32_t kPayload = 1000;
+constexpr uint32_t kSegment = kPayload + 20 + 20; // TCP and IPv4 headers, no options
+
+Ptr<Ipv4QueueDiscItem> Segment(uint32_t payload, bool ect)
+{
+	Ptr<Packet> packet = Create<Packet>(payload);
+	TcpHeader tcp;
+	tcp.SetFlags(TcpHeader::ACK);
+	packet->AddHeader(tcp);
+	Ipv4Header ip;
+	ip.SetProtocol(6);
+	ip.SetPayloadSize(packet->GetSize());
+	ip.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+	return Create<Ipv4QueueDiscItem>(packet, Address(), 0x0800, ip);
+}
+
+Ptr<PortQueueDisc> Port(uint32_t limit, uint32_t mark_threshold, bool ack_priority)
+{
+	Ptr<PortQueueDisc> port = CreateObjectWithAttributes<PortQueueDisc>(
+		"MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, limit)), "MarkThreshold",
+		UintegerValue(mark_threshold), "AckPriority", BooleanValue(ack_priority));
+	port->Initialize();
+	return port;
+}
+
+uint32_t PayloadOf(Ptr<QueueDiscItem> item)
+{
+	TcpHeader tcp;
+	item->GetPacket()->PeekHeader(tcp);
+	return item->GetPacket()->GetSize() - tcp.GetSerializedSize();
+}
+
+TEST(PortQueueDisc, ServesPureAcksFirstOnlyWhenAsked)
+{
+	for (bool priority : { false, true }) {
+		Ptr<PortQueueDisc> port = Port(100000, 0, priority);
+		ASSERT_TRUE(port->Enqueue(Segment(kPayload, true)));
+		ASSERT_TRUE(port->Enqueue(Segment(0, false)));
+		ASSERT_TRUE(port->Enqueue(Segment(kPayload, true)));
+		std::vector<uint32_t> order;
+		while (Ptr<QueueDiscItem> item = port->Dequeue())
+			order.push_back(PayloadOf(item));
+		const std::vector<uint32_t> fifo{ kPayload, 0, kPayload };
+		const std::vector<uint32_t> acks_first{ 0, kPayload, kPayload };
+		EXPECT_EQ(order, priority ? acks_first : fifo) << "priority " << priority;
+	}
+}
+
+TEST(PortQueueDisc, MarksEcnCapablePacketsArrivingAtTheThresholdAndDropsNone)
+{
+	Ptr<PortQueueDisc> port = Port(100000, 2 * kSegment, false);
+	for (int i = 0; i < 4; i++)
+		ASSERT_TRUE(port->Enqueue(Segment(kPayload, true)));
+	ASSERT_TRUE(port->Enqueue(Segment(0, false))); // an ACK over the threshold
+	std::vector<bool> marked;
+	while (Ptr<QueueDiscItem> item = port->Dequeue())
+		marked.push_back(DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetEcn() ==
+				 Ipv4Header::ECN_CE);
+	// Found 0, 1, 2 and 3 segments queued: the last two arrive at or over it.
+	EXPECT_EQ(marked, (std::vector<bool>{ false, false, true, true, false }));
+	EXPECT_EQ(port->GetStats().nTotalMarkedPackets, 2u);
+	EXPECT_EQ(port->GetStats().nTotalDroppedPackets, 0u);
+}
+
+TEST(PortQueueDisc, TheLimitHoldsForBothBandsTogether)
+{
+	Ptr<PortQueueDisc> port = Port(3 * kSegment, 0, true);
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(port->Enqueue(Segment(kPayload, false)));
+	EXPECT_FALSE(port->Enqueue(Segment(0, false))); // no room, even for an ACK
+	EXPECT_EQ(port->GetNBytes(), 3 * kSegment);
+	EXPECT_EQ(port->GetStats().nTotalDroppedPackets, 1u);
+	EXPECT_EQ(port->GetStats().nTotalMarkedPackets, 0u);
+}
+
+} // namespace
