@@ -48,9 +48,9 @@ def load(dirs):
     for d in dirs:
         results = rundir.Results(d)
         for name, res in results.read()["results"].items():
-            if res.get("summary") and res["summary"].get("algorithms"):
+            if res.get("algorithms"):
                 point = results.point(name)
-                points.append((name, point.config(), res["summary"], point))
+                points.append((name, point.config(), res, point))
     return points
 
 
