@@ -48,7 +48,8 @@ def analyze(point):
         reps = []
         for repeat in point.repeats(alg["name"]):
             meta, samples, records = repeat.meta, repeat.samples, repeat.records
-            run = metrics.analyze_run(records, jobs_cfg, rate)
+            run = metrics.analyze_run(records, jobs_cfg, rate, samples=samples,
+                                      sample_jobs=meta.get("sample_jobs"))
             run["rtos"] = sum(meta["rtos"].values())
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
             run["failures"] = meta["failures"]
@@ -93,6 +94,12 @@ def aggregate(reps):
         "steady_ratio_to_ideal": avg("steady_ratio_to_ideal"),
         "converged_iteration": conv[0] if len(conv) == 1 else conv,
         "stable_repeats": sum(1 for r in reps if r["stable"]),
+        "stable_interval": metrics.wilson_interval(sum(1 for r in reps if r["stable"]),
+                                                   len(reps)),
+        "wire_stable_repeats": (sum(1 for r in reps if r["wire_stable"])
+                                if all(r.get("wire_stable") is not None for r in reps)
+                                else None),
+        "wire_converged_iteration": [r.get("wire_converged_iteration") for r in reps],
         "rtos": [r["rtos"] for r in reps],
         "drops": [r["drops"] for r in reps],
         "utilization": avg("utilization"),

@@ -14,6 +14,13 @@ Definitions (also printed in every report):
   (`ideal_valid`).
 - Overlap of an iteration: seconds of its communication phase during which at
   least one other job was also communicating.
+- Wire overlap of an iteration (issue 14): seconds of its communication phase
+  during which this job and at least one other both put bytes on the wire at
+  10% of the bottleneck rate or more, from the sampled per-job counters (the
+  left hosts', so one direction). A job that holds back while another sends
+  does not overlap by this measure, where by the first it does. Convergence
+  and stability are also given by it ("wire_...").
+- Stable repeats k of n come with a 95% Wilson score interval.
 - Convergence iteration of a job: the first iteration from which every later
   iteration's overlap stays below 10% of the job's ideal communication time.
   The run's convergence iteration is the largest over its jobs (None if some
@@ -111,6 +118,45 @@ def overlaps(jobs):
     return result
 
 
+def wire_overlaps(jobs, samples, sample_jobs, rate_bps, threshold=OVERLAP_THRESHOLD):
+    """Per job, per iteration: seconds of its communication phase during which
+    it and another job each sent at threshold * rate_bps or more, by the
+    samples (time, cumulative bytes per job in sample_jobs' order). None where
+    a job has no counter."""
+    if any(job not in sample_jobs for job in jobs) or len(samples) < 2:
+        return None
+    column = {job: sample_jobs.index(job) for job in jobs}
+    # Sample intervals with the jobs sending in each.
+    spans = []
+    for (ta, ra), (tb, rb) in zip(samples, samples[1:]):
+        if tb <= ta:
+            continue
+        floor = threshold * rate_bps * (tb - ta) / 8
+        spans.append((ta, tb, {job for job, c in column.items() if rb[c] - ra[c] >= floor}))
+    result = {}
+    for job, rows in jobs.items():
+        per_iter = []
+        for _, cs, e in rows:
+            total = 0.0
+            for ta, tb, sending in spans:
+                if tb <= cs or ta >= e or job not in sending or len(sending) < 2:
+                    continue
+                total += min(tb, e) - max(ta, cs)
+            per_iter.append(total)
+        result[job] = per_iter
+    return result
+
+
+def wilson_interval(k, n, z=1.96):
+    """95% Wilson score interval of a proportion k / n, as (low, high)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def convergence_iteration(overlap_s, ideal_comm_s, threshold=OVERLAP_THRESHOLD):
     """First index from which every overlap stays below threshold * ideal_comm_s."""
     limit = threshold * ideal_comm_s
@@ -134,17 +180,22 @@ def jobs_config(jobs):
     return {j["name"]: {"compute_s": j["compute_ms"] / 1e3, "bytes": j["bytes"]} for j in jobs}
 
 
-def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
+def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
+                sample_jobs=None):
     """Metrics of one algorithm's run.
 
     jobs_config maps job name -> {"compute_s": .., "bytes": ..}: the bytes a
     worker sends per iteration through the bottleneck in one direction.
+    samples and sample_jobs (the run's samples.json and meta's "sample_jobs")
+    give the wire overlap; without them it is None.
     """
     jobs = job_iterations(records)
     ov = overlaps(jobs)
+    wire = (wire_overlaps(jobs, samples, sample_jobs, rate_bps)
+            if samples and sample_jobs else None)
     out = {"jobs": {}}
     fractions = 0.0
-    converged = []
+    converged, wire_converged = [], []
     all_times, steady_times = [], []
     for job, rows in sorted(jobs.items()):
         cfg = jobs_config[job]
@@ -152,6 +203,7 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
         fractions += ideal_comm / ideal
         times = [e - s for s, _, e in rows]
         conv = convergence_iteration(ov[job], ideal_comm)
+        wire_conv = convergence_iteration(wire[job], ideal_comm) if wire else None
         n = len(rows)
         tail = stable_tail if stable_tail is not None else min(50, n // 2)
         steady_from = conv if conv is not None else n // 2
@@ -171,8 +223,12 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
             "iter_s": times,
             "converged_iteration": conv,
             "stable": conv is not None and conv <= n - tail,
+            "wire_overlap_s": wire[job] if wire else None,
+            "wire_converged_iteration": wire_conv,
+            "wire_stable": (wire_conv is not None and wire_conv <= n - tail) if wire else None,
         }
         converged.append(conv)
+        wire_converged.append(wire_conv)
         all_times += times
         steady_times += steady
     ideal_mean = mean([j["ideal_iter_s"] for j in out["jobs"].values()])
@@ -187,6 +243,10 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None):
         "converged_iteration": (None if any(c is None for c in converged)
                                 else max(converged)),
         "stable": all(j["stable"] for j in out["jobs"].values()),
+        "wire_converged_iteration": (None if not wire or any(c is None for c in wire_converged)
+                                     else max(wire_converged)),
+        "wire_stable": (all(j["wire_stable"] for j in out["jobs"].values())
+                        if wire else None),
     })
     out["ratio_to_ideal"] = out["mean_iter_s"] / ideal_mean
     out["steady_ratio_to_ideal"] = out["steady_mean_iter_s"] / ideal_mean

@@ -12,8 +12,10 @@ The table gives, for every point and rule:
     beside it (what the window costs with no contest: slow start every phase);
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
-  - p99 / ideal, stable repeats, and the median convergence iteration ("-"
-    where fewer than half the repeats converged);
+  - p99 / ideal, stable repeats with their 95% interval, stable repeats by
+    the wire overlap (bench.metrics: a job that holds back does not overlap),
+    and the median convergence iteration ("-" where fewer than half the
+    repeats converged);
   - for two jobs, from the raw logs (issue 14's split): drift, the mean change
     per iteration of the distance D between the jobs' communication starts
     while their phases overlap (D < aT), and diffusion, the spread (standard
@@ -108,6 +110,8 @@ def rows(points):
                              if cubic and rule != "cubic" else None),
                 "p99_ratio": a["p99_iter_ms"] / ideal,
                 "stable": a["stable_repeats"], "repeats": a["repeats"],
+                "stable_interval": metrics.wilson_interval(a["stable_repeats"], a["repeats"]),
+                "wire_stable": a.get("wire_stable_repeats"),
                 "convergence": median_convergence(a["converged_iteration"]),
                 "rtos": sum(a["rtos"]), "drift": drift, "diffusion": diffusion,
             })
@@ -120,14 +124,17 @@ def fmt(x, pattern="%.3f"):
 
 def table(points):
     lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | p99/ideal | "
-             "stable | convergence | RTOs | drift | diffusion |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "stable (95%) | stable, wire | convergence | RTOs | drift | diffusion |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows(points):
-        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d | %s | %d | %s | %s |" % (
-            r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"], fmt(r["x_solo"]),
-            fmt(r["attained"], "%.2f"), r["p99_ratio"], r["stable"], r["repeats"],
-            fmt(r["convergence"], "%g"), r["rtos"], fmt(r["drift"], "%+.4f"),
-            fmt(r["diffusion"], "%.4f")))
+        lo, hi = r["stable_interval"]
+        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d (%.0f-%.0f%%) | %s | %s | "
+                     "%d | %s | %s |" % (
+                         r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"],
+                         fmt(r["x_solo"]), fmt(r["attained"], "%.2f"), r["p99_ratio"],
+                         r["stable"], r["repeats"], 100 * lo, 100 * hi,
+                         fmt(r["wire_stable"], "%d"), fmt(r["convergence"], "%g"), r["rtos"],
+                         fmt(r["drift"], "%+.4f"), fmt(r["diffusion"], "%.4f")))
     return "\n".join(lines)
 
 

@@ -157,3 +157,38 @@ def test_detector_view_of_an_unlisted_host_is_empty():
     jobs = [{"name": "a", "bytes": 1000, "compute_ms": 1, "workload": "torch"}]
     view = metrics.detector_view({"L1": {"error": "no such namespace"}}, jobs, steps=5)
     assert view["a"]["gradient_flows"] == 0 and view["a"]["iterations"] == []
+
+
+def test_wire_overlap_counts_only_time_both_jobs_sent():
+    rate = 100e6  # 10% of it: 1.25 MB/s, 12.5 kB per 10 ms sample
+    # job1 communicates 0.00-0.04 s and sends throughout; job2's phase spans
+    # 0.00-0.08 s but it holds back (sends nothing) until 0.04 s.
+    jobs = {"job1": [(0.0, 0.0, 0.04)], "job2": [(0.0, 0.0, 0.08)]}
+    samples, b1, b2 = [], 0, 0
+    for k in range(9):
+        t = k * 0.01
+        samples.append([t, [b1, b2]])
+        b1 += 100000 if t < 0.04 else 0
+        b2 += 100000 if t >= 0.04 else 1000  # 1 kB: a probe, below the floor
+    wire = metrics.wire_overlaps(jobs, samples, ["job1", "job2"], rate)
+    assert wire == {"job1": [0.0], "job2": [0.0]}
+    # By the phases alone, both overlap for 40 ms.
+    ov = metrics.overlaps(jobs)
+    assert ov["job1"][0] == pytest.approx(0.04) and ov["job2"][0] == pytest.approx(0.04)
+    # When job2 sends from the start, the wire overlap is the 40 ms too.
+    busy = [[t, [row[0], int(t / 0.01) * 100000]] for t, row in samples]
+    wire = metrics.wire_overlaps(jobs, busy, ["job1", "job2"], rate)
+    assert wire["job1"][0] == pytest.approx(0.04) and wire["job2"][0] == pytest.approx(0.04)
+
+
+def test_wire_overlap_needs_every_jobs_counter():
+    jobs = {"job1": [(0.0, 0.0, 0.04)], "job2": [(0.0, 0.0, 0.08)]}
+    assert metrics.wire_overlaps(jobs, [[0, [0]], [0.01, [5]]], ["job1"], 1e6) is None
+
+
+def test_wilson_interval_brackets_the_proportion():
+    lo, hi = metrics.wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-3)
+    lo, hi = metrics.wilson_interval(9, 10)
+    assert lo == pytest.approx(0.5958, abs=1e-3) and hi == pytest.approx(0.9821, abs=1e-3)
+    assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
