@@ -34,6 +34,7 @@ period, beside the fluid model's prediction (HotNets'24, Eq. 2):
 period). A rule that behaves as the paper says follows the curve; one that
 only pushes to the edge of the free region shows no restoring force past aT.
 """
+import os
 import statistics
 
 from bench import metrics, rundir
@@ -45,13 +46,17 @@ def rtts_per_phase(cfg):
 
 
 def load(dirs):
-    """(name, config, summary, point directory) of every point that ran."""
+    """(name, config, summary, point directory) of every point that ran: the
+    point's summary.json (a later `python3 -m bench analyze` rewrites it),
+    else results.json's copy."""
     points = []
     for d in dirs:
         results = rundir.Results(d)
         for name, res in results.read()["results"].items():
             if res.get("algorithms"):
                 point = results.point(name)
+                if os.path.exists(point.file(rundir.SUMMARY)):
+                    res = point.summary()
                 points.append((name, point.config(), res, point))
     return points
 
