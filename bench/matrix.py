@@ -449,23 +449,28 @@ def diag_exchange(iterations=100, repeats=5):
     """Issue 14's first diagnosis, in the simulator: the study's pair (two jobs
     of fraction 0.4, 200 Mbit/s, 256 KiB, no added delay, Linux's TCP
     defaults) exchanging and pushing, with compute jitter from none to 10% of
-    the 200 ms period, and exchanging with pure ACKs served first at the
-    bottleneck: cubic and md-restart. Drift and diffusion (python3 -m bench
+    the 200 ms period, exchanging with pure ACKs served first at the
+    bottleneck, and exchanging with ECN marks at 20 packets keeping the
+    queue short: cubic and md-restart. Drift and diffusion (python3 -m bench
     regime) tell a rule that does not separate the jobs from jitter that
     throws them back; ACKs first tells whether the reverse path does."""
     out = []
     algs = candidates("cubic", "md-restart")
     # Exchanging, then exchanging with pure ACKs first at the bottleneck
     # (the reverse-path test), then pushing.
-    for collective, acks_first in (("exchange", False), ("exchange", True), ("push", False)):
+    variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
+                ("push", "", {}),
+                # The queue kept short by ECN marks (20 packets) instead.
+                ("exchange", "-ecn", {"ecn_mark_bytes": 20 * 1514}))
+    for collective, suffix, extra in variants:
         for jitter_ms in (0, 5, 10, 20):
             jobs = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT, collective)
-            extra = {"ack_priority": True} if acks_first else {}
-            out.append(sim_point("diag-%s%s-jitter%dms" % (
-                collective, "-ackprio" if acks_first else "", jitter_ms), jobs,
-                # Without jitter the simulation is deterministic.
-                HOST_RATE_MBIT, 0, 262144, iterations, repeats if jitter_ms else 1, algs,
-                jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS, **extra))
+            out.append(sim_point("diag-%s%s-jitter%dms" % (collective, suffix, jitter_ms), jobs,
+                                 # Without jitter the simulation is deterministic.
+                                 HOST_RATE_MBIT, 0, 262144, iterations,
+                                 repeats if jitter_ms else 1, algs,
+                                 jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS,
+                                 **extra))
     return out
 
 
