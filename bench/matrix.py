@@ -13,6 +13,7 @@ where `dilation` stretches time so that a communication phase spans enough
 round trips of the emulated link to be congestion-controlled at all.
 """
 import json
+import random
 
 from bench import paths
 from bench.metrics import PAYLOAD_EFFICIENCY
@@ -474,9 +475,46 @@ def diag_exchange(iterations=100, repeats=5):
     return out
 
 
+# Cluster scale (issue 13, item 7): 10 Gbit/s hosts and fabric, 20 us of base
+# RTT, a 10 ms ideal period (phases of 100 base RTTs at fraction 0.2: a
+# cheaper regime, so that 64 jobs fit the machine), 8 hosts a leaf, 4 spines.
+CLUSTER_PERIOD_MS = 10
+CLUSTER_HOSTS_PER_LEAF, CLUSTER_SPINES = 8, 4
+
+
+def cluster_point(count, fraction, iterations, repeats, seed=1):
+    """count exchanging jobs of this fraction on a leaf-spine fabric with a
+    host for each worker, placed by a seeded random draw (bench.cluster
+    reports the per-link sums of fractions the fabric's routes give)."""
+    hosts = 2 * count
+    leaves = -(-hosts // CLUSTER_HOSTS_PER_LEAF)
+    order = list(range(leaves * CLUSTER_HOSTS_PER_LEAF))
+    random.Random(seed).shuffle(order)
+    jobs = identical_jobs(count, fraction, CLUSTER_PERIOD_MS, DC_RATE_MBIT, "exchange")
+    for j, job in enumerate(jobs):
+        job["hosts"] = order[2 * j:2 * j + 2]
+    cfg = sim_point("cluster%d-a%g" % (count, fraction), jobs, DC_RATE_MBIT, DC_RTT_MS,
+                    DC_BUFFER_BYTES, iterations, repeats,
+                    candidates("cubic", "md-restart"), period_ms=CLUSTER_PERIOD_MS, **DC_TCP)
+    cfg["topology"] = {"kind": "leaf-spine", "leaves": leaves, "spines": CLUSTER_SPINES,
+                       "hosts_per_leaf": CLUSTER_HOSTS_PER_LEAF}
+    # The detector's idle gap below the 8 ms compute phase.
+    cfg["default_params"] = dict(cfg["default_params"], idle_gap_us="4000")
+    return cfg
+
+
+def cluster(iterations=100, repeats=1):
+    """Issue 13's cluster scale: 16, 32 and 64 exchanging jobs on a leaf-spine
+    fabric, at fraction 0.2 (sparse: most links' sums within 1) and 0.4
+    (dense: many beyond), cubic and md-restart."""
+    return [cluster_point(count, fraction, iterations, repeats)
+            for count in (16, 32, 64) for fraction in (0.2, 0.4)]
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
-        "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange}
+        "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange,
+        "cluster": cluster}

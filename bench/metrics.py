@@ -147,6 +147,26 @@ def wire_overlaps(jobs, samples, sample_jobs, rate_bps, threshold=OVERLAP_THRESH
     return result
 
 
+def link_loads(cfg, links):
+    """Per directed link of a leaf-spine point (a run's meta "links": link ->
+    the jobs whose bytes cross it), the sum of those jobs' communication
+    fractions on it: its bytes at the link's rate (the fabric's between leaf
+    and spine, the point's to a host) over the job's ideal iteration."""
+    fabric_mbit = cfg["topology"].get("fabric_mbit", cfg["rate_mbit"])
+    jobs = {job["name"]: job for job in cfg["jobs"]}
+    loads = {}
+    for link, names in links.items():
+        mbit = fabric_mbit if "spine" in link else cfg["rate_mbit"]
+        total = 0.0
+        for name in names:
+            job = jobs[name]
+            period_s, _ = ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                          cfg["rate_mbit"] * 1e6)
+            total += job["bytes"] * 8 / (mbit * 1e6 * PAYLOAD_EFFICIENCY) / period_s
+        loads[link] = total
+    return loads
+
+
 def wilson_interval(k, n, z=1.96):
     """95% Wilson score interval of a proportion k / n, as (low, high)."""
     if n == 0:

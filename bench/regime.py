@@ -23,6 +23,11 @@ The table gives, for every point and rule:
     rule that separates the jobs has drift > 0; jitter or a reverse-path
     effect that throws them back shows as diffusion.
 
+A second table gives each point's cost in the simulator (wall time and
+simulated events per second per run) and, on a leaf-spine fabric, the sum of
+the communication fractions on its busiest link and how many links exceed 1
+(CASSINI's compatibility: a placement is compatible where none does).
+
 The regime map plots efficiency against RTTs per phase, a line per rule. The
 shift map plots, per iteration of a two-job point, the change of the distance
 between the jobs' communication starts against that distance, both over the
@@ -121,6 +126,40 @@ def rows(points):
                 "rtos": sum(a["rtos"]), "drift": drift, "diffusion": diffusion,
             })
     return out
+
+
+def cost_rows(points):
+    """Per point run on a leaf-spine fabric or costed by the simulator: its
+    busiest link's sum of fractions, how many links exceed 1, and a run's
+    wall time and simulated events per second (means over its runs)."""
+    out = []
+    for name, cfg, _, point in points:
+        if point is None:
+            continue
+        metas = [rep.meta for a in cfg["algorithms"] for rep in point.repeats(a["name"])]
+        costs = [m["cost"] for m in metas if "cost" in m]
+        if not costs:
+            continue
+        loads = metrics.link_loads(cfg, metas[0]["links"]) if "links" in metas[0] else {}
+        out.append({"point": name, "jobs": len(cfg["jobs"]), "runs": len(costs),
+                    "max_link_load": max(loads.values()) if loads else None,
+                    "links_over_1": sum(1 for v in loads.values() if v > 1 + 1e-9),
+                    "links": len(loads),
+                    "wall_s": statistics.mean(c["wall_s"] for c in costs),
+                    "events_per_s": statistics.mean(c["events"] / c["wall_s"] for c in costs
+                                                    if c["wall_s"] > 0)})
+    return out
+
+
+def cost_table(points):
+    lines = ["| point | jobs | busiest link (sum of fractions) | links over 1 | runs | "
+             "wall s per run | events/s |", "|---|---|---|---|---|---|---|"]
+    for r in cost_rows(points):
+        lines.append("| %s | %d | %s | %s | %d | %.0f | %.0f |" % (
+            r["point"], r["jobs"], fmt(r["max_link_load"], "%.2f"),
+            "%d of %d" % (r["links_over_1"], r["links"]) if r["links"] else "-", r["runs"],
+            r["wall_s"], r["events_per_s"]))
+    return "\n".join(lines)
 
 
 def fmt(x, pattern="%.3f"):
@@ -254,6 +293,8 @@ def add_arguments(parser):
 def main(args):
     points = load(args.dirs)
     print(table(points))
+    print()
+    print(cost_table(points))
     if args.regime_plot:
         plot_regime(points, args.regime_plot)
     if args.shift_plot:

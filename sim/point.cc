@@ -58,7 +58,47 @@ trainsim::Collective collective(const std::string &job, const std::string &text)
 	       "\": the simulator runs exchange and push");
 }
 
-Job parse_job(const json &j)
+LeafSpine parse_topology(const json &t, double rate_mbit)
+{
+	if (!t.is_object() || !t.contains("kind") || !t["kind"].is_string())
+		refuse("\"topology\" must be an object with a \"kind\"");
+	const std::string kind = t["kind"].get<std::string>();
+	if (kind != "leaf-spine")
+		refuse("topology \"" + kind +
+		       "\": the simulator builds \"leaf-spine\" (or, "
+		       "without a topology, the dumbbell)");
+	LeafSpine fabric;
+	fabric.leaves = static_cast<unsigned>(count(t, "leaves", 64));
+	fabric.spines = static_cast<unsigned>(count(t, "spines", 64));
+	fabric.hosts_per_leaf = static_cast<unsigned>(count(t, "hosts_per_leaf", 64));
+	fabric.fabric_mbit = number(t, "fabric_mbit", rate_mbit);
+	if (fabric.leaves < 2 || fabric.fabric_mbit <= 0 || fabric.fabric_mbit > 1e6)
+		refuse("topology: at least 2 leaves, and fabric_mbit up to 1e6");
+	return fabric;
+}
+
+void place_job(Job &job, const json &j, const std::optional<LeafSpine> &fabric)
+{
+	if (!fabric) {
+		if (j.contains("hosts"))
+			refuse("job " + job.name + ": \"hosts\" needs a leaf-spine topology");
+		return;
+	}
+	const unsigned hosts = fabric->leaves * fabric->hosts_per_leaf;
+	if (!j.contains("hosts") || !j["hosts"].is_array() || j["hosts"].size() != 2)
+		refuse("job " + job.name + ": \"hosts\" must name its two workers' hosts");
+	for (unsigned rank = 0; rank < 2; rank++) {
+		const json &h = j["hosts"][rank];
+		if (!h.is_number_unsigned() || h.get<uint64_t>() >= hosts)
+			refuse("job " + job.name + ": host " + h.dump() + ": not a host of the " +
+			       std::to_string(hosts) + " (0 to " + std::to_string(hosts - 1) + ")");
+		job.hosts[rank] = h.get<unsigned>();
+	}
+	if (job.hosts[0] == job.hosts[1])
+		refuse("job " + job.name + ": its two workers on one host");
+}
+
+Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 {
 	Job job;
 
@@ -76,6 +116,7 @@ Job parse_job(const json &j)
 	job.jitter_us = us(number(j, "jitter_ms", 0.0));
 	if (j.contains("collective"))
 		job.collective = collective(job.name, j["collective"].get<std::string>());
+	place_job(job, j, fabric);
 	return job;
 }
 
@@ -188,8 +229,10 @@ Point parse_point(const std::string &json_text)
 			refuse("bulk flows cannot run in the simulator yet");
 		if (!cfg.contains("jobs") || !cfg["jobs"].is_array() || cfg["jobs"].empty())
 			refuse("\"jobs\" must be a list of at least one job");
+		if (cfg.contains("topology"))
+			point.leaf_spine = parse_topology(cfg["topology"], point.rate_mbit);
 		for (const json &j : cfg["jobs"])
-			point.jobs.push_back(parse_job(j));
+			point.jobs.push_back(parse_job(j, point.leaf_spine));
 		const json defaults = cfg.value("default_params", json::object());
 		if (!cfg.contains("algorithms") || !cfg["algorithms"].is_array() ||
 		    cfg["algorithms"].empty())

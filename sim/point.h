@@ -6,6 +6,7 @@
 #ifndef MLTCP_SIM_POINT_H
 #define MLTCP_SIM_POINT_H
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +26,9 @@ struct PointError : std::runtime_error {
 
 struct Job {
 	std::string name;
+	// The leaf-spine fabric: the hosts (0 .. leaves * hosts_per_leaf - 1,
+	// leaf after leaf) of worker 0 and worker 1.
+	std::array<unsigned, 2> hosts{};
 	uint64_t bytes = 0; // per iteration, each direction (as mltcp-trainsim's --bytes)
 	uint64_t compute_us = 0;
 	uint64_t offset_us = 0;
@@ -48,6 +52,12 @@ struct Algorithm {
 	std::string ns3_type;  // kind ns3
 };
 
+// A leaf-spine fabric (sim/network.h); without one, the guest's dumbbell.
+struct LeafSpine {
+	unsigned leaves = 0, spines = 0, hosts_per_leaf = 0;
+	double fabric_mbit = 0; // leaf-spine links; hosts' links run at rate_mbit
+};
+
 struct Point {
 	std::string name;
 	double rate_mbit = 0;
@@ -68,6 +78,7 @@ struct Point {
 	// quick ACKs): a 200 ms timeout would be ten of their iterations.
 	double min_rto_ms = 200;
 	double delayed_ack_ms = 1;
+	std::optional<LeafSpine> leaf_spine;
 	std::vector<Job> jobs;
 	std::vector<Algorithm> algorithms;
 };

@@ -192,3 +192,17 @@ def test_wilson_interval_brackets_the_proportion():
     lo, hi = metrics.wilson_interval(9, 10)
     assert lo == pytest.approx(0.5958, abs=1e-3) and hi == pytest.approx(0.9821, abs=1e-3)
     assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_link_loads_sum_the_fractions_of_the_jobs_crossing_each_link():
+    # Two jobs of 20 ms of bytes at 1 Gbit/s in a 50 ms ideal period: 0.4
+    # each on the hosts' 1 Gbit/s links, 0.2 each on 2 Gbit/s fabric links.
+    nbytes = int(0.02 * 1e9 * metrics.PAYLOAD_EFFICIENCY / 8)
+    job = {"bytes": nbytes, "compute_ms": 30}
+    cfg = {"rate_mbit": 1000, "topology": {"kind": "leaf-spine", "fabric_mbit": 2000},
+           "jobs": [dict(job, name="job1"), dict(job, name="job2")]}
+    loads = metrics.link_loads(cfg, {"leaf0>h1": ["job1"], "leaf0>spine1": ["job1", "job2"],
+                                     "spine1>leaf1": ["job2"]})
+    assert loads["leaf0>h1"] == pytest.approx(0.4, rel=1e-3)
+    assert loads["leaf0>spine1"] == pytest.approx(0.4, rel=1e-3)
+    assert loads["spine1>leaf1"] == pytest.approx(0.2, rel=1e-3)

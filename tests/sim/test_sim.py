@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from bench import driver, matrix, paths, rundir
+from bench import driver, matrix, metrics, paths, rundir
 
 ITERATIONS = 20
 
@@ -168,3 +168,85 @@ def test_a_marking_threshold_at_or_over_the_limit_is_refused(tmp_path):
     cfg = smoke_config()
     cfg["ecn_mark_bytes"] = 37500
     sim_refuses(tmp_path, cfg, "ecn_mark_bytes", "37500", "queue limit")
+
+
+def leaf_spine_config():
+    """Two exchanging jobs on 2 leaves x 2 spines x 2 hosts, each job across
+    the leaves (bench.matrix.sim_point with a topology)."""
+    jobs = matrix.identical_jobs(2, 0.4, 50, 1000, "exchange")
+    jobs[0]["hosts"], jobs[1]["hosts"] = [0, 2], [1, 3]
+    cfg = matrix.sim_point("fabric-smoke", jobs, 1000, 0.1, 200000, 6, 1,
+                           [{"name": "cubic", "cc": "cubic"},
+                            matrix.mltcp_alg("md-restart", "md-restart")], **matrix.DC_TCP)
+    cfg["topology"] = {"kind": "leaf-spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2}
+    return cfg
+
+
+def plan(tmp_path, cfg):
+    point = rundir.Point(str(tmp_path / ("plan-" + cfg["name"])))
+    point.write_config(cfg)
+    run = subprocess.run([paths.SIM, "--plan", point.path], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert not os.path.exists(os.path.join(point.path, "raw")), "--plan simulated"
+    return json.loads(run.stdout)["links"]
+
+
+def test_a_leaf_spine_plan_routes_each_direction_over_one_spine(tmp_path):
+    links = plan(tmp_path, leaf_spine_config())
+    for job, (a, b) in (("job1", (0, 2)), ("job2", (1, 3))):
+        for src, dst in ((a, b), (b, a)):  # an exchange: both ways
+            lsrc, ldst = src // 2, dst // 2
+            assert job in links["h%d>leaf%d" % (src, lsrc)]
+            assert job in links["leaf%d>h%d" % (ldst, dst)]
+            ups = [s for s in (0, 1) if job in links.get("leaf%d>spine%d" % (lsrc, s), [])]
+            downs = [s for s in (0, 1) if job in links.get("spine%d>leaf%d" % (s, ldst), [])]
+            # One spine per direction (per-destination ECMP), the same up and down.
+            assert len(ups) == 1 and ups == downs, (job, src, dst, links)
+
+
+def test_a_leaf_spine_point_runs_every_iteration_and_reports_its_ports_and_cost(tmp_path):
+    cfg = leaf_spine_config()
+    config = tmp_path / "fabric.json"
+    config.write_text(json.dumps(cfg))
+    out = str(tmp_path / "fabric")
+    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
+                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    point = rundir.Point(out)
+    for alg in ("cubic", "md-restart"):
+        (repeat,) = point.repeats(alg)
+        meta = repeat.meta
+        assert meta["failures"] == []
+        steps = [r for r in repeat.records if r["type"] == "iteration"]
+        assert len(steps) == 6 * 2 * 2  # iterations x jobs x workers
+        assert all(r["bytes_sent"] == r["bytes_received"] == cfg["jobs"][0]["bytes"]
+                   for r in steps)
+        # Every switch port is counted; the plan is the run's.
+        assert set(meta["drops"]) == {"fabric"} and set(meta["marks"]) == {"fabric"}
+        assert "leaf0>spine0" in meta["drops"]["fabric"] and "leaf1>h3" in meta["drops"]["fabric"]
+        assert meta["links"] == plan(tmp_path, cfg)
+        assert meta["cost"]["events"] > 0 and meta["cost"]["wall_s"] > 0
+
+
+def test_the_cluster_sets_sparse_placements_are_compatible_and_dense_ones_not(tmp_path):
+    for cfg in matrix.cluster(iterations=1):
+        loads = metrics.link_loads(cfg, plan(tmp_path, cfg))
+        if "-a0.2" in cfg["name"]:
+            assert max(loads.values()) <= 1 + 1e-9, (cfg["name"], max(loads.values()))
+        else:
+            assert max(loads.values()) > 1, (cfg["name"], max(loads.values()))
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda c: c["jobs"][0].update(hosts=[0, 9]), ("job1", "host 9", "0 to 3")),
+    (lambda c: c["jobs"][0].update(hosts=[2, 2]), ("job1", "one host")),
+    (lambda c: c["jobs"][0].pop("hosts"), ("job1", "hosts")),
+    (lambda c: c["topology"].update(kind="fat-tree"), ("fat-tree", "leaf-spine")),
+    (lambda c: c.pop("topology"), ("job1", "hosts", "leaf-spine")),
+])
+def test_bad_placements_are_refused(tmp_path, change, words):
+    cfg = leaf_spine_config()
+    change(cfg)
+    sim_refuses(tmp_path, cfg, *words)
