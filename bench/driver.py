@@ -23,7 +23,12 @@ start time, samples the bytes each job sends into the bottleneck every
 
 A job's "collective" is passed to mltcp-trainsim as --collective (default:
 trainsim's own, exchange for two workers). With "push" worker 0 (Lj) sends the
-job's bytes to worker 1 (Rj) and nothing comes back.
+job's bytes to worker 1 (Rj) and nothing comes back. A trainsim job with
+"ranks" above 2 runs trainsim's ring all-reduce, its ranks placed as a torch
+job's are (below): even ranks on Lj, odd on Rj, each listening on its own
+port (ring_port()), every hop across the bottleneck; trainsim's --bytes is
+the job's bytes / (ranks - 1), so that each direction carries the job's
+"bytes", as for two workers.
 
 A job with "workload": "torch" runs real PyTorch DDP training instead
 (bench/torch_worker.py: gloo on the CPU, its compute padded to "compute_ms",
@@ -221,7 +226,7 @@ class Experiment:
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
             job = dict(job, offset_ms=offsets[job["name"]])
             torch = is_torch(job)
-            ranks = job.get("ranks", 2) if torch else 2
+            ranks = job.get("ranks", 2)
             if torch:
                 for host in (left, right):
                     host.run("sysctl", "-q", "-w",
@@ -332,17 +337,31 @@ def trainsim_path(cfg):
     return paths.in_tree(cfg.get("trainsim", paths.TRAINSIM))
 
 
+RING_PORT_STRIDE = 100
+
+
+def ring_port(base, rank):
+    """Where a rank listens: ranks on one host (rank, rank + 2, ...) apart by
+    RING_PORT_STRIDE, ranks 0 and 1 on the job's base port. The simulator's
+    workers listen alike (sim/main.cc)."""
+    return base + RING_PORT_STRIDE * (rank // 2)
+
+
 def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
-    """Command line of one worker of a two-worker job.
+    """Command line of one worker of a job of job.get("ranks", 2) workers:
+    it listens on ring_port(port, rank) and connects to the next rank's on
+    peer_ip (the other side's host).
 
     A job's "collective" (default exchange) goes to --collective: "push" loads
     only the L->R direction, so a host that cannot forward both directions of
     every job at the bottleneck rate can still run the set.
     """
+    world = job.get("ranks", 2)
     argv = [trainsim_path(cfg), "--job", job["name"], "--rank", str(rank),
-            "--world", "2", "--listen", str(port),
-            "--next", "%s:%d" % (peer_ip, port),
-            "--bytes", str(job["bytes"]), "--compute", "%gms" % job["compute_ms"],
+            "--world", str(world), "--listen", str(ring_port(port, rank)),
+            "--next", "%s:%d" % (peer_ip, ring_port(port, (rank + 1) % world)),
+            "--bytes", str(job["bytes"] // (world - 1)),
+            "--compute", "%gms" % job["compute_ms"],
             "--jitter", "%gms" % job.get("jitter_ms", 0),
             "--iterations", str(cfg["iterations"]), "--cc", alg["cc"],
             "--start-at", "%.6f" % start_at,

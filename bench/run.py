@@ -82,7 +82,7 @@ def sim_argv(cfg, point):
     seeds = {"%s/rep%d/%s/%d" % (alg["name"], rep, job["name"], rank):
              worker_seed("%s/rep%d" % (alg["name"], rep), job["name"], rank)
              for alg in cfg["algorithms"] for rep in range(cfg.get("repeats", 1))
-             for job in cfg["jobs"] for rank in (0, 1)}
+             for job in cfg["jobs"] for rank in range(job.get("ranks", 2))}
     if cfg.get("start", "given") != "given":
         for rep in range(cfg.get("repeats", 1)):
             for job, offset_ms in start_offsets(cfg, rep).items():

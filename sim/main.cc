@@ -128,6 +128,13 @@ json params_json(const Algorithm &alg)
 	return out;
 }
 
+// Where job j's rank listens (bench.driver.ring_port()).
+uint16_t ring_port(size_t job, unsigned rank)
+{
+	constexpr unsigned kRingPortStride = 100;
+	return static_cast<uint16_t>(kJobPort + job + kRingPortStride * (rank / 2));
+}
+
 struct Run {
 	const Point &point;
 	const Algorithm &alg;
@@ -151,15 +158,17 @@ std::vector<std::string> run_once(const Run &run)
 	fs::create_directories(run.dir);
 	std::vector<std::unique_ptr<std::ofstream>> logs;
 	std::vector<Ptr<TrainingWorker>> workers;
+	std::vector<std::pair<size_t, unsigned>> placed; // each worker's (job, rank)
 	const std::string tag = run.alg.name + "/rep" + std::to_string(run.rep);
 	for (size_t j = 0; j < jobs; j++) {
 		const Job &job = point.jobs[j];
-		for (unsigned rank = 0; rank < 2; rank++) {
+		for (unsigned rank = 0; rank < job.ranks; rank++) {
 			trainsim::Config config;
 			config.job = job.name;
 			config.rank = rank;
-			config.world = 2;
-			config.bytes = job.bytes;
+			config.world = job.ranks;
+			// Each direction carries (ranks - 1) x a ring's gradient bytes.
+			config.bytes = job.bytes / (job.ranks - 1);
 			config.compute_us = job.compute_us;
 			config.jitter_us = job.jitter_us;
 			config.iterations = point.iterations;
@@ -180,13 +189,17 @@ std::vector<std::string> run_once(const Run &run)
 				run.dir / (job.name + "-r" + std::to_string(rank) + ".jsonl")));
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
 				config, make_cc(run.alg), run.alg.cc, *logs.back(), 0);
-			// A port per job: the fabric may put two jobs' workers on a host.
-			const uint16_t port = static_cast<uint16_t>(kJobPort + j);
-			worker->Wire(port, InetSocketAddress(net.Address(j, 1 - rank), port));
+			// Even ranks on the job's first host, odd on its second, each
+			// on a port of its own (bench.driver.ring_port()); a port per
+			// job too: the fabric may put two jobs' workers on a host.
+			const unsigned next = (rank + 1) % job.ranks;
+			worker->Wire(ring_port(j, rank), InetSocketAddress(net.Address(j, next % 2),
+									   ring_port(j, next)));
 			worker->StartIterationsAt(kStart);
-			net.Host(j, rank)->AddApplication(worker);
+			net.Host(j, rank % 2)->AddApplication(worker);
 			worker->SetStartTime(Seconds(0));
 			workers.push_back(worker);
+			placed.emplace_back(j, rank);
 		}
 	}
 
@@ -224,14 +237,16 @@ std::vector<std::string> run_once(const Run &run)
 	std::vector<std::string> failures;
 	json rtos = json::object(), flows = json::object();
 	for (size_t w = 0; w < workers.size(); w++) {
-		const Job &job = point.jobs[w / 2];
+		const auto [j, rank] = placed[w];
 		workers[w]->Finish();
 		if (!workers[w]->Done())
-			failures.push_back(job.name + " rank " + std::to_string(w % 2) +
+			failures.push_back(point.jobs[j].name + " rank " + std::to_string(rank) +
 					   " did not finish by the deadline");
-		const std::string host = (w % 2 ? "R" : "L") + std::to_string(w / 2 + 1);
-		rtos[host] = workers[w]->Timeouts();
-		flows[host] = json::array();
+		// The driver's host names: Lj for even ranks, Rj for odd.
+		const std::string host = (rank % 2 ? "R" : "L") + std::to_string(j + 1);
+		rtos[host] = rtos.value(host, uint64_t{ 0 }) + workers[w]->Timeouts();
+		if (!flows.contains(host))
+			flows[host] = json::array();
 		// What the detector learned of the flow the worker sent on, in
 		// the fields of `mltcpctl flow show -j` (the driver's "flows").
 		if (Ptr<TcpMltcp> cc = DynamicCast<TcpMltcp>(workers[w]->SenderCc())) {

@@ -54,8 +54,10 @@ trainsim::Collective collective(const std::string &job, const std::string &text)
 		return trainsim::Collective::exchange;
 	if (text == "push")
 		return trainsim::Collective::push;
+	if (text == "ring")
+		return trainsim::Collective::ring;
 	refuse("job " + job + ": collective \"" + text +
-	       "\": the simulator runs exchange and push");
+	       "\": the simulator runs exchange, push and ring");
 }
 
 LeafSpine parse_topology(const json &t, double rate_mbit)
@@ -108,14 +110,20 @@ Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 	if (j.value("workload", std::string("trainsim")) != "trainsim")
 		refuse("job " + job.name + ": workload \"" + j["workload"].get<std::string>() +
 		       "\" cannot run in the simulator (trainsim jobs only)");
-	if (j.contains("ranks") && j["ranks"] != 2)
-		refuse("job " + job.name + ": the simulator runs two-worker jobs");
+	job.ranks = static_cast<unsigned>(count(j, "ranks", 64, 2.0));
+	if (job.ranks < 2)
+		refuse("job " + job.name + ": \"ranks\": at least 2");
 	job.bytes = count(j, "bytes", MLTCP_ITER_BYTES_MAX);
 	job.compute_us = us(number(j, "compute_ms"));
 	job.offset_us = us(number(j, "offset_ms", 0.0));
 	job.jitter_us = us(number(j, "jitter_ms", 0.0));
+	if (job.ranks > 2)
+		job.collective = trainsim::Collective::ring;
 	if (j.contains("collective"))
 		job.collective = collective(job.name, j["collective"].get<std::string>());
+	if ((job.collective == trainsim::Collective::ring) != (job.ranks > 2))
+		refuse("job " + job.name + ": " + std::to_string(job.ranks) +
+		       " ranks run a ring, two exchange or push");
 	place_job(job, j, fabric);
 	return job;
 }

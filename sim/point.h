@@ -34,6 +34,9 @@ struct Job {
 	uint64_t offset_us = 0;
 	uint64_t jitter_us = 0;
 	trainsim::Collective collective = trainsim::Collective::exchange;
+	// Workers: 2, or a ring of more, placed as the guest's driver places
+	// them (even ranks on worker 0's host, odd on worker 1's).
+	unsigned ranks = 2;
 };
 
 // How a flow's congestion control is made in ns-3.

@@ -111,3 +111,18 @@ def test_ecn_points_are_refused_outside_the_simulator():
     cfg = dict(random_start_config(), ecn_mark_bytes=100000)
     with pytest.raises(SystemExit, match="simulator"):
         driver.Experiment(cfg, None)
+
+
+def test_trainsim_rings_listen_per_rank_and_carry_the_jobs_bytes_each_way():
+    job = {"name": "job1", "bytes": 3000000, "compute_ms": 100, "ranks": 4}
+    lines = [driver.trainsim_argv(CFG, job, ALG, rank, 7100, "10.0.0.%d" % (2 - rank % 2),
+                                  1763790000.25, "mltcp/rep0", "/tmp/r%d.jsonl" % rank)
+             for rank in range(4)]
+    # Ranks 0 and 2 share Lj, 1 and 3 share Rj: each listens on its own port
+    # and connects to the next rank's, on the other side.
+    assert [option(a, "--listen") for a in lines] == ["7100", "7100", "7200", "7200"]
+    assert [option(a, "--next") for a in lines] == [
+        "10.0.0.2:7100", "10.0.0.1:7200", "10.0.0.2:7200", "10.0.0.1:7100"]
+    assert all(option(a, "--world") == "4" for a in lines)
+    # Each direction carries (ranks - 1) x trainsim's --bytes: the job's bytes.
+    assert all(option(a, "--bytes") == "1000000" for a in lines)

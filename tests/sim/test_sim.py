@@ -250,3 +250,40 @@ def test_bad_placements_are_refused(tmp_path, change, words):
     cfg = leaf_spine_config()
     change(cfg)
     sim_refuses(tmp_path, cfg, *words)
+
+
+def test_a_ring_job_runs_every_rank_with_the_jobs_bytes_each_way(tmp_path):
+    """Four ranks alternating sides (bench.driver's placement): each sends a
+    ring all-reduce's 2 (SIZE - SIZE / 4) with SIZE = bytes / 3, so that each
+    direction of the bottleneck carries the job's bytes."""
+    jobs = matrix.identical_jobs(1, 0.4, 200, 200)
+    jobs[0]["ranks"] = 4
+    cfg = matrix.sim_point("ring-smoke", jobs, 200, 0, 262144, 4, 1,
+                           [matrix.mltcp_alg("md-restart", "md-restart")], period_ms=200)
+    point = rundir.Point(str(tmp_path / "ring"))
+    point.write_config(cfg)
+    run = subprocess.run([paths.SIM, "--queue-limit", "262144", point.path],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (repeat,) = point.repeats("md-restart")
+    size = jobs[0]["bytes"] // 3
+    per_rank = 2 * (size - size // 4)
+    for rank in range(4):
+        with open(point.worker_log("md-restart", 0, "job1", rank)) as f:
+            records = [json.loads(line) for line in f]
+        steps = [r for r in records if r["type"] == "iteration"]
+        assert len(steps) == 4 and records[-1]["status"] == "complete"
+        assert all(r["bytes_sent"] == r["bytes_received"] == per_rank for r in steps)
+    # Two ranks on each host, each with its flow.
+    assert [len(repeat.meta["flows"][h]) for h in ("L1", "R1")] == [2, 2]
+    assert abs(2 * per_rank - jobs[0]["bytes"]) < 4
+
+
+def test_a_ring_needs_more_than_two_ranks_and_two_ranks_no_ring(tmp_path):
+    cfg = smoke_config()
+    cfg["jobs"][0]["ranks"] = 4
+    cfg["jobs"][0]["collective"] = "exchange"
+    sim_refuses(tmp_path, cfg, "job1", "4 ranks", "ring")
+    cfg["jobs"][0]["ranks"] = 2
+    cfg["jobs"][0]["collective"] = "ring"
+    sim_refuses(tmp_path, cfg, "job1", "2 ranks")
