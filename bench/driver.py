@@ -108,7 +108,8 @@ def bottleneck_shaping(cfg):
         limit = topology.queue_limit(cfg["rate_mbit"], rtt_ms, cfg["buffer_bdp"])
     return topology.Shaping(rate_mbit=cfg["rate_mbit"], limit_bytes=limit,
                             burst_bytes=cfg.get("burst_bytes", 32 * 1024),
-                            delay_ms=rtt_ms / 2), limit
+                            delay_ms=rtt_ms / 2, shaper=cfg.get("shaper", "tbf"),
+                            ack_priority=cfg.get("ack_priority", False)), limit
 
 
 def raise_netdev_backlog():

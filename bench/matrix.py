@@ -516,10 +516,28 @@ def cluster(iterations=100, repeats=1):
             for count in (16, 32, 64) for fraction in (0.2, 0.4)]
 
 
+def diag_host_acks(iterations=100, repeats=5):
+    """Issue 14's reverse-path test on the host kernel (BPF twin), at the
+    study's exchanging pair (restart2-buf256k): the bottleneck shaped by tbf
+    as in the study, by htb with one FIFO (the control: htb for tbf), and by
+    htb serving pure ACKs first (bench.topology.Shaping); cubic and
+    md-restart."""
+    two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    algs = candidates("cubic", "md-restart")
+    out = []
+    for suffix, extra in (("tbf", {}), ("htb", {"shaper": "htb"}),
+                          ("htb-ackprio", {"shaper": "htb", "ack_priority": True})):
+        cfg = host_point("acks2-buf256k-" + suffix, json.loads(json.dumps(two)), 262144,
+                         iterations, repeats, algs)
+        cfg.update(extra)
+        out.append(cfg)
+    return out
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
         "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange,
-        "cluster": cluster}
+        "cluster": cluster, "diag-host-acks": diag_host_acks}

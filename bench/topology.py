@@ -124,11 +124,21 @@ class Shaping:
     """How one direction of the bottleneck is shaped.
 
     rate_mbit: tbf rate (None: no rate limit); limit_bytes: tbf queue limit;
-    burst_bytes: tbf bucket; delay_ms: one-way netem delay (0: no netem)."""
+    burst_bytes: tbf bucket; delay_ms: one-way netem delay (0: no netem).
+
+    shaper "htb" shapes with htb instead (issue 14's reverse-path test): a
+    class at the rate with two leaves, a byte FIFO of limit_bytes each, data
+    in one; with ack_priority, pure ACKs (TCP over IPv4 in packets under 128
+    bytes: no data segment of the experiment is that short but a burst's
+    tail) in the other, guaranteed the whole rate and so served first, as a
+    switch with a strict-priority class for ACKs serves them. Without
+    ack_priority it is the control: one FIFO, as tbf."""
     rate_mbit: int = None
     limit_bytes: int = None
     burst_bytes: int = 32 * 1024
     delay_ms: float = 0
+    shaper: str = "tbf"
+    ack_priority: bool = False
 
     def qdisc_commands(self, dev):
         """tc commands (without "tc") that shape egress of dev."""
@@ -138,6 +148,10 @@ class Shaping:
         tbf = ["tbf", "rate", "%dmbit" % self.rate_mbit, "burst", str(self.burst_bytes),
                "limit", str(self.limit_bytes)] if self.rate_mbit else None
         add = ["qdisc", "add", "dev", dev]
+        if self.shaper == "htb" and self.rate_mbit:
+            if self.delay_ms:
+                return [add + ["root", "handle", "1:"] + netem] + self._htb(dev, "1:", "2")
+            return self._htb(dev, "root", "1")
         if self.delay_ms and tbf:
             return [add + ["root", "handle", "1:"] + netem,
                     add + ["parent", "1:", "handle", "2:"] + tbf]
@@ -146,6 +160,32 @@ class Shaping:
         if self.delay_ms:
             return [add + ["root", "handle", "1:"] + netem]
         return []
+
+
+    def _htb(self, dev, parent, major):
+        rate = "%dmbit" % self.rate_mbit
+        burst = ["burst", str(self.burst_bytes), "cburst", str(self.burst_bytes)]
+        fifo = ["bfifo", "limit", str(self.limit_bytes)]
+        add = ["qdisc", "add", "dev", dev]
+        klass = ["class", "add", "dev", dev]
+        cmds = [add + ([parent] if parent == "root" else ["parent", parent]) +
+                ["handle", major + ":", "htb", "default", "20"],
+                klass + ["parent", major + ":", "classid", major + ":1", "htb", "rate", rate,
+                         "ceil", rate] + burst,
+                # Data: a token rate, the rest borrowed; ACKs: the whole rate,
+                # so never borrowing and always served first.
+                klass + ["parent", major + ":1", "classid", major + ":20", "htb", "rate",
+                         "1mbit", "ceil", rate, "prio", "1"] + burst,
+                add + ["parent", major + ":20", "handle", "20" + major + ":"] + fifo]
+        if self.ack_priority:
+            cmds += [klass + ["parent", major + ":1", "classid", major + ":10", "htb", "rate",
+                              rate, "ceil", rate, "prio", "0"] + burst,
+                     add + ["parent", major + ":10", "handle", "10" + major + ":"] + fifo,
+                     ["filter", "add", "dev", dev, "parent", major + ":", "protocol", "ip",
+                      "prio", "1", "u32", "match", "ip", "protocol", "6", "0xff",
+                      "match", "u16", "0x0000", "0xff80", "at", "2",
+                      "flowid", major + ":10"]]
+        return cmds
 
 
 def queue_limit(rate_mbit, rtt_ms, buffer_bdp):
@@ -226,9 +266,19 @@ class Dumbbell:
         stats = {}
         for dev in (TO_RIGHT, TO_LEFT):
             out = sh("tc", "-n", self.switch.name, "-s", "-j", "qdisc", "show", "dev", dev).stdout
-            stats[dev] = {q["kind"]: {k: q.get(k) for k in ("bytes", "packets", "drops",
-                                                             "overlimits")}
-                          for q in json.loads(out)}
+            # Per kind, summed; htb counts its leaves' (bfifo) drops itself.
+            qdiscs = json.loads(out)
+            if any(q["kind"] == "htb" for q in qdiscs):
+                qdiscs = [q for q in qdiscs if q["kind"] != "bfifo"]
+            kinds = {}
+            for q in qdiscs:
+                into = kinds.setdefault(q["kind"], {})
+                for k in ("bytes", "packets", "drops", "overlimits"):
+                    if q.get(k) is not None:
+                        into[k] = into.get(k, 0) + q[k]
+                    else:
+                        into.setdefault(k, None)
+            stats[dev] = kinds
         return stats
 
     def set_loss(self, end, percent):

@@ -65,3 +65,24 @@ def test_port_counters_parse_proc_net_dev(tmp_path):
     dev.write_text(dev.read_text().replace("1234567", "2234567"))
     assert counters() == [42, 2234567]
     counters.close()
+
+
+def test_htb_with_acks_first_serves_short_tcp_packets_from_their_own_class():
+    shaping = topology.Shaping(rate_mbit=200, limit_bytes=262144, shaper="htb",
+                               ack_priority=True)
+    cmds = [" ".join(c) for c in shaping.qdisc_commands("to-left")]
+    assert cmds[0] == "qdisc add dev to-left root handle 1: htb default 20"
+    # Data borrows from a token rate; the ACK class holds the whole rate.
+    assert any("classid 1:20 htb rate 1mbit ceil 200mbit prio 1" in c for c in cmds)
+    assert any("classid 1:10 htb rate 200mbit ceil 200mbit prio 0" in c for c in cmds)
+    assert sum("bfifo limit 262144" in c for c in cmds) == 2
+    assert cmds[-1].endswith("match ip protocol 6 0xff match u16 0x0000 0xff80 at 2 "
+                             "flowid 1:10")
+
+
+def test_htb_without_acks_first_is_one_fifo_under_netem_too():
+    shaping = topology.Shaping(rate_mbit=50, limit_bytes=37500, delay_ms=2, shaper="htb")
+    cmds = [" ".join(c) for c in shaping.qdisc_commands("to-right")]
+    assert cmds[0].startswith("qdisc add dev to-right root handle 1: netem delay 2.000ms")
+    assert cmds[1] == "qdisc add dev to-right parent 1: handle 2: htb default 20"
+    assert sum("bfifo" in c for c in cmds) == 1 and not any("filter" in c for c in cmds)
