@@ -518,19 +518,25 @@ def cluster(iterations=100, repeats=1):
 
 def diag_host_acks(iterations=100, repeats=5):
     """Issue 14's reverse-path test on the host kernel (BPF twin), at the
-    study's exchanging pair (restart2-buf256k): the bottleneck shaped by tbf
-    as in the study, by htb with one FIFO (the control: htb for tbf), and by
-    htb serving pure ACKs first (bench.topology.Shaping); cubic and
-    md-restart."""
+    study's exchange points (two jobs of 0.4 at 256 and 128 KiB, three of
+    0.3 at 256 KiB): the bottleneck shaped by tbf as in the study, by htb
+    serving pure ACKs first (bench.topology.Shaping), and at the first point
+    by htb with one FIFO (the control: htb for tbf); cubic and md-restart."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     algs = candidates("cubic", "md-restart")
     out = []
-    for suffix, extra in (("tbf", {}), ("htb", {"shaper": "htb"}),
-                          ("htb-ackprio", {"shaper": "htb", "ack_priority": True})):
-        cfg = host_point("acks2-buf256k-" + suffix, json.loads(json.dumps(two)), 262144,
-                         iterations, repeats, algs)
-        cfg.update(extra)
-        out.append(cfg)
+    shapers = (("tbf", {}), ("htb", {"shaper": "htb"}),
+               ("htb-ackprio", {"shaper": "htb", "ack_priority": True}))
+    # The study's other two exchange points: tbf against ACKs first.
+    for name, jobs, buf, kinds in (("acks2-buf256k", two, 262144, shapers),
+                                   ("acks2-buf128k", two, 131072, shapers[::2]),
+                                   ("acks3-buf256k", three, 262144, shapers[::2])):
+        for suffix, extra in kinds:
+            cfg = host_point(name + "-" + suffix, json.loads(json.dumps(jobs)), buf,
+                             iterations, repeats, algs)
+            cfg.update(extra)
+            out.append(cfg)
     return out
 
 
