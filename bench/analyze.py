@@ -154,15 +154,40 @@ def fmt(x, nd=1):
     return str(x)
 
 
+def setup_line(cfg):
+    """The point's network and traffic in one line, as its backend built them."""
+    buffer = ("%d bytes" % cfg["buffer_bytes"] if "buffer_bytes" in cfg
+              else "%.2g BDP" % cfg["buffer_bdp"])
+    if cfg.get("backend") == "ns-3":
+        where = ("a leaf-spine fabric (%(leaves)d leaves, %(spines)d spines, "
+                 "%(hosts_per_leaf)d hosts a leaf)" % cfg["topology"]
+                 if "topology" in cfg else "the dumbbell")
+        port = ", ".join(what for key, what in (("ecn_mark_bytes", "ECN marks"),
+                                                ("ack_priority", "pure ACKs first"))
+                         if cfg.get(key)) or "drop-tail"
+        net = "ns-3 3.37: %s at %g Mbit/s, base RTT %g ms, queue %s (%s)" % (
+            where, cfg["rate_mbit"], cfg["rtt_ms"], buffer, port)
+    else:
+        shaper = cfg.get("shaper", "tbf") + (" serving pure ACKs first"
+                                             if cfg.get("ack_priority") else "")
+        net = ("Bottleneck: %g Mbit/s %s, base RTT %g ms (netem, half each way), queue %s; "
+               "a dumbbell of network namespaces and Linux bridges" % (
+                   cfg["rate_mbit"], shaper, cfg["rtt_ms"], buffer))
+    kinds = sorted({"%s%s" % (job.get("collective", "ring" if job.get("ranks", 2) > 2
+                                      else "exchange"),
+                              " of %d ranks" % job["ranks"] if job.get("ranks", 2) > 2 else "")
+                    for job in cfg["jobs"]})
+    start = "random starts (drawn per repeat)" if cfg.get("start") == "random" else \
+        "the configured start offsets"
+    return "%s; jobs: %s; %s." % (net, ", ".join(kinds), start)
+
+
 def report(summary, baseline, plots):
     cfg = summary["config"]
     lines = ["# Interleaving experiment", "",
              "Measured %s at commit %s." % (summary["date"], summary["commit"]), "",
              "## Setup", "",
-             "- Bottleneck: %d Mbit/s tbf, base RTT %g ms (netem, half each way), "
-             "buffer %.2g BDP; a dumbbell of network namespaces and Linux bridges, one "
-             "worker of each job on each side (two-worker exchange)." % (
-                 cfg["rate_mbit"], cfg["rtt_ms"], cfg["buffer_bdp"]),
+             "- " + setup_line(cfg),
              "- %d iterations per job, %d repeat(s) per algorithm; the same start "
              "offsets for every algorithm." % (cfg["iterations"], cfg.get("repeats", 1)),
              "- Jobs:", ""]

@@ -12,8 +12,10 @@ half the base RTT and tbf beneath it (rate, queue limit in bandwidth-delay
 products); Mininet's TCLink was measured at 73 of 100 Mbit/s under emulation
 where a plain tbf held 95%, so the shaping is our own. On the host kernel
 (`"backend": "bpf"`, the BPF twin loaded) there is no netem: with `rtt_ms`
-0 the bottleneck is tbf alone, its queue is `buffer_bytes`, and the RTT
-comes from queueing only.
+0 the bottleneck is tbf alone and the RTT comes from queueing only. A point's
+`buffer_bytes`, where given, is the queue in bytes (rather than
+`buffer_bdp`). `"shaper": "htb"` shapes with htb instead, and with
+`"ack_priority"` serves pure ACKs first (bench.topology.Shaping).
 
 For each repeat and each algorithm (same start offsets for all), it sets the
 algorithm's parameters (mltcpctl's global defaults, on either backend),
@@ -61,7 +63,8 @@ import zlib
 
 from bench import metrics, mltcpctl, paths, rundir, topology
 
-# Job j's workers listen on JOB_PORT + j; bulk flow b's iperf3 on BULK_PORT + b.
+# Job j's rank r listens on ring_port(JOB_PORT + j, r) (JOB_PORT + j for ranks
+# 0 and 1); bulk flow b's iperf3 on BULK_PORT + b, on hosts of its own.
 JOB_PORT, BULK_PORT = 7100, 7200
 # How long torch ranks stay connected after their last step, for list_flows().
 FLOW_LIST_LINGER_S = 5
@@ -102,6 +105,11 @@ class Sampler(threading.Thread):
 def bottleneck_shaping(cfg):
     """One direction's Shaping (both are alike) and the tbf queue limit."""
     rtt_ms = cfg["rtt_ms"]
+    shaper = cfg.get("shaper", "tbf")
+    if shaper not in ("tbf", "htb"):
+        raise SystemExit("driver: shaper %r: \"tbf\" or \"htb\"" % shaper)
+    if cfg.get("ack_priority") and shaper != "htb":
+        raise SystemExit("driver: ack_priority needs \"shaper\": \"htb\" here")
     if "buffer_bytes" in cfg or not rtt_ms:
         limit = int(cfg["buffer_bytes"])
     else:
@@ -123,9 +131,16 @@ class Experiment:
     """A point's topology, its jobs and bulk flows, and how to run them."""
 
     def __init__(self, cfg, point):
-        if cfg.get("ecn_mark_bytes"):
-            raise SystemExit("driver: ECN marking (\"ecn_mark_bytes\") runs in the simulator "
-                             "only (bench run --sim)")
+        sim_only = [key for key in ("ecn_mark_bytes", "topology", "port_queue") if cfg.get(key)]
+        if sim_only:
+            raise SystemExit("driver: %s: the simulator's only (bench run --sim)"
+                             % ", ".join(sim_only))
+        for job in cfg["jobs"]:
+            ranks = job.get("ranks", 2)
+            if not isinstance(ranks, int) or ranks < 2 or ranks % 2:
+                # Ranks alternate sides: only an even ring crosses at every hop.
+                raise SystemExit("driver: job %s: ranks %r: an even number, at least 2"
+                                 % (job["name"], ranks))
         self.cfg = cfg
         self.point = point
         self.backend = cfg.get("backend", "module")
@@ -317,8 +332,8 @@ def start_offsets(cfg, rep):
     if start == "given":
         return {job["name"]: job.get("offset_ms", 0) for job in cfg["jobs"]}
     if start != "random":
-        raise ValueError("start %r: \"given\" or \"random\"" % start)
-    draw = random.Random(zlib.crc32(("%s/rep%d" % (cfg["name"], rep)).encode()))
+        raise SystemExit("bench: start %r: \"given\" or \"random\"" % start)
+    draw = random.Random(zlib.crc32(("%s/rep%d" % (cfg.get("name", "point"), rep)).encode()))
     offsets = {}
     for job in cfg["jobs"]:
         period_s, _ = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],

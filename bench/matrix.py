@@ -461,6 +461,8 @@ def diag_exchange(iterations=100, repeats=5):
     # Exchanging, then exchanging with pure ACKs first at the bottleneck
     # (the reverse-path test), then pushing.
     variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
+                # The control for ACKs first: the same queue disc, one band.
+                ("exchange", "-port", {"port_queue": True}),
                 ("push", "", {}),
                 # The queue kept short by ECN marks (20 packets) instead.
                 ("exchange", "-ecn", {"ecn_mark_bytes": 20 * 1514}),
@@ -489,8 +491,9 @@ CLUSTER_HOSTS_PER_LEAF, CLUSTER_SPINES = 8, 4
 
 def cluster_point(count, fraction, iterations, repeats, seed=1):
     """count exchanging jobs of this fraction on a leaf-spine fabric with a
-    host for each worker, placed by a seeded random draw (bench.cluster
-    reports the per-link sums of fractions the fabric's routes give)."""
+    host for each worker, placed by a seeded random draw (python3 -m bench
+    regime reports the per-link sums of fractions the fabric's routes give,
+    bench.metrics.link_loads())."""
     hosts = 2 * count
     leaves = -(-hosts // CLUSTER_HOSTS_PER_LEAF)
     order = list(range(leaves * CLUSTER_HOSTS_PER_LEAF))

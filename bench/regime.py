@@ -9,7 +9,9 @@ The table gives, for every point and rule:
   - RTTs per phase: a job's communication phase at line rate over the base RTT;
   - efficiency: ideal / mean iteration (1: the physical limit);
   - x solo: mean iteration over a lone job's, where a "<point>-solo" point ran
-    beside it (what the window costs with no contest: slow start every phase);
+    beside it (what the window costs with no contest: slow start every phase),
+    the same rule's solo run or, where the solo point did not run the rule,
+    cubic's;
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
   - p99 / ideal, stable repeats with their 95% interval, stable repeats by
@@ -21,7 +23,10 @@ The table gives, for every point and rule:
     while their phases overlap (D < aT), and diffusion, the spread (standard
     deviation) of that change where they do not; both over the period. A
     rule that separates the jobs has drift > 0; jitter or a reverse-path
-    effect that throws them back shows as diffusion.
+    effect that throws them back shows as diffusion. D is a distance, folded
+    into [0, 0.5]: a walk with no force at all also shows a small positive
+    drift near 0 (about the step's spread times 0.8), so drift is to be read
+    against cubic's in the same table.
 
 A second table gives each point's cost in the simulator (wall time and
 simulated events per second per run) and, on a leaf-spine fabric, the sum of
@@ -120,7 +125,8 @@ def rows(points):
                              if cubic and rule != "cubic" else None),
                 "p99_ratio": a["p99_iter_ms"] / ideal,
                 "stable": a["stable_repeats"], "repeats": a["repeats"],
-                "stable_interval": metrics.wilson_interval(a["stable_repeats"], a["repeats"]),
+                "stable_interval": a.get("stable_interval") or metrics.wilson_interval(
+                    a["stable_repeats"], a["repeats"]),
                 "wire_stable": a.get("wire_stable_repeats"),
                 "convergence": median_convergence(a["converged_iteration"]),
                 "rtos": sum(a["rtos"]), "drift": drift, "diffusion": diffusion,
@@ -235,8 +241,7 @@ def plot_regime(points, path):
     ax.set_ylabel("efficiency (ideal / mean iteration)")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.legend(fontsize=8)
-    ax.set_title("Two jobs (fraction 0.4) pushing, the window fixed, only the regime varies",
-                 fontsize=9)
+    ax.set_title("Efficiency against base RTTs per communication phase", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -190,8 +190,7 @@ std::vector<std::string> run_once(const Run &run)
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
 				config, make_cc(run.alg), run.alg.cc, *logs.back(), 0);
 			// Even ranks on the job's first host, odd on its second, each
-			// on a port of its own (bench.driver.ring_port()); a port per
-			// job too: the fabric may put two jobs' workers on a host.
+			// on a port of its own (bench.driver.ring_port()).
 			const unsigned next = (rank + 1) % job.ranks;
 			worker->Wire(ring_port(j, rank), InetSocketAddress(net.Address(j, next % 2),
 									   ring_port(j, next)));
@@ -361,9 +360,11 @@ int main(int argc, char **argv)
 					throw PointError(seeds_path.string() + ": " + key +
 							 ": not a seed");
 		}
-		if (!planning && point.ecn_mark_bytes >= queue_limit)
+		// A frame below the limit, so that the ports' IP-byte rounding
+		// keeps the threshold under it.
+		if (!planning && point.ecn_mark_bytes + 1514 > queue_limit)
 			throw PointError("ecn_mark_bytes " + std::to_string(point.ecn_mark_bytes) +
-					 ": must be below the queue limit (" +
+					 ": must be a frame (1514 bytes) below the queue limit (" +
 					 std::to_string(queue_limit) + " bytes)");
 	} catch (const PointError &e) {
 		std::cerr << "mltcp-sim: " << (dir / "config.json").string() << ": " << e.what()

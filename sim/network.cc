@@ -130,7 +130,7 @@ void Network::BuildDumbbell(const Point &point, uint64_t queue_limit)
 {
 	const size_t jobs = point.jobs.size();
 	// A port of our own where the point asks for marks or ACK priority.
-	const bool port = point.ecn_mark_bytes != 0 || point.ack_priority;
+	const bool port = point.ecn_mark_bytes != 0 || point.ack_priority || point.port_queue;
 
 	NodeContainer switches, left, right;
 	switches.Create(2);
@@ -317,7 +317,7 @@ void Network::BuildLeafSpine(const Point &point, uint64_t queue_limit)
 		CountSent(j, host_links[job.hosts[0]].a);
 		std::vector<std::pair<unsigned, unsigned>> directions{ { job.hosts[0],
 									 job.hosts[1] } };
-		if (job.collective == trainsim::Collective::exchange)
+		if (job.collective != trainsim::Collective::push) // exchange, ring
 			directions.emplace_back(job.hosts[1], job.hosts[0]);
 		for (auto [from, to] : directions)
 			for (const std::string &link : path(from, to))

@@ -15,7 +15,9 @@
 // its hosts at the point's rate; hosts send as fast as the dumbbell's, so
 // that a window waits at a switch port (Linux's TCP small queues keep it in
 // the socket, where ns-3 would queue it in the NIC). Every switch port is a
-// PortQueueDisc of the point's queue. A job names its two workers' hosts. Routes
+// PortQueueDisc of the point's queue. A job names its two workers' hosts
+// (no host is shared: a job's counter is its first host's NIC); two on one
+// leaf talk over two links, half the base RTT. Routes
 // are static and spread as ECMP spreads flows: a leaf sends to a host on
 // another leaf through the spine its hash of (leaf, destination host) picks,
 // so one destination always takes one path. ns-3 3.37's own ECMP picks a
@@ -64,7 +66,7 @@ public:
 	nlohmann::json Drops() const;
 	nlohmann::json Marks() const;
 	// The fabric's plan: per directed link, the jobs whose gradient bytes
-	// cross it (both ways for an exchange); bench.cluster sums their
+	// cross it (both ways but for a push); bench.metrics.link_loads() sums their
 	// communication fractions (CASSINI's compatibility: every sum at most
 	// 1). Empty for the dumbbell.
 	const nlohmann::json &Links() const { return m_links; }

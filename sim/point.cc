@@ -2,6 +2,7 @@
 #include "point.h"
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "mltcp_policy.h"
@@ -111,9 +112,14 @@ Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 		refuse("job " + job.name + ": workload \"" + j["workload"].get<std::string>() +
 		       "\" cannot run in the simulator (trainsim jobs only)");
 	job.ranks = static_cast<unsigned>(count(j, "ranks", 64, 2.0));
-	if (job.ranks < 2)
-		refuse("job " + job.name + ": \"ranks\": at least 2");
+	// Ranks alternate between the job's two hosts: only an even ring
+	// crosses between them at every hop.
+	if (job.ranks < 2 || job.ranks % 2)
+		refuse("job " + job.name + ": \"ranks\": an even number from 2 to 64");
 	job.bytes = count(j, "bytes", MLTCP_ITER_BYTES_MAX);
+	if (job.bytes / (job.ranks - 1) < job.ranks)
+		refuse("job " + job.name + ": \"bytes\": too few for a ring of " +
+		       std::to_string(job.ranks) + " (at least one byte a chunk)");
 	job.compute_us = us(number(j, "compute_ms"));
 	job.offset_us = us(number(j, "offset_ms", 0.0));
 	job.jitter_us = us(number(j, "jitter_ms", 0.0));
@@ -222,10 +228,13 @@ Point parse_point(const std::string &json_text)
 		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
 		if (cfg.contains("ecn_mark_bytes"))
 			point.ecn_mark_bytes = count(cfg, "ecn_mark_bytes", UINT32_MAX);
-		if (cfg.contains("ack_priority")) {
-			if (!cfg["ack_priority"].is_boolean())
-				refuse("\"ack_priority\": true or false");
-			point.ack_priority = cfg["ack_priority"].get<bool>();
+		for (auto [key, flag] : { std::pair{ "ack_priority", &point.ack_priority },
+					  std::pair{ "port_queue", &point.port_queue } }) {
+			if (!cfg.contains(key))
+				continue;
+			if (!cfg[key].is_boolean())
+				refuse(std::string("\"") + key + "\": true or false");
+			*flag = cfg[key].get<bool>();
 		}
 		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
 		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
@@ -241,6 +250,16 @@ Point parse_point(const std::string &json_text)
 			point.leaf_spine = parse_topology(cfg["topology"], point.rate_mbit);
 		for (const json &j : cfg["jobs"])
 			point.jobs.push_back(parse_job(j, point.leaf_spine));
+		// A job's counter is its first host's: hosts are not shared.
+		if (point.leaf_spine) {
+			std::map<unsigned, std::string> owner;
+			for (const Job &job : point.jobs)
+				for (unsigned host : job.hosts)
+					if (!owner.emplace(host, job.name).second)
+						refuse("job " + job.name + ": host " +
+						       std::to_string(host) + " is also " +
+						       owner[host] + "'s");
+		}
 		const json defaults = cfg.value("default_params", json::object());
 		if (!cfg.contains("algorithms") || !cfg["algorithms"].is_array() ||
 		    cfg["algorithms"].empty())

@@ -75,6 +75,9 @@ struct Point {
 	uint64_t ecn_mark_bytes = 0;
 	// Pure ACKs served first at the bottleneck (PortQueueDisc), both ways.
 	bool ack_priority = false;
+	// The PortQueueDisc at the bottleneck even without marks or priority
+	// (the control for either).
+	bool port_queue = false;
 	// Linux's defaults: tcp_rto_min (200 ms) and the stand-in for the ACK
 	// sent when the application reads a burst's last segment (sim/main.cc).
 	// Data-center points set them as such fabrics do (`ip route ... rto_min`,

@@ -103,7 +103,7 @@ def test_random_starts_fall_within_a_period_and_are_reproducible_per_repeat():
 
 
 def test_an_unknown_start_is_refused():
-    with pytest.raises(ValueError, match="random"):
+    with pytest.raises(SystemExit, match="random"):
         driver.start_offsets(dict(random_start_config(), start="staggered"), 0)
 
 
@@ -111,6 +111,20 @@ def test_ecn_points_are_refused_outside_the_simulator():
     cfg = dict(random_start_config(), ecn_mark_bytes=100000)
     with pytest.raises(SystemExit, match="simulator"):
         driver.Experiment(cfg, None)
+
+
+def test_odd_rings_and_unknown_shapers_are_refused():
+    cfg = random_start_config()
+    cfg["jobs"][0]["ranks"] = 3
+    with pytest.raises(SystemExit, match="ranks 3"):
+        driver.Experiment(cfg, None)
+    base = {"rate_mbit": 200, "rtt_ms": 0, "buffer_bytes": 262144}
+    with pytest.raises(SystemExit, match="HTB"):
+        driver.bottleneck_shaping(dict(base, shaper="HTB"))
+    with pytest.raises(SystemExit, match="htb"):
+        driver.bottleneck_shaping(dict(base, ack_priority=True))
+    shaping, limit = driver.bottleneck_shaping(dict(base, shaper="htb", ack_priority=True))
+    assert shaping.shaper == "htb" and shaping.ack_priority and limit == 262144
 
 
 def test_trainsim_rings_listen_per_rank_and_carry_the_jobs_bytes_each_way():
