@@ -227,7 +227,7 @@ def plot_regime(points, path):
         if r["rtts"] is None:
             continue
         by_rule.setdefault(r["rule"], []).append((r["rtts"], r["efficiency"]))
-        if r["solo_efficiency"]:
+        if r["solo_efficiency"] and r["rule"] == "cubic":
             solo[r["rtts"]] = r["solo_efficiency"]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for rule, pts in by_rule.items():
@@ -235,7 +235,7 @@ def plot_regime(points, path):
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=rule)
     if solo:
         xs = sorted(solo)
-        ax.plot(xs, [solo[x] for x in xs], color="k", ls="--", label="one job alone")
+        ax.plot(xs, [solo[x] for x in xs], color="k", ls="--", label="one job alone (cubic)")
     ax.set_xscale("log")
     ax.set_xlabel("base RTTs per communication phase")
     ax.set_ylabel("efficiency (ideal / mean iteration)")
