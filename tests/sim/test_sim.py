@@ -126,6 +126,18 @@ def test_bad_command_lines_are_refused(tmp_path):
         assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
+def run_config(tmp_path, cfg):
+    """`python3 -m bench run --config` on cfg; its point directory."""
+    config = tmp_path / (cfg["name"] + ".json")
+    config.write_text(json.dumps(cfg))
+    out = str(tmp_path / cfg["name"])
+    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
+                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return rundir.Point(out)
+
+
 def test_an_ecn_point_marks_instead_of_dropping_and_starts_at_random(tmp_path):
     """A data-center style point (bench.matrix.sim_point): the bottleneck
     marks at 30 packets below a limit no window reaches, so every algorithm
@@ -138,14 +150,7 @@ def test_an_ecn_point_marks_instead_of_dropping_and_starts_at_random(tmp_path):
     jobs = matrix.identical_jobs(2, 0.4, 50, 1000, "push")
     cfg = matrix.sim_point("ecn-smoke", jobs, 1000, 0.1, 400000, 8, 2, algorithms,
                            ecn_mark_bytes=30 * 1514, start="random", **matrix.DC_TCP)
-    config = tmp_path / "ecn.json"
-    config.write_text(json.dumps(cfg))
-    out = str(tmp_path / "ecn")
-    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
-                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    point = rundir.Point(out)
+    point = run_config(tmp_path, cfg)
     for rep in range(2):
         offsets = driver.start_offsets(point.config(), rep)
         for alg in algorithms:
@@ -207,14 +212,7 @@ def test_a_leaf_spine_plan_routes_each_direction_over_one_spine(tmp_path):
 
 def test_a_leaf_spine_point_runs_every_iteration_and_reports_its_ports_and_cost(tmp_path):
     cfg = leaf_spine_config()
-    config = tmp_path / "fabric.json"
-    config.write_text(json.dumps(cfg))
-    out = str(tmp_path / "fabric")
-    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
-                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    point = rundir.Point(out)
+    point = run_config(tmp_path, cfg)
     for alg in ("cubic", "md-restart"):
         (repeat,) = point.repeats(alg)
         meta = repeat.meta
