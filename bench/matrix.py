@@ -280,11 +280,15 @@ RESTART_CANDIDATES = [
     mltcp_alg("md-restart", "md-restart"),
     mltcp_alg("both-restart", "both-restart"),
 ]
+# Issue 14: md-restart with the start gate (a restarted window held while
+# another job's queue stands in the path).
+GATE_CANDIDATES = [mltcp_alg("md-gate", "md-gate")]
 
 
 def candidates(*names):
     """The study's candidates of these names, in the study's order."""
-    return [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES if a["name"] in names]
+    return [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES + GATE_CANDIDATES
+            if a["name"] in names]
 
 
 def study(iterations=100, repeats=10):
@@ -543,10 +547,51 @@ def diag_host_acks(iterations=100, repeats=5):
     return out
 
 
+def gate_sim(iterations=100, repeats=5):
+    """Issue 14's start gate in the simulator, at diag-exchange's point (the
+    study's pair, 200 Mbit/s, 256 KiB, synchronized start): exchanging,
+    exchanging with pure ACKs first, and pushing, with compute jitter of
+    none, 5 and 20 ms; cubic, md-restart and md-gate."""
+    algs = candidates("cubic", "md-restart", "md-gate")
+    out = []
+    for collective, suffix, extra in (("exchange", "", {}),
+                                      ("exchange", "-ackprio", {"ack_priority": True}),
+                                      ("push", "", {})):
+        for jitter_ms in (0, 5, 20):
+            jobs = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT, collective)
+            out.append(sim_point("gate-%s%s-jitter%dms" % (collective, suffix, jitter_ms), jobs,
+                                 HOST_RATE_MBIT, 0, 262144, iterations,
+                                 repeats if jitter_ms else 1, algs,
+                                 jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS,
+                                 **extra))
+    return out
+
+
+def gate_host(iterations=100, repeats=10):
+    """Issue 14's start gate on the host kernel (BPF twin) at the study's
+    exchange points (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at
+    256 KiB) with pure ACKs first (htb, bench.topology.Shaping), and the
+    first point under the study's tbf; cubic, md-restart and md-gate."""
+    two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    algs = candidates("cubic", "md-restart", "md-gate")
+    ackprio = {"shaper": "htb", "ack_priority": True}
+    out = []
+    for name, jobs, buf, extra in (("gate2-buf256k-htb-ackprio", two, 262144, ackprio),
+                                   ("gate2-buf128k-htb-ackprio", two, 131072, ackprio),
+                                   ("gate3-buf256k-htb-ackprio", three, 262144, ackprio),
+                                   ("gate2-buf256k-tbf", two, 262144, {})):
+        cfg = host_point(name, json.loads(json.dumps(jobs)), buf, iterations, repeats, algs)
+        cfg.update(extra)
+        out.append(cfg)
+    return out
+
+
 SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
         "models": models, "fairness": fairness, "smoke": smoke, "study": study,
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
         "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange,
-        "cluster": cluster, "diag-host-acks": diag_host_acks}
+        "cluster": cluster, "diag-host-acks": diag_host_acks, "gate-sim": gate_sim,
+        "gate-host": gate_host}

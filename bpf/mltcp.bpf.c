@@ -71,6 +71,7 @@ struct mltcp_iter;
 struct mltcp_cubic;
 enum mltcp_tx_verdict;
 enum mltcp_learn;
+enum mltcp_gate_verdict;
 
 MLTCP_BPF_CORE void mltcp_params_default(struct mltcp_params *p);
 MLTCP_BPF_CORE bool mltcp_params_valid(const struct mltcp_params *p);
@@ -85,8 +86,12 @@ MLTCP_BPF_CORE enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 						       bool in_recovery, bool data_outstanding,
 						       u32 marks);
 MLTCP_BPF_CORE u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
-MLTCP_BPF_CORE bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+MLTCP_BPF_CORE bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 					 u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
+MLTCP_BPF_CORE enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us,
+							 u32 min_rtt_us, u32 now_us,
+							 u32 init_cwnd, u32 *cwnd);
+MLTCP_BPF_CORE u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -378,7 +383,7 @@ u32 BPF_PROG(mltcp_ssthresh, struct sock *sk)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
-	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd);
+	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd, tp->snd_ssthresh);
 }
 
 SEC("struct_ops")
@@ -485,10 +490,20 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = mltcp_tp(sk);
 
+	struct mltcp_flow *ca = mltcp_ca(sk);
+
 	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
 	if (!tp->packets_out)
-		mltcp_on_ack_drain(&mltcp_ca(sk)->iter, mltcp_now_us(tp),
-				   tp->write_seq == tp->snd_nxt);
+		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt);
+	if (mltcp_gated(&ca->iter)) {
+		/* The module's mltcp_gate_ack(); tcp_min_rtt() is the windowed minimum's best. */
+		u32 cwnd = tp->snd_cwnd;
+
+		if (mltcp_gate_on_ack(&ca->iter, sample->rtt_us > 0 ? sample->rtt_us : 0,
+				      tp->rtt_min.s[0].v, mltcp_now_us(tp),
+				      mltcp_route_init_cwnd(sk), &cwnd) != MLTCP_GATE_HOLD)
+			tp->snd_cwnd = cwnd;
+	}
 }
 
 SEC("struct_ops")

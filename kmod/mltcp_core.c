@@ -85,6 +85,21 @@
 /* EWMA gain for agreeing sizes: 1 / 2^this. */
 #define MLTCP_LEARN_GAIN_SHIFT	2
 
+/*
+ * GATE mode. Another job's queue is a queueing delay worth this many bytes
+ * at the flow's own rate: above what the held windows of a few jobs that
+ * start together put in a queue (MLTCP_GATE_CWND segments each), below the
+ * queues a sending job builds (a drop-tail buffer; ECN's marking threshold
+ * in a data center, 65 segments and up).
+ */
+#define MLTCP_GATE_QUEUE_BYTES	32768U
+/* The held window: enough to keep RTT samples coming, one delayed ACK's worth. */
+#define MLTCP_GATE_CWND		2U
+/* The longest hold: the last period >> this (half an iteration). */
+#define MLTCP_GATE_HOLD_SHIFT	1
+/* After a hold that ran out, iterations started without the gate. */
+#define MLTCP_GATE_OFF_ITERS	15U
+
 /* MD mode: G = 2 - F is kept within [1/16, 2]. */
 #define MLTCP_MD_G_MIN		(MLTCP_ONE / 16)
 #define MLTCP_MD_G_MAX		(2 * MLTCP_ONE)
@@ -104,6 +119,8 @@
  */
 #define CUBIC_US_MUL		2251799814ULL
 #define CUBIC_US_SHIFT		41
+_Static_assert(MLTCP_GATE_OFF_ITERS <= MLTCP_ITER_GATE_OFF >> MLTCP_ITER_GATE_OFF_SHIFT,
+	       "the gate's off count fits its flag bits");
 _Static_assert(CUBIC_DT_MAX_US == (CUBIC_DT_MAX * USEC_PER_SEC) >> CUBIC_TIME_SHIFT,
 	       "CUBIC_DT_MAX_US is CUBIC_DT_MAX in microseconds");
 _Static_assert(USEC_PER_SEC == 15625ULL << (CUBIC_TIME_SHIFT - 4) &&
@@ -154,13 +171,21 @@ void mltcp_params_default(struct mltcp_params *p)
 	p->marked = 0;
 }
 
+/* The gate holds a restarted window: it comes only with RESTART. */
+bool mltcp_mode_valid(u32 mode)
+{
+	if (mode < MLTCP_MODE_AI || mode > MLTCP_MODE_ALL)
+		return false;
+	return !(mode & MLTCP_MODE_GATE) || (mode & MLTCP_MODE_RESTART);
+}
+
 bool mltcp_params_valid(const struct mltcp_params *p)
 {
 	return p->slope <= MLTCP_SLOPE_MAX &&
 	       p->intercept <= MLTCP_INTERCEPT_MAX &&
 	       p->idle_gap_us >= MLTCP_IDLE_GAP_MIN_US &&
 	       p->idle_gap_us <= MLTCP_IDLE_GAP_MAX_US &&
-	       p->mode >= MLTCP_MODE_AI && p->mode <= MLTCP_MODE_ALL &&
+	       mltcp_mode_valid(p->mode) &&
 	       p->base <= MLTCP_BASE_CUBIC && p->exempt <= 1 && p->marked <= 1;
 }
 
@@ -337,6 +362,25 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
 }
 
 /*
+ * GATE, at the end of an iteration that drained: the queueing delay that
+ * stands for MLTCP_GATE_QUEUE_BYTES at the rate this flow's communication
+ * phase just ran (the learned size over start-to-drain), so the threshold
+ * follows the path's rate without being told it: about 1.3 ms at 200
+ * Mbit/s, 26 us at 10 Gbit/s. A phase the flow shared ran slower, which
+ * only raises the threshold. 0 (no gate) until a size is known.
+ */
+static void mltcp_gate_learn(struct mltcp_iter *it, const struct mltcp_params *p)
+{
+	u32 busy = (u32)it->drain_us - it->start_us;
+
+	if (!(p->mode & MLTCP_MODE_GATE) || !it->bytes)
+		return;
+	it->gate_queue_us = (u16)min_u32(
+		clamp_u64_to_u32(mltcp_div64((u64)busy * MLTCP_GATE_QUEUE_BYTES, it->bytes)),
+		0xffffU);
+}
+
+/*
  * TX_START is raised for any segment sent with nothing in flight. One sent
  * while data is outstanding (all of it marked lost or SACKed) is a
  * retransmission or a probe; counted as IN_RECOVERY when loss recovery or an
@@ -356,7 +400,8 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
  * with nothing in flight after the mark, which may be inside the step. Only the count's low 8 bits are kept: a flow
  * that sends nothing through 256 marks misses one start.
  */
-static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it, u64 bytes_acked,
+static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it,
+						   const struct mltcp_params *p, u64 bytes_acked,
 						   u64 now_us, bool drained, u32 marks)
 {
 	u64 completed = bytes_acked - it->start_acked;
@@ -367,6 +412,8 @@ static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it, u64 by
 	/* A mark the flow carried nothing for ends an empty iteration: nothing to learn. */
 	if (completed)
 		mltcp_iter_learn(it, completed);
+	if (drained)
+		mltcp_gate_learn(it, p);
 	it->last_duration_us = drained ? mltcp_iter_duration(it, now_us) :
 					 (u32)now_us - it->start_us;
 	it->start_acked = bytes_acked;
@@ -388,7 +435,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	if (data_outstanding)
 		return in_recovery ? MLTCP_TX_IN_RECOVERY : MLTCP_TX_OUTSTANDING;
 	if (p->marked)
-		return mltcp_on_marked_start(it, bytes_acked, now_us, drained, marks);
+		return mltcp_on_marked_start(it, p, bytes_acked, now_us, drained, marks);
 	if (!drained)
 		return MLTCP_TX_NOT_IDLE;
 	if (now_us - it->drain_us < p->idle_gap_us)
@@ -397,6 +444,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 		return MLTCP_TX_FRAGMENT;
 
 	mltcp_iter_learn(it, bytes_acked - it->start_acked);
+	mltcp_gate_learn(it, p);
 	it->last_duration_us = mltcp_iter_duration(it, now_us);
 	it->start_acked = bytes_acked;
 	it->start_us = (u32)now_us;
@@ -435,17 +483,99 @@ u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp)
  * (mltcp_on_tx_start()); it keeps its window too. Returns whether the window
  * changed.
  */
-bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd);
+
+bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh)
 {
 	u32 old = *cwnd;
 
+	it->flags &= ~MLTCP_ITER_GATED;
 	if (!(p->mode & MLTCP_MODE_RESTART) || p->exempt || !it->bytes ||
 	    ca_state > MLTCP_CA_DISORDER)
 		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
 	*cwnd = min_u32(old, init_cwnd);
+	mltcp_gate_close(it, p, cwnd);
 	return true;
+}
+
+/*
+ * GATE mode: the start gate. Restarting the window keeps a job from
+ * bursting into another job's queue, but not from slow-starting into it:
+ * two jobs whose phases overlap share the link until the rule has pushed
+ * them apart, which takes iterations, and jitter brings them back
+ * (docs/interleaving-study.md). With the gate, a flow that starts an
+ * iteration while another job's queue stands in its path waits for it to
+ * drain: its window is held at MLTCP_GATE_CWND segments, whose RTT samples
+ * watch the queue, and opens to the restart window at the first sample
+ * whose queueing delay (over the minimum RTT) is below gate_queue_us
+ * (mltcp_gate_learn()). The job that was there first keeps the link, the
+ * other takes its turn right after, one RTT late: the phases are apart
+ * from the first iteration in which they were not exactly together, and
+ * whichever job's phase jitters into the other's waits again.
+ *
+ * The hold is bounded: at most half of the last period, after which the
+ * window opens and the gate stays off for MLTCP_GATE_OFF_ITERS iterations,
+ * so a flow beside a bulk flow (a queue that never drains) loses half a
+ * period in 16 and otherwise runs as in restart mode. A flow yields only
+ * before its first release in an iteration: once open it is never held
+ * again before the next start. A loss or ECN echo of the held segments
+ * opens the gate (mltcp_gate_ssthresh()).
+ *
+ * The samples see the queue of the whole round trip: a flow whose ACKs wait
+ * behind data (its own job's other direction of an exchange, on a path
+ * that does not serve ACKs first) takes that queue for another job's and
+ * waits until the hold runs out. The gate is for networks that serve pure
+ * ACKs first (docs/interleaving-study.md, issue 14).
+ */
+static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd)
+{
+	u32 off = (it->flags & MLTCP_ITER_GATE_OFF) >> MLTCP_ITER_GATE_OFF_SHIFT;
+
+	if (!(p->mode & MLTCP_MODE_GATE) || !it->gate_queue_us || !it->last_duration_us)
+		return;
+	if (off) {
+		it->flags = (u8)((it->flags & ~MLTCP_ITER_GATE_OFF) |
+				 ((off - 1) << MLTCP_ITER_GATE_OFF_SHIFT));
+		return;
+	}
+	it->flags |= MLTCP_ITER_GATED;
+	*cwnd = min_u32(*cwnd, MLTCP_GATE_CWND);
+}
+
+/*
+ * Per ACK while held (mltcp_gated()): rtt_us is the ACK's RTT sample (0:
+ * none), min_rtt_us the flow's minimum. Opens the window to init_cwnd when
+ * the sample shows no other job's queue, or when the hold has lasted half
+ * the last period; *cwnd is changed unless the verdict is HOLD.
+ */
+enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32 min_rtt_us,
+					  u32 now_us, u32 init_cwnd, u32 *cwnd)
+{
+	enum mltcp_gate_verdict verdict = MLTCP_GATE_OPEN;
+
+	if (now_us - it->start_us >= it->last_duration_us >> MLTCP_GATE_HOLD_SHIFT) {
+		it->flags = (u8)((it->flags & ~MLTCP_ITER_GATE_OFF) |
+				 (MLTCP_GATE_OFF_ITERS << MLTCP_ITER_GATE_OFF_SHIFT));
+		verdict = MLTCP_GATE_RAN_OUT;
+	} else if (!rtt_us || (rtt_us > min_rtt_us && rtt_us - min_rtt_us >= it->gate_queue_us)) {
+		return MLTCP_GATE_HOLD;
+	}
+	it->flags &= ~MLTCP_ITER_GATED;
+	*cwnd = max_u32(*cwnd, init_cwnd);
+	return verdict;
+}
+
+/*
+ * The ssthresh hook while held: a held segment was lost or echoed CE in
+ * another job's queue. That is not this flow's congestion: the gate opens
+ * and the restart's ssthresh stays, so that recovery grows back towards it.
+ */
+u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh)
+{
+	it->flags &= ~MLTCP_ITER_GATED;
+	return ssthresh;
 }
 
 /* Progress r through the current iteration, in MLTCP_ONE units, clamped to 1. */

@@ -48,12 +48,9 @@ enum mltcp_mode {
 	MLTCP_MODE_MD = 2,	/* multiplicative decrease softened by F */
 	MLTCP_MODE_BOTH = 3,
 	MLTCP_MODE_RESTART = 4,	/* the window restarts at each iteration start */
-	MLTCP_MODE_ALL = 7,
+	MLTCP_MODE_GATE = 8,	/* ... and waits out another job's queue (needs RESTART) */
+	MLTCP_MODE_ALL = 15,
 };
-
-/* Names of the modes, indexed by mode - 1: module parameter, loader, mltcpctl. */
-#define MLTCP_MODE_NAMES \
-	"ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart"
 
 /*
  * Per-flow copy of the tunables, latched when the flow chooses MLTCP; also
@@ -83,6 +80,10 @@ struct mltcp_params {
 #define MLTCP_ITER_DRAINED	0x1	/* pipe emptied while the app had nothing queued */
 #define MLTCP_ITER_FIXED	0x2	/* bytes per iteration set by the operator */
 #define MLTCP_ITER_KEPT		0x4	/* candidate kept across one agreeing iteration */
+#define MLTCP_ITER_GATED	0x8	/* GATE: the window is held at the iteration's start */
+/* GATE: iterations left to start without the gate after a hold ran out (bits 4-7). */
+#define MLTCP_ITER_GATE_OFF_SHIFT 4
+#define MLTCP_ITER_GATE_OFF	(0xfU << MLTCP_ITER_GATE_OFF_SHIFT)
 
 /*
  * Iteration tracking. All-zero is a valid state (no structure, F neutral),
@@ -106,6 +107,7 @@ struct mltcp_iter {
 	u32 count;		/* iteration starts detected */
 	u8 flags;
 	u8 marks_seen;		/* marked: the job's mark count at the last start, low 8 bits */
+	u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
 };
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
@@ -118,6 +120,13 @@ enum mltcp_tx_verdict {
 	MLTCP_TX_FRAGMENT,	/* an idle, but the iteration so far is a fragment: continued */
 	MLTCP_TX_UNMARKED,	/* marked: nothing in flight, but no mark since the last start */
 	MLTCP_TX_NR_VERDICTS,
+};
+
+/* What an ACK did to a held window (mltcp_gate_on_ack()). */
+enum mltcp_gate_verdict {
+	MLTCP_GATE_HOLD,	/* another job's queue is still there */
+	MLTCP_GATE_OPEN,	/* the queue drained: the restart window goes */
+	MLTCP_GATE_RAN_OUT,	/* held for the longest allowed: opened, and off for a while */
 };
 
 /* Result of folding a completed iteration into the learned size. */
@@ -155,6 +164,7 @@ struct mltcp_cubic {
 
 /* Tunables */
 void mltcp_params_default(struct mltcp_params *p);
+bool mltcp_mode_valid(u32 mode);
 bool mltcp_params_valid(const struct mltcp_params *p);
 int mltcp_parse_fixed(const char *s, u32 max, u32 *out);
 u32 mltcp_fixed_to_milli(u32 fixed);
@@ -171,8 +181,17 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 
 /* Progress and aggressiveness */
 u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
-bool mltcp_restart_window(const struct mltcp_iter *it, const struct mltcp_params *p,
+bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
+enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32 min_rtt_us,
+					  u32 now_us, u32 init_cwnd, u32 *cwnd);
+u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh);
+
+static inline bool mltcp_gated(const struct mltcp_iter *it)
+{
+	return it->flags & MLTCP_ITER_GATED;
+}
+
 u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked);

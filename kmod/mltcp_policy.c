@@ -427,7 +427,11 @@ static const char *const mltcp_base_names[] = {
 	[MLTCP_BASE_CUBIC] = "cubic",
 };
 
-/* Indexed by the mode bits: AI, MD and RESTART combine. */
+/*
+ * Indexed by the mode bits: AI, MD and RESTART combine, and GATE with
+ * RESTART ("gate" is restart and the gate). NULL: not a mode
+ * (mltcp_mode_valid()).
+ */
 static const char *const mltcp_mode_names[MLTCP_MODE_ALL + 1] = {
 	[MLTCP_MODE_AI] = "ai",
 	[MLTCP_MODE_MD] = "md",
@@ -435,7 +439,11 @@ static const char *const mltcp_mode_names[MLTCP_MODE_ALL + 1] = {
 	[MLTCP_MODE_RESTART] = "restart",
 	[MLTCP_MODE_AI | MLTCP_MODE_RESTART] = "ai-restart",
 	[MLTCP_MODE_MD | MLTCP_MODE_RESTART] = "md-restart",
-	[MLTCP_MODE_ALL] = "both-restart",
+	[MLTCP_MODE_BOTH | MLTCP_MODE_RESTART] = "both-restart",
+	[MLTCP_MODE_RESTART | MLTCP_MODE_GATE] = "gate",
+	[MLTCP_MODE_AI | MLTCP_MODE_RESTART | MLTCP_MODE_GATE] = "ai-gate",
+	[MLTCP_MODE_MD | MLTCP_MODE_RESTART | MLTCP_MODE_GATE] = "md-gate",
+	[MLTCP_MODE_ALL] = "both-gate",
 };
 
 static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
@@ -499,7 +507,7 @@ int mltcp_mode_parse(const char *text)
 	u32 mode;
 
 	for (mode = MLTCP_MODE_AI; mode <= MLTCP_MODE_ALL; mode++)
-		if (mltcp_text_is(text, mltcp_mode_name(mode)))
+		if (mltcp_mode_valid(mode) && mltcp_text_is(text, mltcp_mode_name(mode)))
 			return (int)mode;
 	return -1;
 }

@@ -283,13 +283,14 @@ struct mltcp_flow_record {
 
 /*
  * Per ACK, first: a flow grows only while its window limits it; otherwise
- * the CUBIC curve's clock stops (RFC 9438 5.8) and the hook returns.
+ * the CUBIC curve's clock stops (RFC 9438 5.8) and the hook returns. A
+ * window the start gate holds does not grow either.
  */
 static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited, u32 now_us)
 {
 	if (!cwnd_limited)
 		mltcp_cubic_pause(&fl->cubic, now_us);
-	return cwnd_limited;
+	return cwnd_limited && !mltcp_gated(&fl->iter);
 }
 
 /*
@@ -306,9 +307,15 @@ static inline u32 mltcp_flow_ai_w(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ac
 	return mltcp_reno_ai_w(cwnd, f);
 }
 
-/* At a loss or ECN signal: the base's ssthresh, its decrease softened by f (mltcp_f_decrease()). */
-static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd)
+/*
+ * At a loss or ECN signal: the base's ssthresh, its decrease softened by f
+ * (mltcp_f_decrease()); while the start gate holds the window, the gate
+ * opens and ssthresh (the socket's) stays (mltcp_gate_ssthresh()).
+ */
+static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ssthresh)
 {
+	if (mltcp_gated(&fl->iter))
+		return mltcp_gate_ssthresh(&fl->iter, ssthresh);
 	if (fl->params.base == MLTCP_BASE_CUBIC)
 		return mltcp_cubic_ssthresh(&fl->cubic, cwnd, f);
 	return mltcp_reno_ssthresh(cwnd, f);
@@ -338,7 +345,7 @@ enum mltcp_param {
 
 const char *mltcp_param_name(enum mltcp_param which);	/* "slope", ..., "idle_gap_us" */
 const char *mltcp_base_name(u32 base);			/* "reno", "cubic"; NULL if invalid */
-const char *mltcp_mode_name(u32 mode);			/* "ai", ..., "both-restart"; NULL */
+const char *mltcp_mode_name(u32 mode);			/* "ai", ..., "both-gate"; NULL */
 int mltcp_base_parse(const char *text);			/* enum mltcp_base, or -1 */
 int mltcp_mode_parse(const char *text);			/* enum mltcp_mode, or -1 */
 

@@ -170,7 +170,7 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
-	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp));
+	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh);
 }
 
 static void mltcp_set_state(struct sock *sk, u8 new_state)
@@ -216,6 +216,20 @@ static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 	tp->snd_cwnd_used = 0;
 }
 
+/*
+ * An ACK while the start gate holds the window (GATE mode): its RTT sample
+ * (0: none) against the flow's minimum decides whether the window opens.
+ */
+static void mltcp_gate_ack(struct sock *sk, struct mltcp_flow *ca, u32 rtt_us)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp);
+
+	if (mltcp_gate_on_ack(&ca->iter, rtt_us, tcp_min_rtt(tp), mltcp_now_us(tp),
+			      mltcp_route_init_cwnd(sk), &cwnd) != MLTCP_GATE_HOLD)
+		tcp_snd_cwnd_set(tp, cwnd);
+}
+
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
@@ -247,12 +261,14 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 /* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
 static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (!tp->packets_out)
 		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp),
 				   tcp_write_queue_empty(sk));
+	if (mltcp_gated(&ca->iter))
+		mltcp_gate_ack(sk, ca, sample->rtt_us > 0 ? sample->rtt_us : 0);
 }
 
 /*

@@ -267,6 +267,8 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	m_started = false;
 	m_bytesAcked = 0;
 	m_srttUs = 0;
+	m_srttNs = 0;
+	m_minRttUs = 0;
 	m_drainUs = 0;
 	Sync(tcb);
 	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
@@ -306,21 +308,44 @@ uint32_t TcpMltcp::GetSsThresh(Ptr<const TcpSocketState> tcb,
 	Sync(tcb);
 	const uint32_t f = mltcp_f_decrease(&m_flow.iter, &m_flow.params, m_bytesAcked);
 
-	return mltcp_flow_ssthresh(&m_flow, f, m_window.cwnd) * tcb->m_segmentSize;
+	return mltcp_flow_ssthresh(&m_flow, f, m_window.cwnd, m_window.ssthresh) *
+	       tcb->m_segmentSize;
 }
 
-// mltcp_pkts_acked(): a drain may begin an idle. ns-3 3.37 passes its
-// smoothed RTT (RFC 6298, as the kernel's srtt), which CUBIC reads.
+// The ACK's RTT sample, which ns-3 3.37 does not pass: it passes the
+// smoothed estimate after the sample (RttMeanDeviation, gain 1/8), and its
+// m_minRtt is the smallest estimate, not the smallest sample. The sample is
+// the estimate's step times 8 (exact to 8 ns); an ACK without one leaves the
+// estimate as it was and reads as a sample equal to it.
+uint32_t TcpMltcp::RttSampleUs(const Time &srtt)
+{
+	const int64_t now = srtt.GetNanoSeconds();
+	const int64_t sample = m_srttNs ? m_srttNs + 8 * (now - m_srttNs) : now;
+
+	m_srttNs = now;
+	m_srttUs = static_cast<uint32_t>(now / 1000);
+	const uint32_t us = sample > 1000 ? static_cast<uint32_t>(sample / 1000) : 1;
+	if (!m_minRttUs || us < m_minRttUs)
+		m_minRttUs = us;
+	return us;
+}
+
+// mltcp_pkts_acked(): a drain may begin an idle; a held window may open.
+// CUBIC reads the smoothed RTT (RFC 6298, as the kernel's srtt).
 void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe_unused]],
 			 const Time &rtt)
 {
 	Sync(tcb);
-	if (rtt.IsStrictlyPositive())
-		m_srttUs = static_cast<uint32_t>(rtt.GetMicroSeconds());
+	const uint32_t sample = rtt.IsStrictlyPositive() ? RttSampleUs(rtt) : 0;
 	if (!Outstanding(tcb)) {
 		m_drainUs = NowUs();
 		mltcp_on_ack_drain(&m_flow.iter, m_drainUs, m_appIdle.IsNull() || m_appIdle());
 	}
+	if (mltcp_gated(&m_flow.iter) &&
+	    mltcp_gate_on_ack(&m_flow.iter, sample, m_minRttUs, static_cast<uint32_t>(NowUs()),
+			      mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
+			      &m_window.cwnd) != MLTCP_GATE_HOLD)
+		Store(tcb);
 }
 
 // mltcp_set_state().

@@ -95,6 +95,7 @@ private:
 	void Store(Ptr<TcpSocketState> tcb) const;
 	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
 	bool Outstanding(Ptr<const TcpSocketState> tcb) const;
+	uint32_t RttSampleUs(const Time &srtt);
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
 	static uint64_t NowUs();
 
@@ -116,6 +117,8 @@ private:
 	SequenceNumber32 m_una{ 0 }; // the cumulative ACK bytes_acked was summed to
 	bool m_started{ false };     // m_una is valid
 	uint32_t m_srttUs{ 0 };	     // smoothed RTT, ns-3's estimate
+	int64_t m_srttNs{ 0 };	     // the same, to recover each sample from it
+	uint32_t m_minRttUs{ 0 };    // smallest sample (tcp_min_rtt(); 0: none yet)
 	uint32_t m_marks{ 0 };	     // marks made for the flow's job
 	uint64_t m_drainUs{ 0 };     // when the last ACK left nothing outstanding
 	uint64_t m_timeouts{ 0 };

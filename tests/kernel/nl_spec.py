@@ -79,11 +79,16 @@ def definition(spec, name):
 
 
 def enum_values(spec, name):
+    """{entry: value}: entries count on from value-start, or from an
+    entry's own value (the YAML specs' {name, value} form)."""
     d = definition(spec, name)
-    start = d.get("value-start", 0)
-    if d["type"] == "flags":
-        return {e: 1 << (start + i) for i, e in enumerate(d["entries"])}
-    return {e: start + i for i, e in enumerate(d["entries"])}
+    values, nxt = {}, d.get("value-start", 0)
+    for entry in d["entries"]:
+        if isinstance(entry, dict):
+            entry, nxt = entry["name"], entry.get("value", nxt)
+        values[entry] = 1 << nxt if d["type"] == "flags" else nxt
+        nxt += 1
+    return values
 
 
 def attr_values(aset):

@@ -71,7 +71,8 @@ def test_good_values_through_sysfs():
         assert read_param("intercept") == "0.125"
         assert read_param("base") == "reno"
         assert read_param("mode") == "md"
-        for mode in ("ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart"):
+        for mode in ("ai", "md", "both", "restart", "ai-restart", "md-restart", "both-restart",
+                     "gate", "ai-gate", "md-gate", "both-gate"):
             write_param("mode", mode + "\n")
             assert read_param("mode") == mode
     finally:

@@ -15,7 +15,7 @@ from nl_mltcp import C, Mltcp, get_u, u8, u16, u32, u64
 FLOWS = "/sys/kernel/debug/tcp_mltcp/flows"
 BASES = {0: "reno", 1: "cubic"}
 MODES = {1: "ai", 2: "md", 3: "both", 4: "restart", 5: "ai-restart", 6: "md-restart",
-         7: "both-restart"}
+         7: "both-restart", 12: "gate", 13: "ai-gate", 14: "md-gate", 15: "both-gate"}
 J = {k[len("MLTCP_JOB_A_"):].lower(): v for k, v in C.items() if k.startswith("MLTCP_JOB_A_")}
 
 

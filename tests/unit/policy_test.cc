@@ -900,6 +900,10 @@ TEST(ParamText, NamesRoundTrip)
 {
 	for (uint32_t mode = MLTCP_MODE_AI; mode <= MLTCP_MODE_ALL; mode++) {
 		const char *name = mltcp_mode_name(mode);
+		if (!mltcp_mode_valid(mode)) { // the gate without restart
+			EXPECT_EQ(name, nullptr) << mode;
+			continue;
+		}
 		ASSERT_NE(name, nullptr) << mode;
 		EXPECT_EQ(mltcp_mode_parse(name), static_cast<int>(mode));
 		EXPECT_EQ(mltcp_mode_parse((std::string(name) + "\n").c_str()),
@@ -907,7 +911,10 @@ TEST(ParamText, NamesRoundTrip)
 	}
 	EXPECT_STREQ(mltcp_mode_name(MLTCP_MODE_MD | MLTCP_MODE_RESTART), "md-restart");
 	EXPECT_EQ(mltcp_mode_name(0), nullptr);
-	EXPECT_EQ(mltcp_mode_name(8), nullptr);
+	EXPECT_EQ(mltcp_mode_name(MLTCP_MODE_GATE), nullptr);
+	EXPECT_EQ(mltcp_mode_name(MLTCP_MODE_ALL + 1), nullptr);
+	EXPECT_STREQ(mltcp_mode_name(MLTCP_MODE_MD | MLTCP_MODE_RESTART | MLTCP_MODE_GATE),
+		     "md-gate");
 	EXPECT_EQ(mltcp_mode_parse("md-"), -1);
 	EXPECT_EQ(mltcp_mode_parse("md-restartx"), -1);
 	EXPECT_EQ(mltcp_mode_parse(""), -1);
@@ -929,7 +936,9 @@ TEST(ParamText, FormatsAsSysfsAlwaysHas)
 	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_SLOPE_MAX + 1), "<invalid>");
 	EXPECT_EQ(Format(MLTCP_PARAM_IDLE_GAP, 20000), "20000");
 	EXPECT_EQ(Format(MLTCP_PARAM_BASE, MLTCP_BASE_RENO), "reno");
-	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_ALL), "both-restart");
+	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_BOTH | MLTCP_MODE_RESTART), "both-restart");
+	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_ALL), "both-gate");
+	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_GATE), "<invalid>");
 	EXPECT_EQ(Format(MLTCP_PARAM_MODE, 0), "<invalid>");
 
 	// Every fixed-point value prints as the module always printed it.

@@ -231,7 +231,8 @@ template <typename T> std::vector<Keyword<T>> names(const char *(*name)(u32), u3
 	std::vector<Keyword<T>> table;
 
 	for (u32 v = first; v <= last; v++)
-		table.push_back({ name(v), static_cast<T>(v) });
+		if (const char *word = name(v)) // NULL: a gap in the table
+			table.push_back({ word, static_cast<T>(v) });
 	return table;
 }
 
@@ -903,7 +904,8 @@ std::string usage(std::string_view topic)
 		"       mltcpctl [OPTIONS] defaults set [global] DEFAULT...\n"
 		"DEFAULT := { slope S | intercept I | idle-gap DURATION | base { reno | cubic } |\n"
 		"             mode MODE }\n"
-		"MODE := { ai | md | both | restart | ai-restart | md-restart | both-restart }\n"
+		"MODE := { ai | md | both | restart | ai-restart | md-restart | both-restart |\n"
+		"          gate | ai-gate | md-gate | both-gate }\n"
 		"  The defaults of new flows. kmod: the network namespace's net.mltcp.*\n"
 		"  sysctls, and the global mode; with \"global\", the module parameters,\n"
 		"  which every namespace follows until it sets its own value (mode is\n"

@@ -129,7 +129,7 @@ std::optional<Flow> decode_record(const mltcp_flow_record &r)
 	size_t ca_len = strnlen(r.ca, sizeof(r.ca));
 
 	if (!alen || ca_len == 0 || ca_len == sizeof(r.ca) || r.base > MLTCP_BASE_CUBIC ||
-	    r.mode < MLTCP_MODE_AI || r.mode > MLTCP_MODE_ALL)
+	    !mltcp_mode_valid(r.mode))
 		return std::nullopt;
 	if (r.job)
 		f.job = r.job;

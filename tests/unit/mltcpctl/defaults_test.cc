@@ -190,9 +190,10 @@ TEST(Defaults, Names)
 	EXPECT_EQ(set("mode", "both").mode, MLTCP_MODE_BOTH);
 	EXPECT_EQ(set("mode", "restart").mode, MLTCP_MODE_RESTART);
 	EXPECT_EQ(set("mode", "md-restart").mode, MLTCP_MODE_MD | MLTCP_MODE_RESTART);
-	EXPECT_EQ(set("mode", "both-restart").mode, MLTCP_MODE_ALL);
+	EXPECT_EQ(set("mode", "both-restart").mode, MLTCP_MODE_BOTH | MLTCP_MODE_RESTART);
+	EXPECT_EQ(set("mode", "md-gate").mode, MLTCP_MODE_MD | MLTCP_MODE_RESTART | MLTCP_MODE_GATE);
 	EXPECT_EQ(refused("mode", "3"), "unknown mode \"3\"");
-	EXPECT_EQ(refused("mode", "b"), "\"b\" is ambiguous: both, both-restart");
+	EXPECT_EQ(refused("mode", "b"), "\"b\" is ambiguous: both, both-restart, both-gate");
 	Command c = ok({ "defaults", "set", "global", "base", "reno", "mode", "ai-restart" });
 	EXPECT_EQ(c.settings.text[MLTCP_PARAM_BASE], "reno");
 	EXPECT_EQ(c.settings.text[MLTCP_PARAM_MODE], "ai-restart");

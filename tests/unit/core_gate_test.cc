@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The start gate (GATE mode): at an iteration start the restarted window is
+// held while the flow's RTT samples show another job's queue, and opens at
+// the first sample without one, or when the hold has lasted half a period.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "mltcp_core.h"
+#include "mltcp_policy.h"
+
+namespace
+{
+
+constexpr uint64_t kBytes = 1'000'000;	    // per iteration
+constexpr uint32_t kCommUs = 40'000;	    // start to drain: 200 Mbit/s
+constexpr uint32_t kPeriodUs = 100'000;	    // start to start
+constexpr uint32_t kMinRttUs = 100;
+constexpr uint32_t kGateMode = MLTCP_MODE_MD | MLTCP_MODE_RESTART | MLTCP_MODE_GATE;
+
+// A flow that has run `iterations` iterations of kBytes, each kCommUs of
+// sending then an idle, in the given mode; ready for its next start.
+struct Flow {
+	mltcp_params p{};
+	mltcp_iter it{};
+	uint64_t acked = 0;
+	uint64_t now = 1'000'000;
+	uint32_t cwnd = 100, ssthresh = 50;
+
+	explicit Flow(uint32_t mode)
+	{
+		mltcp_params_default(&p);
+		p.mode = static_cast<uint8_t>(mode);
+		mltcp_iter_init(&it, acked, static_cast<uint32_t>(now));
+	}
+
+	// One iteration's sending and idle, then the next start; returns
+	// whether the window was restarted (and so perhaps held).
+	bool Iterate()
+	{
+		const uint64_t start = now;
+
+		acked += kBytes;
+		now = start + kCommUs;
+		mltcp_on_ack_drain(&it, now, true);
+		now = start + kPeriodUs;
+		cwnd = 100;
+		ssthresh = 50;
+		EXPECT_EQ(mltcp_on_tx_start(&it, &p, acked, now, false, false, 0),
+			  MLTCP_TX_NEW_ITERATION);
+		return mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd,
+					    &ssthresh);
+	}
+
+	mltcp_gate_verdict Ack(uint32_t after_start_us, uint32_t queue_us)
+	{
+		return mltcp_gate_on_ack(&it, kMinRttUs + queue_us, kMinRttUs,
+					 static_cast<uint32_t>(now + after_start_us), MLTCP_INIT_CWND,
+					 &cwnd);
+	}
+};
+
+// 32 KiB at the rate of the last phase: 32768 * 40 ms / 1 MB = 1310 us.
+constexpr uint32_t kThresholdUs = 1310;
+
+TEST(Gate, ThresholdIsAQueueOfThirtyTwoKibAtTheFlowsOwnRate)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.Iterate();
+	EXPECT_EQ(fl.it.gate_queue_us, kThresholdUs);
+}
+
+TEST(Gate, HoldsTheRestartedWindowOnceAnIterationIsKnown)
+{
+	Flow fl(kGateMode);
+
+	// Nothing known: no restart, no gate.
+	fl.cwnd = 100;
+	EXPECT_FALSE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &fl.cwnd,
+					  &fl.ssthresh));
+	EXPECT_FALSE(mltcp_gated(&fl.it));
+	// The end of the first iteration gives the size, the phase and the period.
+	EXPECT_TRUE(fl.Iterate());
+	EXPECT_TRUE(mltcp_gated(&fl.it));
+	EXPECT_EQ(fl.cwnd, 2u);
+	EXPECT_EQ(fl.ssthresh, 75u); // the restart's: 3/4 of the old window
+}
+
+TEST(Gate, NotInTheOtherModes)
+{
+	for (uint32_t mode : { kGateMode & ~MLTCP_MODE_GATE, uint32_t{ MLTCP_MODE_RESTART },
+			       uint32_t{ MLTCP_MODE_MD } }) {
+		Flow fl(mode);
+
+		for (int i = 0; i < 4; i++)
+			fl.Iterate();
+		EXPECT_FALSE(mltcp_gated(&fl.it)) << mode;
+		EXPECT_EQ(fl.it.gate_queue_us, 0u) << mode;
+		EXPECT_EQ(fl.cwnd, mode & MLTCP_MODE_RESTART ? 10u : 100u) << mode;
+	}
+}
+
+TEST(Gate, OpensAtTheFirstSampleWithoutAnotherJobsQueue)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.Iterate();
+	ASSERT_TRUE(mltcp_gated(&fl.it));
+	EXPECT_EQ(fl.Ack(5'000, 10'000), MLTCP_GATE_HOLD);	   // a full queue
+	EXPECT_EQ(fl.Ack(6'000, kThresholdUs), MLTCP_GATE_HOLD);   // at the threshold
+	EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN);	   // drained: opens
+	EXPECT_FALSE(mltcp_gated(&fl.it));
+	EXPECT_EQ(fl.cwnd, MLTCP_INIT_CWND);
+}
+
+TEST(Gate, AnAckWithoutASampleHolds)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.Iterate();
+	EXPECT_EQ(mltcp_gate_on_ack(&fl.it, 0, kMinRttUs, static_cast<uint32_t>(fl.now + 1'000),
+				    MLTCP_INIT_CWND, &fl.cwnd),
+		  MLTCP_GATE_HOLD);
+	EXPECT_EQ(fl.cwnd, 2u);
+	// A sample below the minimum (a minimum not yet updated) is no queue.
+	EXPECT_EQ(mltcp_gate_on_ack(&fl.it, kMinRttUs - 1, kMinRttUs,
+				    static_cast<uint32_t>(fl.now + 2'000), MLTCP_INIT_CWND,
+				    &fl.cwnd),
+		  MLTCP_GATE_OPEN);
+}
+
+// A queue that never drains (a bulk flow): the hold ends at half the
+// period, and the gate stays off for 15 iterations, then closes again.
+TEST(Gate, AHoldRunsOutAtHalfAPeriodAndTheGateRestsFifteenIterations)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.Iterate();
+	EXPECT_EQ(fl.Ack(kPeriodUs / 2 - 1, 10'000), MLTCP_GATE_HOLD);
+	EXPECT_EQ(fl.Ack(kPeriodUs / 2, 10'000), MLTCP_GATE_RAN_OUT);
+	EXPECT_FALSE(mltcp_gated(&fl.it));
+	EXPECT_EQ(fl.cwnd, MLTCP_INIT_CWND);
+	for (int i = 0; i < 15; i++) {
+		EXPECT_TRUE(fl.Iterate());
+		EXPECT_FALSE(mltcp_gated(&fl.it)) << i;
+		EXPECT_EQ(fl.cwnd, MLTCP_INIT_CWND) << i; // restart mode's window
+	}
+	EXPECT_TRUE(fl.Iterate());
+	EXPECT_TRUE(mltcp_gated(&fl.it));
+}
+
+// Held, a flow does not grow; a loss or ECN echo of its held segments opens
+// the gate and keeps the restart's ssthresh.
+TEST(Gate, HeldWindowsDoNotGrowAndALossOpensTheGate)
+{
+	mltcp_flow fl{};
+
+	mltcp_params_default(&fl.params);
+	fl.params.mode = kGateMode;
+	fl.iter.flags |= MLTCP_ITER_GATED;
+	EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 0));
+	EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 75), 75u);
+	EXPECT_FALSE(mltcp_gated(&fl.iter));
+	EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 0));
+	EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 100, 75), 70u); // CUBIC's 0.7 again
+}
+
+// A new start clears a hold the last iteration never opened (it cannot
+// have: a start needs nothing in flight), and a start in CWR or Recovery
+// restarts nothing and holds nothing.
+TEST(Gate, OnlyARestartedWindowIsHeld)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.Iterate();
+	ASSERT_TRUE(mltcp_gated(&fl.it));
+	fl.acked += kBytes;
+	mltcp_on_ack_drain(&fl.it, fl.now + kCommUs, true);
+	fl.now += kPeriodUs;
+	ASSERT_EQ(mltcp_on_tx_start(&fl.it, &fl.p, fl.acked, fl.now, false, false, 0),
+		  MLTCP_TX_NEW_ITERATION);
+	fl.cwnd = 40;
+	EXPECT_FALSE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_CWR, MLTCP_INIT_CWND, &fl.cwnd,
+					  &fl.ssthresh));
+	EXPECT_FALSE(mltcp_gated(&fl.it));
+	EXPECT_EQ(fl.cwnd, 40u);
+}
+
+TEST(Gate, OnlyWithRestart)
+{
+	EXPECT_TRUE(mltcp_mode_valid(kGateMode));
+	EXPECT_TRUE(mltcp_mode_valid(MLTCP_MODE_RESTART | MLTCP_MODE_GATE));
+	EXPECT_FALSE(mltcp_mode_valid(MLTCP_MODE_GATE));
+	EXPECT_FALSE(mltcp_mode_valid(MLTCP_MODE_MD | MLTCP_MODE_GATE));
+	EXPECT_FALSE(mltcp_mode_valid(MLTCP_MODE_ALL + 1));
+	EXPECT_FALSE(mltcp_mode_valid(0));
+}
+
+} // namespace
