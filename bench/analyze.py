@@ -100,6 +100,10 @@ def aggregate(reps):
                                 if all(r.get("wire_stable") is not None for r in reps)
                                 else None),
         "wire_converged_iteration": [r.get("wire_converged_iteration") for r in reps],
+        "settled_iteration": [r.get("settled_iteration") for r in reps],
+        "relapses": [r.get("relapses") for r in reps],
+        "wire_settled_iteration": [r.get("wire_settled_iteration") for r in reps],
+        "wire_relapses": [r.get("wire_relapses") for r in reps],
         "rtos": [r["rtos"] for r in reps],
         "drops": [r["drops"] for r in reps],
         "utilization": avg("utilization"),

@@ -20,6 +20,12 @@ Definitions (also printed in every report):
   left hosts', so one direction). A job that holds back while another sends
   does not overlap by this measure, where by the first it does. Convergence
   and stability are also given by it ("wire_...").
+- Settling iteration (issue 14): the first iteration that begins
+  SETTLE_RUN iterations in a row in which every job's overlap stays below
+  10% of its ideal communication time; unlike convergence, a later single
+  overlap does not move it. Relapses: the iterations of the last half in
+  which some job overlaps by that much. Both are also given by the wire
+  overlap ("wire_...").
 - Stable repeats k of n come with a 95% Wilson score interval.
 - Convergence iteration of a job: the first iteration from which every later
   iteration's overlap stays below 10% of the job's ideal communication time.
@@ -190,6 +196,19 @@ def convergence_iteration(overlap_s, ideal_comm_s, threshold=OVERLAP_THRESHOLD):
     return first
 
 
+SETTLE_RUN = 10
+
+
+def settling(overlaps_by_job, ideal_comm_by_job, run=SETTLE_RUN, threshold=OVERLAP_THRESHOLD):
+    """(settling iteration or None, relapses in the last half) of a run whose
+    jobs' per-iteration overlaps are overlaps_by_job."""
+    n = min(len(v) for v in overlaps_by_job.values())
+    clear = [all(overlaps_by_job[j][i] < threshold * ideal_comm_by_job[j]
+                 for j in overlaps_by_job) for i in range(n)]
+    settled = next((i for i in range(n - run + 1) if all(clear[i:i + run])), None)
+    return settled, sum(1 for ok in clear[n // 2:] if not ok)
+
+
 def ideal_iteration(compute_s, nbytes, rate_bps):
     comm = nbytes * 8 / (rate_bps * PAYLOAD_EFFICIENCY)
     return compute_s + comm, comm
@@ -252,7 +271,14 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
         all_times += times
         steady_times += steady
     ideal_mean = mean([j["ideal_iter_s"] for j in out["jobs"].values()])
+    ideal_comm = {job: j["ideal_comm_s"] for job, j in out["jobs"].items()}
+    settled, relapses = settling(ov, ideal_comm)
+    wire_settled, wire_relapses = settling(wire, ideal_comm) if wire else (None, None)
     out.update({
+        "settled_iteration": settled,
+        "relapses": relapses,
+        "wire_settled_iteration": wire_settled,
+        "wire_relapses": wire_relapses,
         "mean_iter_s": mean(all_times),
         "p99_iter_s": percentile(all_times, 99),
         "steady_mean_iter_s": mean(steady_times),

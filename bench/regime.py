@@ -14,10 +14,12 @@ The table gives, for every point and rule:
     cubic's;
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
-  - p99 / ideal, stable repeats with their 95% interval, stable repeats by
-    the wire overlap (bench.metrics: a job that holds back does not overlap),
-    and the median convergence iteration ("-" where fewer than half the
-    repeats converged);
+  - p99 / ideal over all iterations and after convergence (steady), stable
+    repeats with their 95% interval, stable repeats by the wire overlap
+    (bench.metrics: a job that holds back does not overlap), the median
+    convergence iteration ("-" where fewer than half the repeats converged),
+    and by the wire overlap the median settling iteration (the first of 10
+    clear in a row) and the mean number of relapses in the last half;
   - for two jobs, from the raw logs (issue 14's split): drift, the mean change
     per iteration of the distance D between the jobs' communication starts
     while their phases overlap (D < aT), and diffusion, the spread (standard
@@ -124,11 +126,18 @@ def rows(points):
                 "attained": (attained(cubic["mean_iter_ms"], a["mean_iter_ms"], ideal)
                              if cubic and rule != "cubic" else None),
                 "p99_ratio": a["p99_iter_ms"] / ideal,
+                "steady_p99_ratio": (a["steady_p99_iter_ms"] / ideal
+                                     if a.get("steady_p99_iter_ms") else None),
                 "stable": a["stable_repeats"], "repeats": a["repeats"],
                 "stable_interval": a.get("stable_interval") or metrics.wilson_interval(
                     a["stable_repeats"], a["repeats"]),
                 "wire_stable": a.get("wire_stable_repeats"),
                 "convergence": median_convergence(a["converged_iteration"]),
+                "wire_settled": (median_convergence(a["wire_settled_iteration"])
+                                 if a.get("wire_settled_iteration") else None),
+                "wire_relapses": (statistics.mean(a["wire_relapses"])
+                                  if a.get("wire_relapses") and None not in a["wire_relapses"]
+                                  else None),
                 "rtos": sum(a["rtos"]), "drift": drift, "diffusion": diffusion,
             })
     return out
@@ -174,17 +183,20 @@ def fmt(x, pattern="%.3f"):
 
 def table(points):
     lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | p99/ideal | "
-             "stable (95%) | stable, wire | convergence | RTOs | drift | diffusion |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "steady p99/ideal | stable (95%) | stable, wire | convergence | settled, wire | "
+             "relapses, wire | RTOs | drift | diffusion |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows(points):
         lo, hi = r["stable_interval"]
-        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %d/%d (%.0f-%.0f%%) | %s | %s | "
-                     "%d | %s | %s |" % (
+        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %s | %d/%d (%.0f-%.0f%%) | %s | "
+                     "%s | %s | %s | %d | %s | %s |" % (
                          r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"],
                          fmt(r["x_solo"]), fmt(r["attained"], "%.2f"), r["p99_ratio"],
+                         fmt(r["steady_p99_ratio"]),
                          r["stable"], r["repeats"], 100 * lo, 100 * hi,
-                         fmt(r["wire_stable"], "%d"), fmt(r["convergence"], "%g"), r["rtos"],
-                         fmt(r["drift"], "%+.4f"), fmt(r["diffusion"], "%.4f")))
+                         fmt(r["wire_stable"], "%d"), fmt(r["convergence"], "%g"),
+                         fmt(r["wire_settled"], "%g"), fmt(r["wire_relapses"], "%.1f"),
+                         r["rtos"], fmt(r["drift"], "%+.4f"), fmt(r["diffusion"], "%.4f")))
     return "\n".join(lines)
 
 

@@ -435,6 +435,8 @@ static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca
 	tp->snd_cwnd = cwnd;
 	tp->snd_ssthresh = ssthresh;
 	tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+	if (mltcp_gated(&ca->iter))
+		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_HOLD);
 }
 
 /* The slot holding job id: its marks, read once per resumption of a marked flow. */
@@ -498,11 +500,15 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 	if (mltcp_gated(&ca->iter)) {
 		/* The module's mltcp_gate_ack(); tcp_min_rtt() is the windowed minimum's best. */
 		u32 cwnd = tp->snd_cwnd;
+		enum mltcp_gate_verdict verdict;
 
-		if (mltcp_gate_on_ack(&ca->iter, sample->rtt_us > 0 ? sample->rtt_us : 0,
-				      tp->rtt_min.s[0].v, mltcp_now_us(tp),
-				      mltcp_route_init_cwnd(sk), &cwnd) != MLTCP_GATE_HOLD)
+		verdict = mltcp_gate_on_ack(&ca->iter, sample->rtt_us > 0 ? sample->rtt_us : 0,
+					    tp->rtt_min.s[0].v, mltcp_now_us(tp),
+					    mltcp_route_init_cwnd(sk), &cwnd);
+		if (verdict != MLTCP_GATE_HOLD) {
 			tp->snd_cwnd = cwnd;
+			mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + verdict);
+		}
 	}
 }
 

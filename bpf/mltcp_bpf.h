@@ -24,11 +24,12 @@
  *
  * mltcp_stats: BPF_MAP_TYPE_PERCPU_ARRAY of u64 counters, indexed as below:
  * the module's debugfs "stats" file as numbers. Index 1 + v counts verdict v
- * of mltcp_on_tx_start().
+ * of mltcp_on_tx_start(), then the start gate's counts by its verdicts.
  */
 #define MLTCP_BPF_STAT_FLOWS_STARTED 0
 #define MLTCP_BPF_STAT_VERDICT0 1
-#define MLTCP_BPF_NR_STATS (MLTCP_BPF_STAT_VERDICT0 + MLTCP_TX_NR_VERDICTS)
+#define MLTCP_BPF_STAT_GATE0 (MLTCP_BPF_STAT_VERDICT0 + MLTCP_TX_NR_VERDICTS)
+#define MLTCP_BPF_NR_STATS (MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_NR_VERDICTS)
 
 /*
  * mltcp_jobs: BPF_MAP_TYPE_ARRAY of MLTCP_BPF_JOBS_MAX struct

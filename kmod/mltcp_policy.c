@@ -456,7 +456,19 @@ static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_UNMARKED] = "tx_start_unmarked",
 };
 
+/* Counted per start held (HOLD) and per hold ended, as the module's debugfs and BPF stats name them. */
+static const char *const mltcp_gate_names[MLTCP_GATE_NR_VERDICTS] = {
+	[MLTCP_GATE_HOLD] = "gate_held",
+	[MLTCP_GATE_OPEN] = "gate_opened",
+	[MLTCP_GATE_RAN_OUT] = "gate_ran_out",
+};
+
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
+
+const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict)
+{
+	return (u32)verdict < MLTCP_GATE_NR_VERDICTS ? mltcp_gate_names[verdict] : NULL;
+}
 
 const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict)
 {

@@ -55,6 +55,7 @@
 struct mltcp_stats {
 	unsigned long flows_started;
 	unsigned long verdicts[MLTCP_TX_NR_VERDICTS];
+	unsigned long gate[MLTCP_GATE_NR_VERDICTS];	/* HOLD: starts held */
 };
 
 static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
@@ -214,6 +215,8 @@ static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 	tp->snd_ssthresh = ssthresh;
 	tp->snd_cwnd_stamp = tcp_jiffies32;
 	tp->snd_cwnd_used = 0;
+	if (mltcp_gated(&ca->iter))
+		this_cpu_inc(mltcp_stats.gate[MLTCP_GATE_HOLD]);
 }
 
 /*
@@ -224,10 +227,14 @@ static void mltcp_gate_ack(struct sock *sk, struct mltcp_flow *ca, u32 rtt_us)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
+	enum mltcp_gate_verdict verdict;
 
-	if (mltcp_gate_on_ack(&ca->iter, rtt_us, tcp_min_rtt(tp), mltcp_now_us(tp),
-			      mltcp_route_init_cwnd(sk), &cwnd) != MLTCP_GATE_HOLD)
-		tcp_snd_cwnd_set(tp, cwnd);
+	verdict = mltcp_gate_on_ack(&ca->iter, rtt_us, tcp_min_rtt(tp), mltcp_now_us(tp),
+				    mltcp_route_init_cwnd(sk), &cwnd);
+	if (verdict == MLTCP_GATE_HOLD)
+		return;
+	tcp_snd_cwnd_set(tp, cwnd);
+	this_cpu_inc(mltcp_stats.gate[verdict]);
 }
 
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
@@ -320,11 +327,15 @@ static int mltcp_stats_show(struct seq_file *m, void *unused)
 		sum.flows_started += READ_ONCE(s->flows_started);
 		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 			sum.verdicts[i] += READ_ONCE(s->verdicts[i]);
+		for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
+			sum.gate[i] += READ_ONCE(s->gate[i]);
 	}
 	seq_printf(m, "flows_started %lu\n", sum.flows_started);
 	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 		seq_printf(m, "%s %lu\n", mltcp_verdict_name(i), sum.verdicts[i]);
+	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
+		seq_printf(m, "%s %lu\n", mltcp_gate_verdict_name(i), sum.gate[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_stats);

@@ -67,6 +67,20 @@ def test_convergence_iteration():
     assert metrics.convergence_iteration([0.041, 0.039], 0.4) == 1
 
 
+def test_settling_is_the_first_clear_run_and_later_overlaps_are_relapses():
+    ideal = {"a": 0.4, "b": 0.4}
+    clear, hit = 0.0, 0.1
+    # Clear from 2 for 10 in a row, one overlap at 14 (job b only), clear after.
+    ov = {"a": [hit, hit] + [clear] * 18, "b": [hit, hit] + [clear] * 12 + [hit] + [clear] * 5}
+    # Convergence waits for the last overlap; settling does not.
+    assert metrics.convergence_iteration(ov["b"], 0.4) == 15
+    assert metrics.settling(ov, ideal) == (2, 1)
+    # Never 10 clear in a row: not settled; every overlap of the last half counts.
+    ov = {"a": ([hit] + [clear] * 8) * 2, "b": [clear] * 18}
+    assert metrics.settling(ov, ideal) == (None, 1)
+    assert metrics.settling(ov, ideal, run=8) == (1, 1)
+
+
 def test_interleaved_jobs_reach_the_ideal():
     nbytes = 0.4 * PAYLOAD / 8
     cfg = {"a": {"compute_s": 0.6, "bytes": nbytes}, "b": {"compute_s": 0.6, "bytes": nbytes}}

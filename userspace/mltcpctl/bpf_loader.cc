@@ -55,7 +55,11 @@ const char *stat_name(unsigned index)
 {
 	if (index == MLTCP_BPF_STAT_FLOWS_STARTED)
 		return "flows_started";
-	// The verdicts in the order of the core's enum, named as the module's debugfs names them.
+	// The verdicts, then the gate's, in the order of the core's enums, named
+	// as the module's debugfs names them.
+	if (index >= MLTCP_BPF_STAT_GATE0)
+		return mltcp_gate_verdict_name(
+			static_cast<mltcp_gate_verdict>(index - MLTCP_BPF_STAT_GATE0));
 	return mltcp_verdict_name(static_cast<mltcp_tx_verdict>(index - MLTCP_BPF_STAT_VERDICT0));
 }
 
