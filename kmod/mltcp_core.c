@@ -372,12 +372,12 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
 static void mltcp_gate_learn(struct mltcp_iter *it, const struct mltcp_params *p)
 {
 	u32 busy = (u32)it->drain_us - it->start_us;
+	u64 queue_us;
 
 	if (!(p->mode & MLTCP_MODE_GATE) || !it->bytes)
 		return;
-	it->gate_queue_us = (u16)min_u32(
-		clamp_u64_to_u32(mltcp_div64((u64)busy * MLTCP_GATE_QUEUE_BYTES, it->bytes)),
-		0xffffU);
+	queue_us = mltcp_div64((u64)busy * MLTCP_GATE_QUEUE_BYTES, it->bytes);
+	it->gate_queue_us = (u16)min_u32(clamp_u64_to_u32(queue_us), 0xffffU);
 }
 
 /*
@@ -397,8 +397,9 @@ static void mltcp_gate_learn(struct mltcp_iter *it, const struct mltcp_params *p
  * other does. A framework whose step has idles inside it (a ring
  * all-reduce waiting for a slower peer, gradient buckets) is followed that
  * way; a flow that never empties between steps starts at its first send
- * with nothing in flight after the mark, which may be inside the step. Only the count's low 8 bits are kept: a flow
- * that sends nothing through 256 marks misses one start.
+ * with nothing in flight after the mark, which may be inside the step.
+ * Only the count's low 8 bits are kept: a flow that sends nothing through
+ * 256 marks misses one start.
  */
 static enum mltcp_tx_verdict mltcp_on_marked_start(struct mltcp_iter *it,
 						   const struct mltcp_params *p, u64 bytes_acked,

@@ -456,7 +456,7 @@ static const char *const mltcp_verdict_names[MLTCP_TX_NR_VERDICTS] = {
 	[MLTCP_TX_UNMARKED] = "tx_start_unmarked",
 };
 
-/* Counted per start held (HOLD) and per hold ended, as the module's debugfs and BPF stats name them. */
+/* Per start held (HOLD) and per hold ended; the module's debugfs and the BPF stats. */
 static const char *const mltcp_gate_names[MLTCP_GATE_NR_VERDICTS] = {
 	[MLTCP_GATE_HOLD] = "gate_held",
 	[MLTCP_GATE_OPEN] = "gate_opened",
