@@ -383,6 +383,8 @@ u32 BPF_PROG(mltcp_ssthresh, struct sock *sk)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
+	if (mltcp_gated(&ca->iter))
+		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_REDUCED);
 	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd, tp->snd_ssthresh);
 }
 

@@ -92,12 +92,19 @@
  * queues a sending job builds (a drop-tail buffer; ECN's marking threshold
  * in a data center, 65 segments and up).
  */
-#define MLTCP_GATE_QUEUE_BYTES	32768U
+#define MLTCP_GATE_QUEUE_SHIFT	15
+#define MLTCP_GATE_QUEUE_BYTES	(1U << MLTCP_GATE_QUEUE_SHIFT)	/* 32 KiB */
+/* The threshold's floor: RTT samples are whole microseconds and jitter by a few. */
+#define MLTCP_GATE_QUEUE_MIN_US	10U
 /* The held window: enough to keep RTT samples coming, one delayed ACK's worth. */
 #define MLTCP_GATE_CWND		2U
-/* The longest hold: the last period >> this (half an iteration). */
+/*
+ * The longest hold: twice the last communication phase (two other jobs'
+ * turns), and never more than the last period >> this (half an iteration).
+ */
+#define MLTCP_GATE_HOLD_PHASES	2U
 #define MLTCP_GATE_HOLD_SHIFT	1
-/* After a hold that ran out, iterations started without the gate. */
+/* After a hold that ran out or was cut by a reduction, iterations started without the gate. */
 #define MLTCP_GATE_OFF_ITERS	15U
 
 /* MD mode: G = 2 - F is kept within [1/16, 2]. */
@@ -366,18 +373,26 @@ static u32 mltcp_iter_duration(const struct mltcp_iter *it, u64 now_us)
  * stands for MLTCP_GATE_QUEUE_BYTES at the rate this flow's communication
  * phase just ran (the learned size over start-to-drain), so the threshold
  * follows the path's rate without being told it: about 1.3 ms at 200
- * Mbit/s, 26 us at 10 Gbit/s. A phase the flow shared ran slower, which
- * only raises the threshold. 0 (no gate) until a size is known.
+ * Mbit/s, 26 us at 10 Gbit/s, MLTCP_GATE_QUEUE_MIN_US at the least. A phase
+ * the flow shared ran slower, which only raises the threshold. 0 (no gate)
+ * while no size is known, and for iterations smaller than that queue: all
+ * of such an iteration fits in a few held windows, and a flow held with
+ * nothing more to send could reach its next start held.
  */
 static void mltcp_gate_learn(struct mltcp_iter *it, const struct mltcp_params *p)
 {
 	u32 busy = (u32)it->drain_us - it->start_us;
 	u64 queue_us;
 
-	if (!(p->mode & MLTCP_MODE_GATE) || !it->bytes)
+	if (!(p->mode & MLTCP_MODE_GATE))
 		return;
-	queue_us = mltcp_div64((u64)busy * MLTCP_GATE_QUEUE_BYTES, it->bytes);
-	it->gate_queue_us = (u16)min_u32(clamp_u64_to_u32(queue_us), 0xffffU);
+	if (it->bytes < MLTCP_GATE_QUEUE_BYTES) {
+		it->gate_queue_us = 0;
+		return;
+	}
+	queue_us = mltcp_div64((u64)busy << MLTCP_GATE_QUEUE_SHIFT, it->bytes);
+	it->gate_queue_us = (u16)min_u32(max_u32(clamp_u64_to_u32(queue_us),
+						 MLTCP_GATE_QUEUE_MIN_US), 0xffffU);
 }
 
 /*
@@ -516,13 +531,15 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
  * from the first iteration in which they were not exactly together, and
  * whichever job's phase jitters into the other's waits again.
  *
- * The hold is bounded: at most half of the last period, after which the
- * window opens and the gate stays off for MLTCP_GATE_OFF_ITERS iterations,
- * so a flow beside a bulk flow (a queue that never drains) loses half a
- * period in 16 and otherwise runs as in restart mode. A flow yields only
- * before its first release in an iteration: once open it is never held
- * again before the next start. A loss or ECN echo of the held segments
- * opens the gate (mltcp_gate_ssthresh()).
+ * The hold is bounded: at most twice the last communication phase and half
+ * of the last period (mltcp_gate_hold_max_us()), after which the window
+ * opens and the gate stays off for MLTCP_GATE_OFF_ITERS iterations, so a
+ * flow beside a bulk flow (a queue that never drains) loses at most that
+ * in 16 iterations and otherwise runs as in restart mode. Time at a zero
+ * receive window counts too. A flow yields only before its first release
+ * in an iteration: once open it is never held again before the next start.
+ * A loss or ECN echo of the held segments opens the gate too, as a hold
+ * that ran out (mltcp_gate_ssthresh()).
  *
  * The samples see the queue of the whole round trip: a flow whose ACKs wait
  * behind data (its own job's other direction of an exchange, on a path
@@ -545,20 +562,42 @@ static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p
 	*cwnd = min_u32(*cwnd, MLTCP_GATE_CWND);
 }
 
+/* The gate rests for MLTCP_GATE_OFF_ITERS starts. */
+static void mltcp_gate_rest(struct mltcp_iter *it)
+{
+	it->flags = (u8)((it->flags & ~(MLTCP_ITER_GATED | MLTCP_ITER_GATE_OFF)) |
+			 (MLTCP_GATE_OFF_ITERS << MLTCP_ITER_GATE_OFF_SHIFT));
+}
+
+/*
+ * The longest hold: MLTCP_GATE_HOLD_PHASES times the last communication
+ * phase, which the threshold keeps (gate_queue_us = phase * 32 KiB /
+ * bytes, so phase = gate_queue_us * bytes / 32 KiB, short of it where the
+ * threshold saturated or was floored), and at most half the last period.
+ * A period lengthened by a pause (a checkpoint) does not lengthen the hold.
+ */
+static u32 mltcp_gate_hold_max_us(const struct mltcp_iter *it)
+{
+	u64 phase_us = ((u64)it->gate_queue_us * it->bytes) >> MLTCP_GATE_QUEUE_SHIFT;
+
+	return min_u32(clamp_u64_to_u32(MLTCP_GATE_HOLD_PHASES * phase_us),
+		       it->last_duration_us >> MLTCP_GATE_HOLD_SHIFT);
+}
+
 /*
  * Per ACK while held (mltcp_gated()): rtt_us is the ACK's RTT sample (0:
  * none), min_rtt_us the flow's minimum. Opens the window to init_cwnd when
- * the sample shows no other job's queue, or when the hold has lasted half
- * the last period; *cwnd is changed unless the verdict is HOLD.
+ * the sample shows no other job's queue, or when the hold has lasted its
+ * longest (mltcp_gate_hold_max_us()); *cwnd is changed unless the verdict is
+ * HOLD.
  */
 enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32 min_rtt_us,
 					  u32 now_us, u32 init_cwnd, u32 *cwnd)
 {
 	enum mltcp_gate_verdict verdict = MLTCP_GATE_OPEN;
 
-	if (now_us - it->start_us >= it->last_duration_us >> MLTCP_GATE_HOLD_SHIFT) {
-		it->flags = (u8)((it->flags & ~MLTCP_ITER_GATE_OFF) |
-				 (MLTCP_GATE_OFF_ITERS << MLTCP_ITER_GATE_OFF_SHIFT));
+	if (now_us - it->start_us >= mltcp_gate_hold_max_us(it)) {
+		mltcp_gate_rest(it);
 		verdict = MLTCP_GATE_RAN_OUT;
 	} else if (!rtt_us || (rtt_us > min_rtt_us && rtt_us - min_rtt_us >= it->gate_queue_us)) {
 		return MLTCP_GATE_HOLD;
@@ -570,13 +609,19 @@ enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32
 
 /*
  * The ssthresh hook while held: a held segment was lost or echoed CE in
- * another job's queue. That is not this flow's congestion: the gate opens
- * and the restart's ssthresh stays, so that recovery grows back towards it.
+ * another job's queue. The gate opens and rests, as after a hold that ran
+ * out (a neighbour whose queue drops or marks the held segments is one the
+ * gate cannot wait out). The kernel ends the reduction with cwnd =
+ * ssthresh (tcp_end_cwnd_reduction()), so ssthresh must not be the
+ * restart's (3/4 of the last phase's window, a burst into the queue that
+ * just dropped or marked): the flow goes on from the initial window in
+ * congestion avoidance, at most MLTCP_INIT_CWND, as a restarted flow whose
+ * first flight was lost.
  */
 u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh)
 {
-	it->flags &= ~MLTCP_ITER_GATED;
-	return ssthresh;
+	mltcp_gate_rest(it);
+	return max_u32(min_u32(ssthresh, MLTCP_INIT_CWND), MLTCP_GATE_CWND);
 }
 
 /* Progress r through the current iteration, in MLTCP_ONE units, clamped to 1. */

@@ -127,6 +127,7 @@ enum mltcp_gate_verdict {
 	MLTCP_GATE_HOLD,	/* another job's queue is still there */
 	MLTCP_GATE_OPEN,	/* the queue drained: the restart window goes */
 	MLTCP_GATE_RAN_OUT,	/* held for the longest allowed: opened, and off for a while */
+	MLTCP_GATE_REDUCED,	/* a held segment lost or marked: opened, and off for a while */
 	MLTCP_GATE_NR_VERDICTS,
 };
 

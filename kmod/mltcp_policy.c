@@ -461,6 +461,7 @@ static const char *const mltcp_gate_names[MLTCP_GATE_NR_VERDICTS] = {
 	[MLTCP_GATE_HOLD] = "gate_held",
 	[MLTCP_GATE_OPEN] = "gate_opened",
 	[MLTCP_GATE_RAN_OUT] = "gate_ran_out",
+	[MLTCP_GATE_REDUCED] = "gate_reduced",
 };
 
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))

@@ -373,7 +373,7 @@ void mltcp_param_set(struct mltcp_params *p, enum mltcp_param which, u32 value);
 /* How a "sending resumed" event was judged, as the statistics name it ("iterations", ...). */
 const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict);
 
-/* The start gate's counts: "gate_held" (starts held), "gate_opened", "gate_ran_out". */
+/* The start gate's counts: "gate_held" (starts held), "gate_opened", "gate_ran_out", ... */
 const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict);
 
 /* A message for an error of mltcp_job_apply(), one line, no newline. */

@@ -171,6 +171,8 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
+	if (mltcp_gated(&ca->iter))
+		this_cpu_inc(mltcp_stats.gate[MLTCP_GATE_REDUCED]);
 	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh);
 }
 

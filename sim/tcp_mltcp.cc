@@ -312,16 +312,20 @@ uint32_t TcpMltcp::GetSsThresh(Ptr<const TcpSocketState> tcb,
 	       tcb->m_segmentSize;
 }
 
-// The ACK's RTT sample, which ns-3 3.37 does not pass: it passes the
-// smoothed estimate after the sample (RttMeanDeviation, gain 1/8), and its
-// m_minRtt is the smallest estimate, not the smallest sample. The sample is
-// the estimate's step times 8 (exact to 8 ns); an ACK without one leaves the
-// estimate as it was and reads as a sample equal to it.
+// The ACK's RTT sample (0: none), which ns-3 3.37 does not pass: it passes
+// the smoothed estimate after the sample (RttMeanDeviation, gain 1/8), and
+// its m_minRtt is the smallest estimate, not the smallest sample. The sample
+// is the estimate's step times 8 (exact to 8 ns). An ACK without a sample
+// leaves the estimate as it was, and so does a sample equal to it: both
+// read as none, as the kernel's rtt_us of -1. The minimum is the flow's
+// whole life's (the kernel's is over tcp_min_rtt_wlen, 300 s).
 uint32_t TcpMltcp::RttSampleUs(const Time &srtt)
 {
 	const int64_t now = srtt.GetNanoSeconds();
 	const int64_t sample = m_srttNs ? m_srttNs + 8 * (now - m_srttNs) : now;
 
+	if (now == m_srttNs)
+		return 0;
 	m_srttNs = now;
 	m_srttUs = static_cast<uint32_t>(now / 1000);
 	const uint32_t us = sample > 1000 ? static_cast<uint32_t>(sample / 1000) : 1;

@@ -10,7 +10,7 @@ import time
 
 from dp import DEFAULTS
 
-GATE = ("gate_held", "gate_opened", "gate_ran_out")
+GATE = ("gate_held", "gate_opened", "gate_ran_out", "gate_reduced")
 
 
 def deltas(before, after):
@@ -36,13 +36,14 @@ def test_alone_every_start_is_held_and_opens(backend, net):
     # The size and the period are known from the first start on: each start
     # restarts the window and is held, and with no other queue each opens.
     assert d["gate_held"] == count - 1, d
-    assert d["gate_opened"] == count - 1 and d["gate_ran_out"] == 0, d
+    assert d["gate_opened"] == count - 1, d
+    assert d["gate_ran_out"] == d["gate_reduced"] == 0, d
 
 
 def test_md_restart_never_holds(backend, net):
     flow, d = run_onoff(backend, net, "md-restart", 4)
     assert flow["iterations"] == 3, flow
-    assert d["gate_held"] == d["gate_opened"] == d["gate_ran_out"] == 0, d
+    assert all(d[k] == 0 for k in GATE), d
 
 
 def test_beside_a_standing_queue_starts_are_held_and_every_hold_ends(backend, net):
@@ -69,6 +70,10 @@ def test_beside_a_standing_queue_starts_are_held_and_every_hold_ends(backend, ne
     print(d, bulk)
     assert flows, "the on-off flow did not finish"
     assert bulk["r"][0] > 0, bulk
-    assert d["gate_held"] >= 1, d
-    # Nothing stays held: every start held was opened or ran out.
-    assert d["gate_opened"] + d["gate_ran_out"] == d["gate_held"], d
+    # The bulk flow's queue never drains below the threshold the on-off flow
+    # learned alone: some hold was not opened by an empty queue but ran out
+    # (or lost a held segment to that queue).
+    assert d["gate_ran_out"] + d["gate_reduced"] >= 1, d
+    # Nothing stays held: every start held was opened, ran out or cut by a
+    # reduction.
+    assert d["gate_opened"] + d["gate_ran_out"] + d["gate_reduced"] == d["gate_held"], d

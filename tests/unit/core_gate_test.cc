@@ -155,20 +155,86 @@ TEST(Gate, AHoldRunsOutAtHalfAPeriodAndTheGateRestsFifteenIterations)
 	EXPECT_TRUE(mltcp_gated(&fl.it));
 }
 
-// Held, a flow does not grow; a loss or ECN echo of its held segments opens
-// the gate and keeps the restart's ssthresh.
-TEST(Gate, HeldWindowsDoNotGrowAndALossOpensTheGate)
+// Held, a flow does not grow. A loss or ECN echo of its held segments opens
+// the gate and rests it; ssthresh, which the kernel makes cwnd when the
+// reduction ends, is at most the initial window, not the restart's 3/4 of
+// the last window (a burst into the queue that dropped the segment).
+TEST(Gate, HeldWindowsDoNotGrowAndALossOpensAndRestsTheGate)
 {
-	mltcp_flow fl{};
+	for (uint8_t base : { MLTCP_BASE_RENO, MLTCP_BASE_CUBIC }) {
+		mltcp_flow fl{};
 
-	mltcp_params_default(&fl.params);
-	fl.params.mode = kGateMode;
-	fl.iter.flags |= MLTCP_ITER_GATED;
-	EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 0));
-	EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 75), 75u);
-	EXPECT_FALSE(mltcp_gated(&fl.iter));
-	EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 0));
-	EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 100, 75), 70u); // CUBIC's 0.7 again
+		mltcp_params_default(&fl.params);
+		fl.params.mode = kGateMode;
+		fl.params.base = base;
+		fl.iter.flags |= MLTCP_ITER_GATED;
+		EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 0));
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 75), MLTCP_INIT_CWND);
+		EXPECT_FALSE(mltcp_gated(&fl.iter));
+		EXPECT_EQ(fl.iter.flags & MLTCP_ITER_GATE_OFF, 15u << MLTCP_ITER_GATE_OFF_SHIFT);
+		EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 0));
+		// The base's decrease again once open: Reno's half, CUBIC's 0.7.
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 100, 75),
+			  base == MLTCP_BASE_RENO ? 50u : 70u);
+
+		fl.iter.flags |= MLTCP_ITER_GATED; // a small ssthresh is not raised
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 4), 4u);
+	}
+}
+
+// After a pause (a checkpoint: the last period 10 s), the hold is still
+// bounded by the communication phase: twice 40 ms, not half of 10 s.
+TEST(Gate, AHoldIsBoundedByTheCommunicationPhaseToo)
+{
+	Flow fl(kGateMode);
+
+	fl.Iterate();
+	fl.acked += kBytes;
+	const uint64_t start = fl.now;
+	mltcp_on_ack_drain(&fl.it, start + kCommUs, true);
+	fl.now = start + 10'000'000;
+	ASSERT_EQ(mltcp_on_tx_start(&fl.it, &fl.p, fl.acked, fl.now, false, false, 0),
+		  MLTCP_TX_NEW_ITERATION);
+	fl.cwnd = 100;
+	ASSERT_TRUE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &fl.cwnd,
+					 &fl.ssthresh));
+	ASSERT_TRUE(mltcp_gated(&fl.it));
+	// phase = 1310 us * 1 MB / 32 KiB = 39978 us; twice that.
+	EXPECT_EQ(fl.Ack(79'955, 10'000), MLTCP_GATE_HOLD);
+	EXPECT_EQ(fl.Ack(79'956, 10'000), MLTCP_GATE_RAN_OUT);
+}
+
+// Iterations below the threshold's 32 KiB are never held; above it, the
+// threshold is at least 10 us however fast the path.
+TEST(Gate, SmallIterationsAreNotHeldAndTheThresholdHasAFloor)
+{
+	mltcp_params p{};
+	mltcp_iter it{};
+
+	mltcp_params_default(&p);
+	p.mode = kGateMode;
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_on_ack_drain(&it, 1'000, true);
+	ASSERT_EQ(mltcp_on_tx_start(&it, &p, 32767, 100'000, false, false, 0),
+		  MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(it.gate_queue_us, 0u);
+	uint32_t cwnd = 100, ssthresh = 50;
+	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
+	EXPECT_FALSE(mltcp_gated(&it));
+	EXPECT_EQ(cwnd, MLTCP_INIT_CWND);
+
+	// 1 GB in 1 ms (8 Tbit/s): 32 KiB is 0.03 us; the floor is 10.
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_on_ack_drain(&it, 1'000, true);
+	ASSERT_EQ(mltcp_on_tx_start(&it, &p, 1'000'000'000, 100'000, false, false, 0),
+		  MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(it.gate_queue_us, 10u);
+	// And a slow phase saturates at 65535 us rather than wrapping.
+	mltcp_iter_init(&it, 0, 0);
+	mltcp_on_ack_drain(&it, 60'000'000, true);
+	ASSERT_EQ(mltcp_on_tx_start(&it, &p, 1'000'000, 70'000'000, false, false, 0),
+		  MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(it.gate_queue_us, 0xffffu);
 }
 
 // A new start clears a hold the last iteration never opened (it cannot
