@@ -382,7 +382,8 @@ DC_ECN_MARK_BYTES = 65 * 1514
 DC_TCP = {"min_rto_ms": 2, "delayed_ack_ms": 0.05}
 DC_JITTER = 0.01
 DC_ALGORITHMS = [{"name": "cubic", "cc": "cubic"}, {"name": "reno", "cc": "reno"},
-                 mltcp_alg("ai", "ai"), mltcp_alg("md", "md"), mltcp_alg("md-restart", "md-restart")]
+                 mltcp_alg("ai", "ai"), mltcp_alg("md", "md"), mltcp_alg("md-restart", "md-restart"),
+                 mltcp_alg("md-gate", "md-gate")]
 # DCTCP (ns-3's) beside them where the port marks.
 DC_ECN_ALGORITHMS = DC_ALGORITHMS + [{"name": "dctcp", "cc": "ns3-dctcp"}]
 
@@ -439,7 +440,8 @@ def regime_map(iterations=100, repeats=5):
     for rtts in REGIME_PHASE_RTTS:
         rtt_ms = phase_ms / rtts
         rate_mbit = REGIME_BDP_BYTES * 8 / (rtt_ms / 1e3) / 1e6
-        for count, suffix, algs in ((1, "-solo", DC_ALGORITHMS[:1] + DC_ALGORITHMS[-1:]),
+        solo = [a for a in DC_ALGORITHMS if a["name"] in ("cubic", "md-restart")]
+        for count, suffix, algs in ((1, "-solo", solo),
                                     (2, "", DC_ALGORITHMS)):
             # A lone job first: what the window itself costs at this
             # number of RTTs (slow start every phase), with no contest.
