@@ -102,6 +102,14 @@ class Sampler(threading.Thread):
                 next_t = time.time()
 
 
+def bottleneck_limit(cfg):
+    """The bottleneck's queue limit in bytes: buffer_bytes, or buffer_bdp of
+    the rate times the RTT. The simulator's ports take the same."""
+    if "buffer_bytes" in cfg or not cfg["rtt_ms"]:
+        return int(cfg["buffer_bytes"])
+    return topology.queue_limit(cfg["rate_mbit"], cfg["rtt_ms"], cfg["buffer_bdp"])
+
+
 def bottleneck_shaping(cfg):
     """One direction's Shaping (both are alike) and the tbf queue limit."""
     rtt_ms = cfg["rtt_ms"]
@@ -110,10 +118,7 @@ def bottleneck_shaping(cfg):
         raise SystemExit("driver: shaper %r: \"tbf\" or \"htb\"" % shaper)
     if cfg.get("ack_priority") and shaper != "htb":
         raise SystemExit("driver: ack_priority needs \"shaper\": \"htb\" here")
-    if "buffer_bytes" in cfg or not rtt_ms:
-        limit = int(cfg["buffer_bytes"])
-    else:
-        limit = topology.queue_limit(cfg["rate_mbit"], rtt_ms, cfg["buffer_bdp"])
+    limit = bottleneck_limit(cfg)
     return topology.Shaping(rate_mbit=cfg["rate_mbit"], limit_bytes=limit,
                             burst_bytes=cfg.get("burst_bytes", 32 * 1024),
                             delay_ms=rtt_ms / 2, shaper=cfg.get("shaper", "tbf"),

@@ -29,7 +29,7 @@ import os
 import subprocess
 
 from bench import analyze, matrix, mltcpctl, paths, progress, rundir
-from bench.driver import bottleneck_shaping, start_offsets, worker_seed
+from bench.driver import bottleneck_limit, start_offsets, worker_seed
 
 
 @contextlib.contextmanager
@@ -77,8 +77,9 @@ def sim_argv(cfg, point):
     """mltcp-sim's command line for a point: the queue the guest's tbf would
     have and the workers' seeds, both computed where the driver computes
     them, the seeds (and a random start's offsets) written beside the
-    point's configuration."""
-    _, limit = bottleneck_shaping(cfg)
+    point's configuration. The simulator's own keys (ack_priority: its
+    port's two bands, with no shaper) go to it in the configuration."""
+    limit = bottleneck_limit(cfg)
     seeds = {"%s/rep%d/%s/%d" % (alg["name"], rep, job["name"], rank):
              worker_seed("%s/rep%d" % (alg["name"], rep), job["name"], rank)
              for alg in cfg["algorithms"] for rep in range(cfg.get("repeats", 1))

@@ -51,3 +51,15 @@ def test_every_command_has_help():
         proc = subprocess.run([sys.executable, "-m", "bench", command, "--help"],
                               cwd=paths.TOP, capture_output=True, text=True)
         assert proc.returncode == 0 and "python3 -m bench" in proc.stdout, command
+
+
+def test_every_sim_point_of_the_sets_gets_a_command_line(tmp_path):
+    """Sim-only keys (ack_priority without a shaper, ECN marks) are the
+    simulator's: the command line is built for every sim point of the sets
+    that name them, with the queue limit the driver would give."""
+    for name in ("gate-sim", "diag-exchange"):
+        for cfg in configurations(name):
+            point = run.rundir.Point(str(tmp_path / cfg["name"]))
+            point.write_config(cfg)
+            argv = run.sim_argv(cfg, point)
+            assert argv[0] == paths.SIM and argv[1:3] == ["--queue-limit", "262144"], argv
