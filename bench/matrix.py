@@ -462,7 +462,6 @@ def diag_exchange(iterations=100, repeats=5):
     about as fast as Linux's tail loss probe would): cubic and md-restart. Drift and diffusion (python3 -m bench
     regime) tell a rule that does not separate the jobs from jitter that
     throws them back; ACKs first tells whether the reverse path does."""
-    out = []
     algs = candidates("cubic", "md-restart")
     # Exchanging, then exchanging with pure ACKs first at the bottleneck
     # (the reverse-path test), then pushing.
@@ -476,12 +475,20 @@ def diag_exchange(iterations=100, repeats=5):
                 # 200 ms minimum RTO: a crude stand-in for Linux's TLP,
                 # which ns-3 3.37 lacks.
                 ("exchange", "-rto10ms", {"min_rto_ms": 10}))
+    return study_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats)
+
+
+def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats):
+    """The study's pair (two jobs of 0.4, 200 Mbit/s, 256 KiB, no added
+    delay) in the simulator, per variant (collective, name suffix, extra
+    keys) and compute jitter: "<prefix>-<collective><suffix>-jitter<N>ms"."""
+    out = []
     for collective, suffix, extra in variants:
-        for jitter_ms in (0, 5, 10, 20):
+        for jitter_ms in jitters_ms:
             jobs = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT, collective)
-            out.append(sim_point("diag-%s%s-jitter%dms" % (collective, suffix, jitter_ms), jobs,
+            out.append(sim_point("%s-%s%s-jitter%dms" % (prefix, collective, suffix, jitter_ms),
+                                 jobs, HOST_RATE_MBIT, 0, 262144, iterations,
                                  # Without jitter the simulation is deterministic.
-                                 HOST_RATE_MBIT, 0, 262144, iterations,
                                  repeats if jitter_ms else 1, algs,
                                  jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS,
                                  **extra))
@@ -554,19 +561,10 @@ def gate_sim(iterations=100, repeats=5):
     study's pair, 200 Mbit/s, 256 KiB, synchronized start): exchanging,
     exchanging with pure ACKs first, and pushing, with compute jitter of
     none, 5 and 20 ms; cubic, md-restart and md-gate."""
-    algs = candidates("cubic", "md-restart", "md-gate")
-    out = []
-    for collective, suffix, extra in (("exchange", "", {}),
-                                      ("exchange", "-ackprio", {"ack_priority": True}),
-                                      ("push", "", {})):
-        for jitter_ms in (0, 5, 20):
-            jobs = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT, collective)
-            out.append(sim_point("gate-%s%s-jitter%dms" % (collective, suffix, jitter_ms), jobs,
-                                 HOST_RATE_MBIT, 0, 262144, iterations,
-                                 repeats if jitter_ms else 1, algs,
-                                 jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS,
-                                 **extra))
-    return out
+    variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
+                ("push", "", {}))
+    return study_pair_sim("gate", variants, (0, 5, 20),
+                          candidates("cubic", "md-restart", "md-gate"), iterations, repeats)
 
 
 def gate_host(iterations=100, repeats=10):
