@@ -13,9 +13,9 @@
 namespace
 {
 
-constexpr uint64_t kBytes = 1'000'000;	    // per iteration
-constexpr uint32_t kCommUs = 40'000;	    // start to drain: 200 Mbit/s
-constexpr uint32_t kPeriodUs = 100'000;	    // start to start
+constexpr uint64_t kBytes = 1'000'000;	// per iteration
+constexpr uint32_t kCommUs = 40'000;	// start to drain: 200 Mbit/s
+constexpr uint32_t kPeriodUs = 100'000; // start to start
 constexpr uint32_t kMinRttUs = 100;
 constexpr uint32_t kGateMode = MLTCP_MODE_MD | MLTCP_MODE_RESTART | MLTCP_MODE_GATE;
 
@@ -35,29 +35,30 @@ struct Flow {
 		mltcp_iter_init(&it, acked, static_cast<uint32_t>(now));
 	}
 
-	// One iteration's sending and idle, then the next start; returns
-	// whether the window was restarted (and so perhaps held).
-	bool Iterate()
+	// One iteration's sending and idle, then the next start in ca_state
+	// with the window at cwnd_before; returns whether the window was
+	// restarted (and so perhaps held).
+	bool Iterate(uint64_t period_us = kPeriodUs, uint32_t ca_state = MLTCP_CA_OPEN,
+		     uint32_t cwnd_before = 100)
 	{
 		const uint64_t start = now;
 
 		acked += kBytes;
 		now = start + kCommUs;
 		mltcp_on_ack_drain(&it, now, true);
-		now = start + kPeriodUs;
-		cwnd = 100;
+		now = start + period_us;
+		cwnd = cwnd_before;
 		ssthresh = 50;
 		EXPECT_EQ(mltcp_on_tx_start(&it, &p, acked, now, false, false, 0),
 			  MLTCP_TX_NEW_ITERATION);
-		return mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd,
-					    &ssthresh);
+		return mltcp_restart_window(&it, &p, ca_state, MLTCP_INIT_CWND, &cwnd, &ssthresh);
 	}
 
 	mltcp_gate_verdict Ack(uint32_t after_start_us, uint32_t queue_us)
 	{
 		return mltcp_gate_on_ack(&it, kMinRttUs + queue_us, kMinRttUs,
-					 static_cast<uint32_t>(now + after_start_us), MLTCP_INIT_CWND,
-					 &cwnd);
+					 static_cast<uint32_t>(now + after_start_us),
+					 MLTCP_INIT_CWND, &cwnd);
 	}
 };
 
@@ -110,9 +111,9 @@ TEST(Gate, OpensAtTheFirstSampleWithoutAnotherJobsQueue)
 	fl.Iterate();
 	fl.Iterate();
 	ASSERT_TRUE(mltcp_gated(&fl.it));
-	EXPECT_EQ(fl.Ack(5'000, 10'000), MLTCP_GATE_HOLD);	   // a full queue
-	EXPECT_EQ(fl.Ack(6'000, kThresholdUs), MLTCP_GATE_HOLD);   // at the threshold
-	EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN);	   // drained: opens
+	EXPECT_EQ(fl.Ack(5'000, 10'000), MLTCP_GATE_HOLD);	 // a full queue
+	EXPECT_EQ(fl.Ack(6'000, kThresholdUs), MLTCP_GATE_HOLD); // at the threshold
+	EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN);		 // drained: opens
 	EXPECT_FALSE(mltcp_gated(&fl.it));
 	EXPECT_EQ(fl.cwnd, MLTCP_INIT_CWND);
 }
@@ -189,15 +190,7 @@ TEST(Gate, AHoldIsBoundedByTheCommunicationPhaseToo)
 	Flow fl(kGateMode);
 
 	fl.Iterate();
-	fl.acked += kBytes;
-	const uint64_t start = fl.now;
-	mltcp_on_ack_drain(&fl.it, start + kCommUs, true);
-	fl.now = start + 10'000'000;
-	ASSERT_EQ(mltcp_on_tx_start(&fl.it, &fl.p, fl.acked, fl.now, false, false, 0),
-		  MLTCP_TX_NEW_ITERATION);
-	fl.cwnd = 100;
-	ASSERT_TRUE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &fl.cwnd,
-					 &fl.ssthresh));
+	ASSERT_TRUE(fl.Iterate(10'000'000));
 	ASSERT_TRUE(mltcp_gated(&fl.it));
 	// phase = 1310 us * 1 MB / 32 KiB = 39978 us; twice that.
 	EXPECT_EQ(fl.Ack(79'955, 10'000), MLTCP_GATE_HOLD);
@@ -219,7 +212,8 @@ TEST(Gate, SmallIterationsAreNotHeldAndTheThresholdHasAFloor)
 		  MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(it.gate_queue_us, 0u);
 	uint32_t cwnd = 100, ssthresh = 50;
-	EXPECT_TRUE(mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
+	EXPECT_TRUE(
+		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_FALSE(mltcp_gated(&it));
 	EXPECT_EQ(cwnd, MLTCP_INIT_CWND);
 
@@ -247,14 +241,7 @@ TEST(Gate, OnlyARestartedWindowIsHeld)
 	fl.Iterate();
 	fl.Iterate();
 	ASSERT_TRUE(mltcp_gated(&fl.it));
-	fl.acked += kBytes;
-	mltcp_on_ack_drain(&fl.it, fl.now + kCommUs, true);
-	fl.now += kPeriodUs;
-	ASSERT_EQ(mltcp_on_tx_start(&fl.it, &fl.p, fl.acked, fl.now, false, false, 0),
-		  MLTCP_TX_NEW_ITERATION);
-	fl.cwnd = 40;
-	EXPECT_FALSE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_CWR, MLTCP_INIT_CWND, &fl.cwnd,
-					  &fl.ssthresh));
+	EXPECT_FALSE(fl.Iterate(kPeriodUs, MLTCP_CA_CWR, 40));
 	EXPECT_FALSE(mltcp_gated(&fl.it));
 	EXPECT_EQ(fl.cwnd, 40u);
 }
