@@ -48,7 +48,11 @@ def test_md_restart_never_holds(backend, net):
 
 def test_beside_a_standing_queue_starts_are_held_and_every_hold_ends(backend, net):
     """The on-off flow starts alone (so its minimum RTT is the empty path's),
-    then a bulk cubic flow keeps the bottleneck's queue standing."""
+    then a bulk cubic flow keeps the bottleneck's queue standing. In a deep
+    buffer (the host profile's 2 MB at 1 Gbit/s) that queue never falls to
+    the threshold and holds run out; in the guest profile's 1.5 BDPs it falls
+    below after each of the bulk flow's reductions, and holds open there
+    (measured: 35 held, 35 opened, none ran out)."""
     count = 3 * backend.profile.onoff_count
     backend.set_defaults("mode", "md-gate")
     flows, bulk = [], {}
@@ -70,10 +74,10 @@ def test_beside_a_standing_queue_starts_are_held_and_every_hold_ends(backend, ne
     print(d, bulk)
     assert flows, "the on-off flow did not finish"
     assert bulk["r"][0] > 0, bulk
-    # The bulk flow's queue never drains below the threshold the on-off flow
-    # learned alone: some hold was not opened by an empty queue but ran out
-    # (or lost a held segment to that queue).
-    assert d["gate_ran_out"] + d["gate_reduced"] >= 1, d
+    if backend.profile.forward.limit_bytes >= 1 << 20:
+        # Some hold was not opened by an empty queue but ran out (or lost a
+        # held segment to that queue).
+        assert d["gate_ran_out"] + d["gate_reduced"] >= 1, d
     # Nothing stays held: every start held was opened, ran out or cut by a
     # reduction.
     assert d["gate_opened"] + d["gate_ran_out"] + d["gate_reduced"] == d["gate_held"], d
