@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Build the libFuzzer targets of mltcpctl (its argument parser, its decoder
 # of kernel replies and of the BPF iterator's records) with clang, AddressSanitizer and UBSan, and run
-# each for a bounded time from seeds made by the real encoders. Fails if a
+# each for a bounded time from seeds made by the real encoders and from the
+# inputs that once failed (tests/fuzz/regressions/). Fails if a
 # target finds a crash, a leak, undefined behaviour or a timeout.
 #
 #   tests/fuzz/run.sh [TOTAL_SECONDS]     (default 60, split between targets)
@@ -49,10 +50,12 @@ for t in "${targets[@]}"; do
 	name=${t#fuzz_}
 	dict=()
 	[[ -f $top/tests/fuzz/$name.dict ]] && dict=(-dict="$top/tests/fuzz/$name.dict")
+	regressions=()
+	[[ -d $top/tests/fuzz/regressions/$name ]] && regressions=("$top/tests/fuzz/regressions/$name")
 	echo "fuzz: $t for ${per_target}s"
 	if ! (cd "$out" && "./$t" "${dict[@]}" -max_total_time="$per_target" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$out/$t-" \
-		"corpus/$name" "seeds/$name" >"$out/$t.log" 2>&1); then
+		"corpus/$name" "seeds/$name" "${regressions[@]}" >"$out/$t.log" 2>&1); then
 		echo "fuzz: $t FOUND A PROBLEM; log and reproducer in $out:" >&2
 		grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$out/$t.log" >&2 || tail -20 "$out/$t.log" >&2
 		status=1

@@ -396,13 +396,20 @@ std::vector<const nlmsghdr *> split_messages(const uint8_t *buf, size_t len, boo
 
 	// Not mnl_nlmsg_ok(): it compares the length as an int, so a length
 	// above 2^31 would pass and the walk would jump out of the buffer.
+	// The padded length must fit too: mnl_attr_parse() walks attributes up
+	// to the aligned tail, so an unpadded last message would let an
+	// attribute reach up to three bytes past the buffer. The kernel pads
+	// every message it sends.
 	while (len - pos >= sizeof(nlmsghdr)) {
 		auto *nlh = reinterpret_cast<const nlmsghdr *>(buf + pos);
-		if (nlh->nlmsg_len < sizeof(nlmsghdr) || nlh->nlmsg_len > len - pos)
+		// In size_t: NLMSG_ALIGN()'s mask is an unsigned int, and would
+		// wrap a length near 2^32 to 0.
+		size_t padded = (static_cast<size_t>(nlh->nlmsg_len) + NLMSG_ALIGNTO - 1) &
+				~static_cast<size_t>(NLMSG_ALIGNTO - 1);
+		if (nlh->nlmsg_len < sizeof(nlmsghdr) || padded > len - pos)
 			break;
 		out.push_back(nlh);
-		pos += std::min<size_t>(NLMSG_ALIGN(static_cast<size_t>(nlh->nlmsg_len)),
-					len - pos);
+		pos += padded;
 	}
 	if (trailing)
 		*trailing = pos < len;

@@ -241,8 +241,9 @@ TEST(Message, MalformedRepliesAreRejected)
 	noid.id = 0;
 	EXPECT_FALSE(decode_job(only_message(encode_job(kFamily, MLTCP_CMD_JOB_GET, noid, 1, 0))));
 	// Shorter than the generic netlink header.
-	Bytes tiny(good.begin(), good.begin() + NLMSG_HDRLEN + 2);
-	reinterpret_cast<nlmsghdr *>(tiny.data())->nlmsg_len = static_cast<uint32_t>(tiny.size());
+	// (the buffer padded, as the kernel would send it).
+	Bytes tiny(good.begin(), good.begin() + NLMSG_HDRLEN + 4);
+	reinterpret_cast<nlmsghdr *>(tiny.data())->nlmsg_len = NLMSG_HDRLEN + 2;
 	EXPECT_FALSE(decode_job(only_message(tiny)));
 	// The u32 id attribute shrunk to 2 bytes.
 	Bytes shrunk = good;
@@ -279,6 +280,26 @@ TEST(Message, SplitMessages)
 	EXPECT_EQ(split_messages(both.data(), both.size(), &trailing).size(), 2u);
 	EXPECT_TRUE(trailing);
 	EXPECT_TRUE(split_messages(both.data(), 10).empty());
+}
+
+// A message whose length is not a multiple of four and that ends the buffer:
+// libmnl would walk its last attribute up to the padded tail, past the end.
+TEST(Message, SplitMessagesRefusesAnUnpaddedLastMessage)
+{
+	Job job;
+	job.id = 1;
+	job.cgroup = Cgroup{ 7, "" };
+	Bytes b = encode_job(kFamily, MLTCP_CMD_JOB_GET, job, 1, 0);
+	ASSERT_EQ(split_messages(b.data(), b.size()).size(), 1u);
+	auto *nlh = reinterpret_cast<nlmsghdr *>(b.data());
+	nlh->nlmsg_len -= 3;
+	b.resize(nlh->nlmsg_len);
+	bool trailing = false;
+	EXPECT_TRUE(split_messages(b.data(), b.size(), &trailing).empty());
+	EXPECT_TRUE(trailing);
+	// A length of 2^32 - 1 pads to 2^32, not to 0 (which would never end).
+	nlh->nlmsg_len = UINT32_MAX;
+	EXPECT_TRUE(split_messages(b.data(), b.size()).empty());
 }
 
 TEST(Message, RandomCorruptionNeverCrashes)
