@@ -183,6 +183,13 @@ Opt<uint64_t> u64(const nlattr *a)
 	return v;
 }
 
+// A message's length padded to NLMSG_ALIGNTO, in size_t: NLMSG_ALIGN()'s mask
+// is an unsigned int, and wraps a length near 2^32 to 0.
+size_t padded_length(uint32_t len)
+{
+	return (static_cast<size_t>(len) + NLMSG_ALIGNTO - 1) & ~static_cast<size_t>(NLMSG_ALIGNTO - 1);
+}
+
 bool is_genl_msg(const nlmsghdr *nlh)
 {
 	return nlh->nlmsg_type >= NLMSG_MIN_TYPE &&
@@ -402,10 +409,7 @@ std::vector<const nlmsghdr *> split_messages(const uint8_t *buf, size_t len, boo
 	// every message it sends.
 	while (len - pos >= sizeof(nlmsghdr)) {
 		auto *nlh = reinterpret_cast<const nlmsghdr *>(buf + pos);
-		// In size_t: NLMSG_ALIGN()'s mask is an unsigned int, and would
-		// wrap a length near 2^32 to 0.
-		size_t padded = (static_cast<size_t>(nlh->nlmsg_len) + NLMSG_ALIGNTO - 1) &
-				~static_cast<size_t>(NLMSG_ALIGNTO - 1);
+		size_t padded = padded_length(nlh->nlmsg_len);
 		if (nlh->nlmsg_len < sizeof(nlmsghdr) || padded > len - pos)
 			break;
 		out.push_back(nlh);
@@ -568,7 +572,7 @@ std::optional<Ack> decode_ack(const nlmsghdr *nlh)
 		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
 			if (echoed.nlmsg_len < sizeof(nlmsghdr))
 				return std::nullopt;
-			tlv_at = sizeof(int32_t) + NLMSG_ALIGN(echoed.nlmsg_len);
+			tlv_at = sizeof(int32_t) + padded_length(echoed.nlmsg_len);
 		}
 	} else if (nlh->nlmsg_type == NLMSG_DONE) {
 		tlv_at = sizeof(int32_t);
