@@ -53,6 +53,7 @@ def analyze(point):
             run["rtos"] = sum(meta["rtos"].values())
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
             run["failures"] = meta["failures"]
+            run["cc_counters"] = meta.get("cc_counters", {})
             run["utilization"], run["busy_utilization"] = utilization(samples, rate)
             run["phase"] = metrics.phase_offsets(metrics.job_iterations(records))
             run["samples"] = samples
@@ -72,6 +73,19 @@ def analyze(point):
             reps.append(run)
         per_alg[alg["name"]] = reps
     return cfg, per_alg
+
+
+def summed_counters(runs):
+    """The CC's counters (bench.mltcpctl.counters()) summed over runs; a
+    counter missing from one run (a run dir older than the counters) is
+    missing from the sum."""
+    if not runs or not all(runs):
+        return {}
+    return {name: sum(r[name] for r in runs) for name in runs[0]
+            if all(name in r for r in runs)}
+
+
+GATE_COUNTERS = ("gate_held", "gate_opened", "gate_ran_out", "gate_reduced")
 
 
 def ms(x):
@@ -113,6 +127,7 @@ def aggregate(reps):
                       for b in reps[0]["bulk_mbit"]},
         "jain": avg("jain"),
         "failures": [f for r in reps for f in r["failures"]],
+        "cc_counters": summed_counters([r["cc_counters"] for r in reps]),
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
         "detector": [r["detector"] for r in reps if r.get("detector") is not None],
         "jobs": {job: {"mean_iter_ms": ms(sum(r["jobs"][job]["mean_iter_s"] for r in reps)
@@ -227,6 +242,16 @@ def report(summary, baseline, plots):
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, job, fmt(j["mean_iter_ms"]), fmt(j["p99_iter_ms"]),
                 fmt(j["ideal_iter_ms"]), fmt(j["mean_comm_ms"]), fmt(j["mean_overlap_ms"])))
+    gated = {name: a["cc_counters"] for name, a in summary["algorithms"].items()
+             if any(a.get("cc_counters", {}).get(c) for c in GATE_COUNTERS)}
+    if gated:
+        lines += ["", "The start gate, summed over repeats (the backend's counters: "
+                  "iterations started held, and how the holds ended):", "",
+                  "| algorithm | iterations | held | opened | ran out | reduced |",
+                  "|---|---|---|---|---|---|"]
+        for name, c in gated.items():
+            lines.append("| %s | %s | %s |" % (name, fmt(c.get("iterations")),
+                                                " | ".join(fmt(c.get(k)) for k in GATE_COUNTERS)))
     if any(a["detector"] for a in summary["algorithms"].values()):
         lines += ["", "What the detector learned of the gradient flows, per repeat (each "
                   "flow's iteration count, and its learned bytes per iteration over the "

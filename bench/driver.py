@@ -240,6 +240,7 @@ class Experiment:
 
         before = {name: host.netstat() for name, host in net.hosts.items()}
         q_before = net.qdisc_stats()
+        cc_before = mltcpctl.counters(self.backend, self.defaults.tool)
         start_at = time.time() + cfg.get("setup_s", 4.0 + 1.5 * len(self.jobs))
         workers = []
         list_flows = self.lists_flows(alg)
@@ -310,6 +311,8 @@ class Experiment:
 
         after = {name: host.netstat() for name, host in net.hosts.items()}
         q_after = net.qdisc_stats()
+        cc_counts = mltcpctl.counter_deltas(cc_before,
+                                            mltcpctl.counters(self.backend, self.defaults.tool))
         rtos = {h: after[h].get("TcpExtTCPTimeouts", 0) - before[h].get("TcpExtTCPTimeouts", 0)
                 for h in after}
         drops = {dev: {kind: (q_after[dev][kind]["drops"] or 0) -
@@ -317,6 +320,7 @@ class Experiment:
                  for dev in q_after}
         meta = {"algorithm": alg, "backend": self.backend, "defaults": defaults,
                 "start_at": start_at, "rtos": rtos, "drops": drops, "failures": failures,
+                "cc_counters": cc_counts,
                 "tag": tag, "sample_jobs": [flow["name"] for (flow, _, _) in self.pairs],
                 "bulk": [bulk["name"] for bulk in self.bulks]}
         if flows is not None:

@@ -85,6 +85,50 @@ class Defaults:
         return json.loads(out)
 
 
+# The module's counters (tcp_mltcp's debugfs "stats": a "name value" line each).
+MODULE_STATS = "/sys/kernel/debug/tcp_mltcp/stats"
+# Gauges among them, which a difference would not mean anything for.
+GAUGES = {"job_objects"}
+
+
+def bpf_status_argv(tool):
+    return [tool, "-j", "bpf", "status"]
+
+
+def parse_module_stats(text):
+    """{"flows_started": 4, "new_iteration": 200, "gate_held": 12, ...} from debugfs' lines."""
+    counts = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name and value.strip().isdigit():
+            counts[name] = int(value)
+    return counts
+
+
+def counters(backend, tool=paths.MLTCPCTL):
+    """The backend's host-wide counters as the module's debugfs names them:
+    flows started, the iteration detector's verdicts, the start gate's. The
+    module's from debugfs, the BPF twin's from `mltcpctl -j bpf status`;
+    {} where there are none to read (debugfs not mounted, twin not loaded)."""
+    if BACKENDS[backend] == "kmod":
+        try:
+            with open(MODULE_STATS) as f:
+                return parse_module_stats(f.read())
+        except OSError:
+            return {}
+    out = subprocess.run(bpf_status_argv(tool), capture_output=True, text=True)
+    if out.returncode != 0:
+        return {}
+    return {k: v for k, v in (json.loads(out.stdout).get("stats") or {}).items()
+            if isinstance(v, int)}
+
+
+def counter_deltas(before, after):
+    """What each counter read in both counted between them (gauges left out)."""
+    return {name: after[name] - before[name] for name in sorted(after)
+            if name in before and name not in GAUGES}
+
+
 def defaults_for(backend, tool=paths.MLTCPCTL):
     """The backend's Defaults, once mltcpctl has shown them: a backend that
     is not there (module not loaded, BPF twin not loaded) stops the run

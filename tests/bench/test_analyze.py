@@ -38,9 +38,12 @@ def write_run(tmp_path):
             t = 100 + k * 0.01
             samples.append([t, [k * 50000, k * 50000]])
         (rep / "samples.json").write_text(json.dumps(samples))
-        (rep / "meta.json").write_text(json.dumps({
-            "rtos": {"L1": 0, "R1": 1}, "drops": {"s1-eth3": {"tbf": 5, "netem": 0}},
-            "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"]}))
+        meta = {"rtos": {"L1": 0, "R1": 1}, "drops": {"s1-eth3": {"tbf": 5, "netem": 0}},
+                "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"]}
+        if alg == "mltcp":
+            meta["cc_counters"] = {"flows_started": 4, "iterations": 40, "gate_held": 3,
+                                   "gate_opened": 2, "gate_ran_out": 1, "gate_reduced": 0}
+        (rep / "meta.json").write_text(json.dumps(meta))
     return tmp_path
 
 
@@ -67,3 +70,7 @@ def test_analyze_writes_summary_report_and_plots(tmp_path):
     report = (run / "report.md").read_text()
     assert "| mltcp (mltcp) | 1000.0 | 1000.0 |" in report
     assert "Convergence iteration" in report
+    # The backend's counters: the gate's table lists the algorithm that held.
+    assert mltcp["cc_counters"]["gate_held"] == 3 and cubic["cc_counters"] == {}
+    assert "| mltcp | 40 | 3 | 2 | 1 | 0 |" in report
+    assert "| cubic | " not in report.split("The start gate")[1].split("\n\n")[1]

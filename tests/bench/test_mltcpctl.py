@@ -122,3 +122,28 @@ def test_job_argv_names_the_hosts_table_on_the_module_only():
     assert mltcpctl.job_argv("t", "module", "h1", "add", 1, "marked") == \
         ["t", "-b", "kmod", "-n", "h1", "job", "add", "1", "marked"]
     assert mltcpctl.job_argv("t", "bpf", "h1", "del", 2) == ["t", "-b", "bpf", "job", "del", "2"]
+
+
+def test_module_counters_are_read_from_debugfs_lines():
+    text = "flows_started 4\njob_objects 2\niterations 200\ngate_held 12\nbogus\n"
+    assert mltcpctl.parse_module_stats(text) == {
+        "flows_started": 4, "job_objects": 2, "iterations": 200, "gate_held": 12}
+
+
+def test_bpf_counters_come_from_the_status_json(tmp_path):
+    status = {"backend": "bpf", "loaded": True,
+              "stats": {"flows_started": 3, "gate_held": 5, "gate_opened": 4}}
+    tool = fake_tool(tmp_path, "echo '%s'" % json.dumps(status))
+    assert mltcpctl.counters("bpf", tool) == status["stats"]
+    assert calls(tmp_path) == ["-j bpf status"]
+
+
+def test_counters_are_empty_where_there_are_none(tmp_path):
+    tool = fake_tool(tmp_path, 'echo "mltcpctl: bpf status: not loaded" >&2; exit 1')
+    assert mltcpctl.counters("bpf", tool) == {}
+
+
+def test_counter_deltas_leave_out_gauges_and_counters_read_once():
+    before = {"flows_started": 3, "job_objects": 1, "gate_held": 5}
+    after = {"flows_started": 7, "job_objects": 4, "gate_held": 9, "gate_opened": 2}
+    assert mltcpctl.counter_deltas(before, after) == {"flows_started": 4, "gate_held": 4}
