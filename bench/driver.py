@@ -441,9 +441,10 @@ def main(args):
     t0 = time.time()
     exp = Experiment(cfg, point)
     try:
-        print("driver: dumbbell up in %.1f s: %d jobs, %d Mbit/s, RTT %g ms, tbf limit %d B"
-              % (time.time() - t0, len(exp.jobs), cfg["rate_mbit"], cfg["rtt_ms"], exp.limit),
-              flush=True)
+        print("driver: dumbbell up in %.1f s: %d jobs, %d Mbit/s, RTT %g ms, %s limit %d B%s"
+              % (time.time() - t0, len(exp.jobs), cfg["rate_mbit"], cfg["rtt_ms"],
+                 exp.shaping.shaper, exp.limit,
+                 ", pure ACKs first" if exp.shaping.ack_priority else ""), flush=True)
         for rep in range(cfg.get("repeats", 1)):
             for alg in cfg["algorithms"]:
                 t1 = time.time()

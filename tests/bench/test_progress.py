@@ -112,7 +112,8 @@ def test_dry_run_of_an_unnamed_configuration_file(monkeypatch, capsys):
                                     run.paths.TOP + "/bench/configs/demo.json"])
     assert run.main(args) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("[1/1] demo: 2 jobs, 2 algorithms x 1 repeats x 40 iterations")
+    assert lines[0].startswith("[1/1] demo: 2 jobs, 3 algorithms x 1 repeats x 100 iterations")
+    assert ", host, about " in lines[0]
     assert lines[1].startswith("1 points, about ")
 
 

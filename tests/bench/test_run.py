@@ -34,8 +34,8 @@ def test_one_configuration_file(tmp_path):
     assert cfg["repeats"] == 3 and cfg["name"] == "smoke"
 
 
-def test_the_guest_budget_covers_the_demo():
-    with open(paths.TOP + "/bench/configs/demo.json") as f:
+def test_the_guest_budget_covers_the_guest_demo():
+    with open(paths.TOP + "/bench/configs/demo-guest.json") as f:
         assert run.guest_budget_s(json.load(f)) == 1200
     assert run.guest_budget_s(matrix.study_guest()[0]) == 600 + 100 * 3 * 11 * 4
 

@@ -36,10 +36,21 @@ def test_queue_limit_in_bandwidth_delay_products():
     assert topology.queue_limit(1, 1, 0.5) == 4 * 1514
 
 
+def demo_config(name):
+    with open(os.path.join(paths.TOP, "bench", "configs", name)) as f:
+        return json.load(f)
+
+
 def test_the_demo_bottleneck():
-    with open(os.path.join(paths.TOP, "bench", "configs", "demo.json")) as f:
-        cfg = json.load(f)
-    shaping, limit = driver.bottleneck_shaping(cfg)
+    """The host demo: 256 KiB under htb, pure ACKs first, no netem."""
+    shaping, limit = driver.bottleneck_shaping(demo_config("demo.json"))
+    assert limit == 262144
+    assert shaping == topology.Shaping(rate_mbit=200, limit_bytes=262144, burst_bytes=32768,
+                                       delay_ms=0, shaper="htb", ack_priority=True)
+
+
+def test_the_guest_demo_bottleneck():
+    shaping, limit = driver.bottleneck_shaping(demo_config("demo-guest.json"))
     assert limit == 37500
     assert shaping == topology.Shaping(rate_mbit=50, limit_bytes=37500, burst_bytes=32768,
                                        delay_ms=2)
