@@ -587,6 +587,17 @@ def gate_host(iterations=100, repeats=10):
     return out
 
 
+def gate_overload(iterations=100, repeats=10):
+    """Issue 14's last target: communication fractions summing above 1 (two
+    jobs of 0.6, no interleaving exists) must be no worse than cubic. The
+    host kernel (BPF twin), 256 KiB, pure ACKs first as in gate-host."""
+    jobs = identical_jobs(2, 0.6, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    cfg = host_point("gate2x0.6-buf256k-htb-ackprio", jobs, 262144, iterations, repeats,
+                     candidates("cubic", "md-restart", "md-gate"))
+    cfg.update({"shaper": "htb", "ack_priority": True})
+    return [cfg]
+
+
 def gate_guest(iterations=100, repeats=3):
     """Issue 14's start gate on the module in the guest: the demo pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, exchanging) with 4
@@ -607,4 +618,4 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
         "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange,
         "cluster": cluster, "diag-host-acks": diag_host_acks, "gate-sim": gate_sim,
-        "gate-host": gate_host, "gate-guest": gate_guest}
+        "gate-host": gate_host, "gate-guest": gate_guest, "gate-overload": gate_overload}
