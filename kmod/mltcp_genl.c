@@ -805,13 +805,24 @@ static int mltcp_nl_verdict_attr(enum mltcp_tx_verdict verdict)
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP != MLTCP_STATS_A_TX_SHORT_GAP ||
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT != MLTCP_STATS_A_TX_FRAGMENT ||
 		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED != MLTCP_STATS_A_TX_UNMARKED ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS != __MLTCP_STATS_A_MAX);
+		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS != MLTCP_STATS_A_GATE_HELD);
 	return MLTCP_STATS_A_ITERATIONS + verdict;
+}
+
+/* The start gate's verdict counted under each attribute, in the gate's order. */
+static int mltcp_nl_gate_attr(enum mltcp_gate_verdict verdict)
+{
+	BUILD_BUG_ON(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_HOLD != MLTCP_STATS_A_GATE_HELD ||
+		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN != MLTCP_STATS_A_GATE_OPENED ||
+		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT != MLTCP_STATS_A_GATE_RAN_OUT ||
+		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED != MLTCP_STATS_A_GATE_REDUCED ||
+		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS != __MLTCP_STATS_A_MAX);
+	return MLTCP_STATS_A_GATE_HELD + verdict;
 }
 
 static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	u64 counts[MLTCP_TX_NR_VERDICTS];
+	u64 counts[MLTCP_TX_NR_VERDICTS], gate[MLTCP_GATE_NR_VERDICTS];
 	struct sk_buff *msg;
 	void *hdr;
 	int i;
@@ -826,6 +837,10 @@ static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 		if (nla_put_u64_64bit(msg, mltcp_nl_verdict_attr(i), counts[i],
 				      MLTCP_STATS_A_PAD))
+			goto nospace;
+	mltcp_net_gate_verdicts(genl_info_net(info), gate);
+	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
+		if (nla_put_u64_64bit(msg, mltcp_nl_gate_attr(i), gate[i], MLTCP_STATS_A_PAD))
 			goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -22,12 +22,14 @@ struct mltcp_job_cfg {
 };
 
 /*
- * How the namespace's flows' "sending resumed" events were judged, per CPU
- * as the kernel's own per-namespace MIB counters are: the hooks count every
- * TX_START, and a shared counter would bounce between the CPUs sending.
+ * How the namespace's flows' "sending resumed" events were judged, and how
+ * the start gate's holds began and ended, per CPU as the kernel's own
+ * per-namespace MIB counters are: the hooks count every TX_START, and a
+ * shared counter would bounce between the CPUs sending.
  */
 struct mltcp_verdict_counts {
 	unsigned long n[MLTCP_TX_NR_VERDICTS];
+	unsigned long gate[MLTCP_GATE_NR_VERDICTS];	/* HOLD: starts held */
 };
 
 struct mltcp_jobs_net {
@@ -296,6 +298,22 @@ void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS])
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->n[i]);
+}
+
+void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict)
+{
+	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->gate[verdict]);
+}
+
+void mltcp_net_gate_verdicts(const struct net *net, u64 counts[MLTCP_GATE_NR_VERDICTS])
+{
+	struct mltcp_verdict_counts __percpu *verdicts = mltcp_jobs_pernet(net)->verdicts;
+	int cpu, i;
+
+	memset(counts, 0, MLTCP_GATE_NR_VERDICTS * sizeof(*counts));
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
+			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->gate[i]);
 }
 
 u32 mltcp_job_marks(const struct net *net, u32 key)

@@ -2,9 +2,9 @@
 /*
  * The training jobs of each network namespace: the table, matching a new
  * flow against it, the jobs' counters, and the namespace's counts of the
- * iteration detector's verdicts. What a job is and how a request
- * changes it is the policy's (struct mltcp_job_spec, mltcp_job_apply());
- * this is storage and locking.
+ * iteration detector's and the start gate's verdicts. What a job is and how
+ * a request changes it is the policy's (struct mltcp_job_spec,
+ * mltcp_job_apply()); this is storage and locking.
  *
  * Locking and lifetime:
  *  - Writers (netlink add/set/del, namespace exit) hold the namespace's job
@@ -77,6 +77,13 @@ const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 ke
  */
 void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict);
 void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS]);
+
+/*
+ * The same for the start gate, by enum mltcp_gate_verdict: HOLD counts the
+ * iteration starts held, the others how holds ended.
+ */
+void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict);
+void mltcp_net_gate_verdicts(const struct net *net, u64 counts[MLTCP_GATE_NR_VERDICTS]);
 
 /*
  * The marks of the job with this key so far (0 if it is gone): what a marked

@@ -60,6 +60,13 @@ struct mltcp_stats {
 
 static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
 
+/* The host's count for debugfs, and the namespace's for STATS_GET. */
+static void mltcp_count_gate(const struct sock *sk, enum mltcp_gate_verdict verdict)
+{
+	this_cpu_inc(mltcp_stats.gate[verdict]);
+	mltcp_net_count_gate(sock_net(sk), verdict);
+}
+
 /* The TCP clock in microseconds; the core keeps 32 bits of it where they suffice. */
 static u64 mltcp_now_us(const struct tcp_sock *tp)
 {
@@ -172,7 +179,7 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
 
 	if (mltcp_gated(&ca->iter))
-		this_cpu_inc(mltcp_stats.gate[MLTCP_GATE_REDUCED]);
+		mltcp_count_gate(sk, MLTCP_GATE_REDUCED);
 	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh);
 }
 
@@ -218,7 +225,7 @@ static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 	tp->snd_cwnd_stamp = tcp_jiffies32;
 	tp->snd_cwnd_used = 0;
 	if (mltcp_gated(&ca->iter))
-		this_cpu_inc(mltcp_stats.gate[MLTCP_GATE_HOLD]);
+		mltcp_count_gate(sk, MLTCP_GATE_HOLD);
 }
 
 /*
@@ -236,7 +243,7 @@ static void mltcp_gate_ack(struct sock *sk, struct mltcp_flow *ca, u32 rtt_us)
 	if (verdict == MLTCP_GATE_HOLD)
 		return;
 	tcp_snd_cwnd_set(tp, cwnd);
-	this_cpu_inc(mltcp_stats.gate[verdict]);
+	mltcp_count_gate(sk, verdict);
 }
 
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)

@@ -157,10 +157,11 @@ enum mltcp_genl_flow_attr {
 
 /*
  * Attributes of MLTCP_CMD_STATS_GET replies: the namespace's counters since
- * it was created or the module loaded, whichever is later. Each counts how
- * the iteration detector judged an event "sending resumed with nothing in
- * flight" of the namespace's MLTCP flows; they follow the detector's
- * verdicts in order, ITERATIONS first.
+ * it was created or the module loaded, whichever is later. The first count
+ * how the iteration detector judged an event "sending resumed with nothing
+ * in flight" of the namespace's MLTCP flows; they follow the detector's
+ * verdicts in order, ITERATIONS first. Then the start gate's (gate modes),
+ * in the order of its verdicts: iteration starts held, and how holds ended.
  */
 enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_UNSPEC,
@@ -172,6 +173,10 @@ enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_TX_SHORT_GAP,	/* u64: idle for less than the idle gap */
 	MLTCP_STATS_A_TX_FRAGMENT,	/* u64: idle, after a fragment of an iteration */
 	MLTCP_STATS_A_TX_UNMARKED,	/* u64: a marked job's flow, no mark since its last start */
+	MLTCP_STATS_A_GATE_HELD,	/* u64: an iteration started with the window held */
+	MLTCP_STATS_A_GATE_OPENED,	/* u64: a hold ended: the other job's queue drained */
+	MLTCP_STATS_A_GATE_RAN_OUT,	/* u64: a hold ended: held for the longest allowed */
+	MLTCP_STATS_A_GATE_REDUCED,	/* u64: a hold ended: a held segment lost or marked */
 
 	__MLTCP_STATS_A_MAX,
 	MLTCP_STATS_A_MAX = __MLTCP_STATS_A_MAX - 1

@@ -345,8 +345,9 @@ def scrape(netns):
 
 def test_export_has_what_the_twin_counts(pair):
     """The twin keeps no job counters (left out, not exported as zeros) and
-    counts verdicts for the whole host (no netns label); live flows and F
-    per job come from the flow records of the exporter's namespace."""
+    counts verdicts and the gate's holds for the whole host (no netns label);
+    live flows and F per job come from the flow records of the exporter's
+    namespace."""
     ctl("job", "add", 1, "dport", JOB_PORT)
     verdict = ("mltcp_iteration_verdicts_total",
                frozenset({"verdict": "iterations", "backend": "bpf"}.items()))
@@ -371,4 +372,6 @@ def test_export_has_what_the_twin_counts(pair):
                                              "mltcp_job_bytes_total",
                                              "mltcp_job_flows_matched_total")]
     assert all(dict(k[1]).get("netns") is None for k in after
-               if k[0] == "mltcp_iteration_verdicts_total")
+               if k[0] in ("mltcp_iteration_verdicts_total", "mltcp_gate_total"))
+    assert {dict(k[1])["event"] for k in after if k[0] == "mltcp_gate_total"} == \
+        {"held", "opened", "ran_out", "reduced"}

@@ -2,11 +2,15 @@
 """The start gate (mode md-gate, issue 14) on a real datapath: the hooks
 feed it RTT samples and the minimum RTT, and its counts (debugfs "stats" /
 `mltcpctl bpf status`: gate_held, gate_opened, gate_ran_out) say what it
-did. Alone on the path, every restarted start is held and opens at its
-first samples; beside a bulk flow's standing queue, starts are held and
-every hold ends; in md-restart the gate never closes."""
+did, and `mltcpctl export` reports the same counts (the sender namespace's
+on the module, the host's on the BPF twin). Alone on the path, every
+restarted start is held and opens at its first samples; beside a bulk
+flow's standing queue, starts are held and every hold ends; in md-restart
+the gate never closes."""
 import threading
 import time
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from dp import DEFAULTS
 
@@ -15,6 +19,24 @@ GATE = ("gate_held", "gate_opened", "gate_ran_out", "gate_reduced")
 
 def deltas(before, after):
     return {k: after[k] - before[k] for k in GATE + ("iterations",)}
+
+
+def exported_gate(backend, net):
+    """The gate's counts in `mltcpctl -n SENDER export`, by their debugfs
+    names: the sender namespace's (kmod) or the host's, without a netns
+    label (bpf)."""
+    labels = {"backend": backend.name}
+    if backend.name == "kmod":
+        labels["netns"] = net.snd.name
+    text = backend.ctl("-n", net.snd.name, "export").stdout
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            rest = {k: v for k, v in s.labels.items() if k != "event"}
+            if s.name == "mltcp_gate_total" and rest == labels:
+                out["gate_" + s.labels["event"]] = s.value
+    assert set(out) == set(GATE), text
+    return out
 
 
 def run_onoff(backend, net, mode, count):
@@ -29,8 +51,10 @@ def run_onoff(backend, net, mode, count):
 
 def test_alone_every_start_is_held_and_opens(backend, net):
     count = backend.profile.onoff_count
+    exported = exported_gate(backend, net)
     flow, d = run_onoff(backend, net, "md-gate", count)
-    print(flow, d)
+    exported = {k: v - exported[k] for k, v in exported_gate(backend, net).items()}
+    print(flow, d, exported)
     assert flow["mode"] == "md-gate"
     assert flow["iterations"] == count - 1 and d["iterations"] == count - 1, (flow, d)
     # The size and the period are known from the first start on: each start
@@ -38,6 +62,10 @@ def test_alone_every_start_is_held_and_opens(backend, net):
     assert d["gate_held"] == count - 1, d
     assert d["gate_opened"] == count - 1, d
     assert d["gate_ran_out"] == d["gate_reduced"] == 0, d
+    # `mltcpctl export` reports the same: on the module, counted in the
+    # flow's namespace (nothing else runs meanwhile) and read over generic
+    # netlink; on the BPF twin, the host's counts from its map.
+    assert exported == {k: d[k] for k in GATE}, (exported, d)
 
 
 def test_md_restart_never_holds(backend, net):

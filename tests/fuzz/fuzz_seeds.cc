@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 		encode_ack(Ack{}, 1), encode_family_request(1)
 	};
 	seeds.push_back(encode_flow(30, test::sample_flow(AF_INET6), 2));
-	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 } }, 3));
+	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 }, std::nullopt }, 3));
+	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 }, { { 6, 7, 8, 9 } } }, 4));
 	Bytes all;
 	for (const Bytes &s : seeds)
 		all.insert(all.end(), s.begin(), s.end());

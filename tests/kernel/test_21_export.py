@@ -2,9 +2,10 @@
 """mltcpctl export against the module: its text is what Prometheus's own
 parser (Debian's python3-prometheus-client) reads, its counters grow
 between two scrapes while an on-off job runs and agree with "job show" once
-the job is idle, the iteration detector's verdicts are counted per network
-namespace (the genl stats command), and "--output" with "--interval"
-replaces a node_exporter textfile atomically."""
+the job is idle, the iteration detector's verdicts and the start gate's
+counts are reported per network namespace (the genl stats command), and
+"--output" with "--interval" replaces a node_exporter textfile atomically
+(the gate's holds themselves: tests/datapath/test_gate.py)."""
 import os
 import stat
 import subprocess
@@ -89,7 +90,7 @@ def test_counters_grow_between_two_scrapes_of_a_running_job(onoff_job):
     assert types == {"mltcp_flows": "gauge", "mltcp_job_flows": "gauge",
                      "mltcp_job_flows_matched": "counter", "mltcp_job_iterations": "counter",
                      "mltcp_job_bytes": "counter", "mltcp_job_f": "gauge",
-                     "mltcp_iteration_verdicts": "counter"}
+                     "mltcp_iteration_verdicts": "counter", "mltcp_gate": "counter"}
     for name in ("mltcp_job_iterations_total", "mltcp_job_bytes_total"):
         assert job_metric(second, name, ns) > job_metric(first, name, ns) > 0, name
     assert verdict(second, ns) > verdict(first, ns) > 0
@@ -125,6 +126,11 @@ def test_verdicts_are_counted_per_namespace(onoff_job):
                   "tx_start_not_idle", "tx_start_short_gap", "tx_start_fragment"):
         assert verdict(theirs, rcv.name, which) == 0, which
     assert value(theirs, "mltcp_flows", netns=rcv.name, backend="kmod") == 0
+    # Each namespace reports the gate's counts; in md-restart nothing is held.
+    for ns, samples in ((snd.name, mine), (rcv.name, theirs)):
+        for event in ("held", "opened", "ran_out", "reduced"):
+            assert value(samples, "mltcp_gate_total", event=event, netns=ns,
+                         backend="kmod") == 0, (ns, event)
 
 
 def test_output_file_is_replaced_atomically_every_interval(onoff_job, tmp_path):

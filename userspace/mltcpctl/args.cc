@@ -917,13 +917,13 @@ std::string usage(std::string_view topic)
 		"  " MLTCP_BPF_PIN_DIR "; sockets using them keep them after unload.\n";
 	static const char export_[] =
 		"       mltcpctl [OPTIONS] export [output FILE] [interval DURATION [count N]]\n"
-		"  The counters and gauges of the jobs, flows and iteration detector, in the\n"
-		"  Prometheus text format: to stdout, or replacing FILE atomically (for\n"
-		"  node_exporter's textfile collector, FILE in its directory, ending .prom).\n"
-		"  interval: again every DURATION (10ms-3600s), count times or until killed.\n"
-		"  Also written --output, --interval, --count. Labels: job, netns (the -n\n"
-		"  name, empty without -n), backend, verdict. bpf: no job counters; verdict\n"
-		"  counts are the host's.\n";
+		"  The counters and gauges of the jobs, flows, iteration detector and start\n"
+		"  gate, in the Prometheus text format: to stdout, or replacing FILE\n"
+		"  atomically (for node_exporter's textfile collector, FILE in its\n"
+		"  directory, ending .prom). interval: again every DURATION (10ms-3600s),\n"
+		"  count times or until killed. Also written --output, --interval, --count.\n"
+		"  Labels: job, netns (the -n name, empty without -n), backend, verdict,\n"
+		"  event. bpf: no job counters; verdict and gate counts are the host's.\n";
 	static const char run[] =
 		"       mltcpctl [OPTIONS] run [job ID] [parent PATH] [MATCH]... [SETTING]...\n"
 		"                              -- COMMAND [ARG]...\n"

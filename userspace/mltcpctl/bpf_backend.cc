@@ -164,6 +164,9 @@ public:
 		stats.host_wide = true;
 		for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
 			stats.verdicts[v] = (*counts)[MLTCP_BPF_STAT_VERDICT0 + v];
+		stats.gate.emplace();
+		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
+			(*stats.gate)[v] = (*counts)[MLTCP_BPF_STAT_GATE0 + v];
 		return stats;
 	}
 

@@ -146,18 +146,33 @@ std::string prometheus_text(const Scrape &s)
 					(static_cast<double>(jf.count) * MLTCP_ONE)));
 	}
 
+	// The namespace's count, or the host's (the BPF backend) without a netns label.
+	auto count = [&](Family &family, std::pair<const char *, std::string> label, uint64_t n) {
+		if (s.stats.host_wide)
+			family.sample({ label, backend }, number(n));
+		else
+			family.sample({ label, netns, backend }, number(n));
+	};
 	Family verdicts(out, "mltcp_iteration_verdicts_total", "counter",
 			"How the iteration detector judged each resumption of sending: "
 			"verdict \"iterations\" started an iteration. The BPF backend counts "
 			"for the whole host (no netns label).");
-	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++) {
-		std::pair<const char *, std::string> verdict{
-			"verdict", mltcp_verdict_name(static_cast<mltcp_tx_verdict>(v))
-		};
-		if (s.stats.host_wide)
-			verdicts.sample({ verdict, backend }, number(s.stats.verdicts[v]));
-		else
-			verdicts.sample({ verdict, netns, backend }, number(s.stats.verdicts[v]));
+	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
+		count(verdicts, { "verdict", mltcp_verdict_name(static_cast<mltcp_tx_verdict>(v)) },
+		      s.stats.verdicts[v]);
+
+	Family gate(out, "mltcp_gate_total", "counter",
+		    "The start gate (gate modes): event \"held\" counts iterations started "
+		    "with the window held; \"opened\", \"ran_out\" and \"reduced\" count how "
+		    "holds ended. The BPF backend counts for the whole host (no netns label).");
+	// A module older than these counts does not report them: no samples, not zeros.
+	if (s.stats.gate) {
+		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++) {
+			// The debugfs name without its "gate_", which the family's name says.
+			std::string event =
+				mltcp_gate_verdict_name(static_cast<mltcp_gate_verdict>(v));
+			count(gate, { "event", event.substr(strlen("gate_")) }, (*s.stats.gate)[v]);
+		}
 	}
 	return out;
 }

@@ -82,7 +82,7 @@ bool parse(const nlmsghdr *nlh, size_t offset, Table &t)
 // MLTCP_STATS_A_ITERATIONS (the module checks the same with BUILD_BUG_ON).
 uint16_t stats_attr(int verdict)
 {
-	static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == __MLTCP_STATS_A_MAX &&
+	static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == MLTCP_STATS_A_GATE_HELD &&
 			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP ==
 				      MLTCP_STATS_A_TX_SHORT_GAP &&
 			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT ==
@@ -91,6 +91,21 @@ uint16_t stats_attr(int verdict)
 				      MLTCP_STATS_A_TX_UNMARKED,
 		      "one stats attribute per verdict, in the verdicts' order");
 	return static_cast<uint16_t>(MLTCP_STATS_A_ITERATIONS + verdict);
+}
+
+// The attribute of a start gate verdict's count: after the detector's, in
+// the gate's order (the module checks the same with BUILD_BUG_ON).
+uint16_t gate_attr(int verdict)
+{
+	static_assert(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS == __MLTCP_STATS_A_MAX &&
+			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN ==
+				      MLTCP_STATS_A_GATE_OPENED &&
+			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT ==
+				      MLTCP_STATS_A_GATE_RAN_OUT &&
+			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED ==
+				      MLTCP_STATS_A_GATE_REDUCED,
+		      "one stats attribute per gate verdict, in the gate's order");
+	return static_cast<uint16_t>(MLTCP_STATS_A_GATE_HELD + verdict);
 }
 
 const mnl_attr_data_type *job_types()
@@ -360,6 +375,9 @@ Bytes encode_stats(uint16_t family, const Stats &stats, uint32_t seq)
 
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
 		mnl_attr_put_u64(b.nlh(), stats_attr(v), stats.verdicts[v]);
+	if (stats.gate)
+		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
+			mnl_attr_put_u64(b.nlh(), gate_attr(v), (*stats.gate)[v]);
 	return b.finish();
 }
 
@@ -535,10 +553,14 @@ std::optional<Stats> decode_stats(const nlmsghdr *nlh)
 {
 	static mnl_attr_data_type types[MLTCP_STATS_A_MAX + 1];
 	Table t{ types, MLTCP_STATS_A_MAX, {} };
+	std::array<uint64_t, MLTCP_GATE_NR_VERDICTS> gate{};
+	int gate_counts = 0;
 	Stats stats;
 
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
 		types[stats_attr(v)] = MNL_TYPE_U64;
+	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
+		types[gate_attr(v)] = MNL_TYPE_U64;
 	if (!is_genl_msg(nlh) || !parse(nlh, sizeof(genlmsghdr), t))
 		return std::nullopt;
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++) {
@@ -547,6 +569,16 @@ std::optional<Stats> decode_stats(const nlmsghdr *nlh)
 			return std::nullopt;
 		stats.verdicts[v] = *count;
 	}
+	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++) {
+		auto count = u64(t.attrs[gate_attr(v)]);
+		gate[v] = count.value_or(0);
+		gate_counts += count.has_value();
+	}
+	// The module added them together: some without the others is no module's reply.
+	if (gate_counts == MLTCP_GATE_NR_VERDICTS)
+		stats.gate = gate;
+	else if (gate_counts)
+		return std::nullopt;
 	return stats;
 }
 

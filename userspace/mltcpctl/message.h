@@ -52,7 +52,8 @@ std::optional<FamilyInfo> decode_family(const nlmsghdr *nlh);
 std::optional<Job> decode_job(const nlmsghdr *nlh);
 std::optional<Flow> decode_flow(const nlmsghdr *nlh);
 // Every verdict's count must be present: a module that counts fewer is
-// another version.
+// another version. The gate's counts are all present or none (a module
+// older than them): gate is then empty.
 std::optional<Stats> decode_stats(const nlmsghdr *nlh);
 
 // NLMSG_ERROR (an ack when error is 0) or NLMSG_DONE, with the extended ack.

@@ -91,14 +91,17 @@ struct Flow {
 };
 
 // How the iteration detector judged each "sending resumed" event, indexed
-// by enum mltcp_tx_verdict: a network namespace's (the module counts per
-// namespace) or the whole host's (the BPF twin's one counter map).
+// by enum mltcp_tx_verdict, and the start gate's counts, indexed by enum
+// mltcp_gate_verdict: a network namespace's (the module counts per
+// namespace) or the whole host's (the BPF twin's one counter map). A module
+// older than the gate's counts does not report them.
 struct Stats {
 	bool host_wide = false;
 	std::array<uint64_t, MLTCP_TX_NR_VERDICTS> verdicts{};
+	std::optional<std::array<uint64_t, MLTCP_GATE_NR_VERDICTS>> gate;
 	bool operator==(const Stats &o) const
 	{
-		return host_wide == o.host_wide && verdicts == o.verdicts;
+		return host_wide == o.host_wide && verdicts == o.verdicts && gate == o.gate;
 	}
 };
 

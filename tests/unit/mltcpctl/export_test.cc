@@ -50,6 +50,7 @@ Scrape sample_scrape()
 	s.jobs = { three, nine };
 	s.flows = { flow_of(3, 205), flow_of(3, 1843), flow_of(std::nullopt, 1024) };
 	s.stats.verdicts = { 41, 2, 3, 4, 5 };
+	s.stats.gate = { { 12, 9, 2, 1 } };
 	return s;
 }
 
@@ -100,12 +101,33 @@ TEST(Export, ModuleScrape)
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_fragment\",netns=\"h1\","
 		  "backend=\"kmod\"} 0\n"
 		  "mltcp_iteration_verdicts_total{verdict=\"tx_start_unmarked\",netns=\"h1\","
-		  "backend=\"kmod\"} 0\n");
+		  "backend=\"kmod\"} 0\n"
+		  "# HELP mltcp_gate_total The start gate (gate modes): event \"held\" counts "
+		  "iterations started with the window held; \"opened\", \"ran_out\" and \"reduced\" "
+		  "count how holds ended. The BPF backend counts for the whole host (no netns "
+		  "label).\n"
+		  "# TYPE mltcp_gate_total counter\n"
+		  "mltcp_gate_total{event=\"held\",netns=\"h1\",backend=\"kmod\"} 12\n"
+		  "mltcp_gate_total{event=\"opened\",netns=\"h1\",backend=\"kmod\"} 9\n"
+		  "mltcp_gate_total{event=\"ran_out\",netns=\"h1\",backend=\"kmod\"} 2\n"
+		  "mltcp_gate_total{event=\"reduced\",netns=\"h1\",backend=\"kmod\"} 1\n");
+}
+
+// A module older than the gate's counts: the family is left out, not
+// reported as zeros.
+TEST(Export, GateCountsNotReportedAreLeftOut)
+{
+	Scrape s = sample_scrape();
+	s.stats.gate.reset();
+	std::string text = prometheus_text(s);
+
+	EXPECT_NE(text.find("mltcp_iteration_verdicts_total{"), std::string::npos) << text;
+	EXPECT_EQ(text.find("mltcp_gate_total"), std::string::npos) << text;
 }
 
 // The BPF twin keeps no job counters: those families are left out rather
 // than reported as zeros; live flows are counted from its flow records, and
-// its verdict counts are the host's, without a netns label.
+// its verdict and gate counts are the host's, without a netns label.
 TEST(Export, BpfScrapeLeavesOutWhatItDoesNotCount)
 {
 	Scrape s = sample_scrape();
@@ -130,6 +152,9 @@ TEST(Export, BpfScrapeLeavesOutWhatItDoesNotCount)
 	EXPECT_NE(text.find("mltcp_iteration_verdicts_total{verdict=\"iterations\",backend=\"bpf\"} "
 			    "41\n"),
 		  std::string::npos);
+	EXPECT_NE(text.find("mltcp_gate_total{event=\"held\",backend=\"bpf\"} 12\n"),
+		  std::string::npos);
+	EXPECT_EQ(text.find("netns=\"\",backend=\"bpf\"} 12\n"), std::string::npos);
 	for (const char *absent : { "_total{job=", "mltcp_job_iterations_total",
 				    "mltcp_job_bytes_total", "mltcp_job_flows_matched_total" })
 		EXPECT_EQ(text.find(absent), std::string::npos) << absent;

@@ -116,16 +116,49 @@ TEST(Message, StatsRequestAndRoundTrip)
 	Stats s;
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
 		s.verdicts[v] = (1ull << 40) + static_cast<uint64_t>(v);
+	s.gate.emplace();
+	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
+		(*s.gate)[v] = (1ull << 41) + static_cast<uint64_t>(v);
 	auto back = decode_stats(only_message(encode_stats(kFamily, s, 1)));
 	ASSERT_TRUE(back);
 	EXPECT_EQ(*back, s);
+	ASSERT_TRUE(back->gate);
+	EXPECT_EQ((*back->gate)[MLTCP_GATE_REDUCED], (1ull << 41) + MLTCP_GATE_REDUCED);
 	EXPECT_FALSE(back->host_wide);
+}
+
+// A module older than the gate's counts: the verdicts alone decode, the
+// gate's counts are not reported (not zeros).
+TEST(Message, StatsWithoutTheGateDecode)
+{
+	Stats s;
+	s.verdicts[MLTCP_TX_NEW_ITERATION] = 7;
+	Bytes b = encode_stats(kFamily, s, 1);
+	EXPECT_EQ(b.size(),
+		  NLMSG_HDRLEN + GENL_HDRLEN +
+			  MLTCP_TX_NR_VERDICTS * MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(uint64_t)));
+	auto back = decode_stats(only_message(b));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(back->verdicts[MLTCP_TX_NEW_ITERATION], 7u);
+	EXPECT_FALSE(back->gate);
+}
+
+TEST(Message, StatsWithPartOfTheGateAreRejected)
+{
+	Stats s;
+	s.gate.emplace();
+	Bytes b = encode_stats(kFamily, s, 1);
+	// The last gate count (gate-reduced) cut off: no module sends that.
+	Bytes cut(b.begin(), b.end() - MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(uint64_t)));
+	reinterpret_cast<nlmsghdr *>(cut.data())->nlmsg_len = static_cast<uint32_t>(cut.size());
+	EXPECT_TRUE(decode_stats(only_message(b)));
+	EXPECT_FALSE(decode_stats(only_message(cut)));
 }
 
 TEST(Message, StatsWithoutEveryVerdictAreRejected)
 {
 	Bytes b = encode_stats(kFamily, Stats{}, 1);
-	// The last count (tx-fragment) cut off: an older module's reply.
+	// The last verdict's count (tx-unmarked) cut off: an older module's reply.
 	Bytes cut(b.begin(), b.end() - MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(uint64_t)));
 	reinterpret_cast<nlmsghdr *>(cut.data())->nlmsg_len = static_cast<uint32_t>(cut.size());
 	EXPECT_FALSE(decode_stats(only_message(cut)));
