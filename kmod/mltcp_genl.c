@@ -833,12 +833,11 @@ static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &mltcp_genl_family, 0, MLTCP_CMD_STATS_GET);
 	if (!hdr)
 		goto nospace;
-	mltcp_net_verdicts(genl_info_net(info), counts);
+	mltcp_net_counts(genl_info_net(info), counts, gate);
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 		if (nla_put_u64_64bit(msg, mltcp_nl_verdict_attr(i), counts[i],
 				      MLTCP_STATS_A_PAD))
 			goto nospace;
-	mltcp_net_gate_verdicts(genl_info_net(info), gate);
 	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
 		if (nla_put_u64_64bit(msg, mltcp_nl_gate_attr(i), gate[i], MLTCP_STATS_A_PAD))
 			goto nospace;

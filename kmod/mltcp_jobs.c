@@ -289,31 +289,27 @@ void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdic
 	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->n[verdict]);
 }
 
-void mltcp_net_verdicts(const struct net *net, u64 counts[MLTCP_TX_NR_VERDICTS])
-{
-	struct mltcp_verdict_counts __percpu *verdicts = mltcp_jobs_pernet(net)->verdicts;
-	int cpu, i;
-
-	memset(counts, 0, MLTCP_TX_NR_VERDICTS * sizeof(*counts));
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
-			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->n[i]);
-}
-
 void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict)
 {
 	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->gate[verdict]);
 }
 
-void mltcp_net_gate_verdicts(const struct net *net, u64 counts[MLTCP_GATE_NR_VERDICTS])
+void mltcp_net_counts(const struct net *net, u64 verdicts[MLTCP_TX_NR_VERDICTS],
+		      u64 gate[MLTCP_GATE_NR_VERDICTS])
 {
-	struct mltcp_verdict_counts __percpu *verdicts = mltcp_jobs_pernet(net)->verdicts;
+	struct mltcp_verdict_counts __percpu *counts = mltcp_jobs_pernet(net)->verdicts;
 	int cpu, i;
 
-	memset(counts, 0, MLTCP_GATE_NR_VERDICTS * sizeof(*counts));
-	for_each_possible_cpu(cpu)
+	memset(verdicts, 0, MLTCP_TX_NR_VERDICTS * sizeof(*verdicts));
+	memset(gate, 0, MLTCP_GATE_NR_VERDICTS * sizeof(*gate));
+	for_each_possible_cpu(cpu) {
+		const struct mltcp_verdict_counts *c = per_cpu_ptr(counts, cpu);
+
+		for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
+			verdicts[i] += READ_ONCE(c->n[i]);
 		for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
-			counts[i] += READ_ONCE(per_cpu_ptr(verdicts, cpu)->gate[i]);
+			gate[i] += READ_ONCE(c->gate[i]);
+	}
 }
 
 u32 mltcp_job_marks(const struct net *net, u32 key)
