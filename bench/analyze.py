@@ -146,7 +146,7 @@ def summarize(cfg, per_alg, baseline):
     first = next(iter(per_alg.values()))[0]
     summary = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "commit": git_commit(),
+        "commit": cfg.get("commit") or git_commit(),
         "ideal_iter_ms": ms(first["ideal_iter_s"]),
         "ideal_valid": first["ideal_valid"],
         "comm_fraction_sum": round(first["comm_fraction_sum"], 3),
@@ -245,8 +245,8 @@ def report(summary, baseline, plots):
     gated = {name: a["cc_counters"] for name, a in summary["algorithms"].items()
              if any(a.get("cc_counters", {}).get(c) for c in GATE_COUNTERS)}
     if gated:
-        lines += ["", "The start gate, summed over repeats (the backend's counters: "
-                  "iterations started held, and how the holds ended):", "",
+        lines += ["", "The start gate, summed over repeats (the backend's host-wide "
+                  "counters: iterations started held, and how the holds ended):", "",
                   "| algorithm | iterations | held | opened | ran out | reduced |",
                   "|---|---|---|---|---|---|"]
         for name, c in gated.items():

@@ -246,6 +246,8 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
 # took 237-245 ms).
 HOST_RATE_MBIT = 200
 HOST_PERIOD_MS = 200
+# Pure ACKs served first at the bottleneck (htb; bench.topology.Shaping).
+ACK_PRIORITY = {"shaper": "htb", "ack_priority": True}
 
 
 def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=None,
@@ -543,7 +545,7 @@ def diag_host_acks(iterations=100, repeats=5):
     algs = candidates("cubic", "md-restart")
     out = []
     shapers = (("tbf", {}), ("htb", {"shaper": "htb"}),
-               ("htb-ackprio", {"shaper": "htb", "ack_priority": True}))
+               ("htb-ackprio", ACK_PRIORITY))
     # The study's other two exchange points: tbf against ACKs first.
     for name, jobs, buf, kinds in (("acks2-buf256k", two, 262144, shapers),
                                    ("acks2-buf128k", two, 131072, shapers[::2]),
@@ -575,7 +577,7 @@ def gate_host(iterations=100, repeats=10):
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     algs = candidates("cubic", "md-restart", "md-gate")
-    ackprio = {"shaper": "htb", "ack_priority": True}
+    ackprio = ACK_PRIORITY
     out = []
     for name, jobs, buf, extra in (("gate2-buf256k-htb-ackprio", two, 262144, ackprio),
                                    ("gate2-buf128k-htb-ackprio", two, 131072, ackprio),
@@ -594,7 +596,7 @@ def gate_overload(iterations=100, repeats=10):
     jobs = identical_jobs(2, 0.6, HOST_PERIOD_MS, HOST_RATE_MBIT)
     cfg = host_point("gate2x0.6-buf256k-htb-ackprio", jobs, 262144, iterations, repeats,
                      candidates("cubic", "md-restart", "md-gate"))
-    cfg.update({"shaper": "htb", "ack_priority": True})
+    cfg.update(ACK_PRIORITY)
     return [cfg]
 
 
@@ -607,7 +609,7 @@ def gate_guest(iterations=100, repeats=3):
     jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     cfg = point("gate-guest-buf4bdp-htb-ackprio", jobs, buffer_bdp=4, iterations=iterations,
                 repeats=repeats, algorithms=candidates("cubic", "md-restart", "md-gate"))
-    cfg.update({"shaper": "htb", "ack_priority": True})
+    cfg.update(ACK_PRIORITY)
     return [cfg]
 
 

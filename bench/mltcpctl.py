@@ -116,17 +116,20 @@ def counters(backend, tool=paths.MLTCPCTL):
                 return parse_module_stats(f.read())
         except OSError:
             return {}
-    out = subprocess.run(bpf_status_argv(tool), capture_output=True, text=True)
-    if out.returncode != 0:
+    try:
+        out = subprocess.run(bpf_status_argv(tool), capture_output=True, text=True)
+        stats = json.loads(out.stdout).get("stats") if out.returncode == 0 else None
+    except (OSError, ValueError, AttributeError):
         return {}
-    return {k: v for k, v in (json.loads(out.stdout).get("stats") or {}).items()
-            if isinstance(v, int)}
+    return {k: v for k, v in (stats or {}).items() if isinstance(v, int)}
 
 
 def counter_deltas(before, after):
-    """What each counter read in both counted between them (gauges left out)."""
+    """What each counter read in both counted between them (gauges left out).
+    A counter that went down was reset between the reads (the module or the
+    BPF twin loaded again): it is left out rather than reported negative."""
     return {name: after[name] - before[name] for name in sorted(after)
-            if name in before and name not in GAUGES}
+            if name in before and name not in GAUGES and after[name] >= before[name]}
 
 
 def defaults_for(backend, tool=paths.MLTCPCTL):

@@ -48,6 +48,9 @@ def guest_budget_s(cfg):
 def run_point(cfg, point):
     """Run one configuration into a point directory and analyze it.
     Returns (summary, None) or (summary or None, what went wrong)."""
+    # The code measured is the code at the start: a commit that lands
+    # while the point runs must not be stamped on it (analyze.summarize()).
+    cfg = dict(cfg, commit=cfg.get("commit") or analyze.git_commit())
     point.write_config(cfg)
     driver = [paths.SYSTEM_PYTHON, "-m", "bench", "driver", point.path]
     if cfg.get("backend") == "ns-3":

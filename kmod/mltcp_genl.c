@@ -792,34 +792,6 @@ static int mltcp_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 static const struct nla_policy mltcp_stats_get_policy[MLTCP_STATS_A_PAD + 1] = {
 };
 
-/* The verdict counted under each attribute, in the detector's order. */
-static int mltcp_nl_verdict_attr(enum mltcp_tx_verdict verdict)
-{
-	BUILD_BUG_ON(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NEW_ITERATION !=
-		     MLTCP_STATS_A_ITERATIONS ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_IN_RECOVERY !=
-		     MLTCP_STATS_A_TX_IN_RECOVERY ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_OUTSTANDING !=
-		     MLTCP_STATS_A_TX_OUTSTANDING ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NOT_IDLE != MLTCP_STATS_A_TX_NOT_IDLE ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP != MLTCP_STATS_A_TX_SHORT_GAP ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT != MLTCP_STATS_A_TX_FRAGMENT ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED != MLTCP_STATS_A_TX_UNMARKED ||
-		     MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS != MLTCP_STATS_A_GATE_HELD);
-	return MLTCP_STATS_A_ITERATIONS + verdict;
-}
-
-/* The start gate's verdict counted under each attribute, in the gate's order. */
-static int mltcp_nl_gate_attr(enum mltcp_gate_verdict verdict)
-{
-	BUILD_BUG_ON(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_HOLD != MLTCP_STATS_A_GATE_HELD ||
-		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN != MLTCP_STATS_A_GATE_OPENED ||
-		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT != MLTCP_STATS_A_GATE_RAN_OUT ||
-		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED != MLTCP_STATS_A_GATE_REDUCED ||
-		     MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS != __MLTCP_STATS_A_MAX);
-	return MLTCP_STATS_A_GATE_HELD + verdict;
-}
-
 static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 counts[MLTCP_TX_NR_VERDICTS], gate[MLTCP_GATE_NR_VERDICTS];
@@ -835,11 +807,11 @@ static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 		goto nospace;
 	mltcp_net_counts(genl_info_net(info), counts, gate);
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
-		if (nla_put_u64_64bit(msg, mltcp_nl_verdict_attr(i), counts[i],
+		if (nla_put_u64_64bit(msg, mltcp_stats_verdict_attr(i), counts[i],
 				      MLTCP_STATS_A_PAD))
 			goto nospace;
 	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
-		if (nla_put_u64_64bit(msg, mltcp_nl_gate_attr(i), gate[i], MLTCP_STATS_A_PAD))
+		if (nla_put_u64_64bit(msg, mltcp_stats_gate_attr(i), gate[i], MLTCP_STATS_A_PAD))
 			goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -466,6 +466,22 @@ static const char *const mltcp_gate_names[MLTCP_GATE_NR_VERDICTS] = {
 
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
 
+_Static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NEW_ITERATION == MLTCP_STATS_A_ITERATIONS &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_IN_RECOVERY == MLTCP_STATS_A_TX_IN_RECOVERY &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_OUTSTANDING == MLTCP_STATS_A_TX_OUTSTANDING &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NOT_IDLE == MLTCP_STATS_A_TX_NOT_IDLE &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP == MLTCP_STATS_A_TX_SHORT_GAP &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT == MLTCP_STATS_A_TX_FRAGMENT &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED == MLTCP_STATS_A_TX_UNMARKED &&
+	       MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == MLTCP_STATS_A_GATE_HELD,
+	       "one stats attribute per detector verdict, in the verdicts' order");
+_Static_assert(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_HOLD == MLTCP_STATS_A_GATE_HELD &&
+	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN == MLTCP_STATS_A_GATE_OPENED &&
+	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT == MLTCP_STATS_A_GATE_RAN_OUT &&
+	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED == MLTCP_STATS_A_GATE_REDUCED &&
+	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS == __MLTCP_STATS_A_MAX,
+	       "one stats attribute per gate verdict, in the gate's order, last");
+
 const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict)
 {
 	return (u32)verdict < MLTCP_GATE_NR_VERDICTS ? mltcp_gate_names[verdict] : NULL;

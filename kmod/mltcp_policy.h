@@ -376,6 +376,23 @@ const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict);
 /* The start gate's counts: "gate_held" (starts held), "gate_opened", "gate_ran_out", ... */
 const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict);
 
+/*
+ * The MLTCP_CMD_STATS_GET attribute that carries each count: the detector's
+ * verdicts in their order from MLTCP_STATS_A_ITERATIONS, then the gate's
+ * from MLTCP_STATS_A_GATE_HELD (mltcp_policy.c checks the enums against the
+ * uapi). A new verdict of either kind takes a new attribute at the end, and
+ * this mapping becomes a table.
+ */
+static inline u16 mltcp_stats_verdict_attr(enum mltcp_tx_verdict verdict)
+{
+	return (u16)(MLTCP_STATS_A_ITERATIONS + verdict);
+}
+
+static inline u16 mltcp_stats_gate_attr(enum mltcp_gate_verdict verdict)
+{
+	return (u16)(MLTCP_STATS_A_GATE_HELD + verdict);
+}
+
 /* A message for an error of mltcp_job_apply(), one line, no newline. */
 const char *mltcp_job_strerror(enum mltcp_job_error err);
 #endif /* MLTCP_POLICY_TEXT */

@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from bench import paths
+from bench import analyze, paths
 RATE_MBIT = 100
 PAYLOAD = RATE_MBIT * 1e6 * 1448 / 1514
 
@@ -74,3 +74,11 @@ def test_analyze_writes_summary_report_and_plots(tmp_path):
     assert mltcp["cc_counters"]["gate_held"] == 3 and cubic["cc_counters"] == {}
     assert "| mltcp | 40 | 3 | 2 | 1 | 0 |" in report
     assert "| cubic | " not in report.split("The start gate")[1].split("\n\n")[1]
+
+
+def test_counters_are_summed_over_repeats_that_all_have_them():
+    runs = [{"gate_held": 2, "iterations": 10}, {"gate_held": 3, "iterations": 9, "x": 1}]
+    assert analyze.summed_counters(runs) == {"gate_held": 5, "iterations": 19}
+    # A repeat without counters (an older run dir): no sum at all.
+    assert analyze.summed_counters(runs + [{}]) == {}
+    assert analyze.summed_counters([]) == {}

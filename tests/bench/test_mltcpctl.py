@@ -147,3 +147,22 @@ def test_counter_deltas_leave_out_gauges_and_counters_read_once():
     before = {"flows_started": 3, "job_objects": 1, "gate_held": 5}
     after = {"flows_started": 7, "job_objects": 4, "gate_held": 9, "gate_opened": 2}
     assert mltcpctl.counter_deltas(before, after) == {"flows_started": 4, "gate_held": 4}
+
+
+def test_a_counter_that_went_down_was_reset_and_is_left_out():
+    assert mltcpctl.counter_deltas({"gate_held": 9, "iterations": 4},
+                                   {"gate_held": 2, "iterations": 10}) == {"iterations": 6}
+
+
+def test_output_that_is_not_json_reads_as_no_counters(tmp_path):
+    tool = fake_tool(tmp_path, "echo 'not json'")
+    assert mltcpctl.counters("bpf", tool) == {}
+
+
+def test_module_counters_come_from_debugfs(tmp_path, monkeypatch):
+    stats = tmp_path / "stats"
+    stats.write_text("flows_started 2\niterations 7\ngate_held 1\n")
+    monkeypatch.setattr(mltcpctl, "MODULE_STATS", str(stats))
+    assert mltcpctl.counters("module") == {"flows_started": 2, "iterations": 7, "gate_held": 1}
+    monkeypatch.setattr(mltcpctl, "MODULE_STATS", str(tmp_path / "absent"))
+    assert mltcpctl.counters("module") == {}

@@ -171,7 +171,10 @@ std::string prometheus_text(const Scrape &s)
 			// The debugfs name without its "gate_", which the family's name says.
 			std::string event =
 				mltcp_gate_verdict_name(static_cast<mltcp_gate_verdict>(v));
-			count(gate, { "event", event.substr(strlen("gate_")) }, (*s.stats.gate)[v]);
+			constexpr std::string_view kPrefix = "gate_";
+			if (event.compare(0, kPrefix.size(), kPrefix) == 0)
+				event.erase(0, kPrefix.size());
+			count(gate, { "event", event }, (*s.stats.gate)[v]);
 		}
 	}
 	return out;

@@ -78,34 +78,14 @@ bool parse(const nlmsghdr *nlh, size_t offset, Table &t)
 	return mnl_attr_parse(nlh, static_cast<unsigned int>(offset), table_cb, &t) >= MNL_CB_STOP;
 }
 
-// The attribute of a verdict's count: the verdicts in order, from
-// MLTCP_STATS_A_ITERATIONS (the module checks the same with BUILD_BUG_ON).
+// The STATS_GET attribute of each count (mltcp_policy.h).
 uint16_t stats_attr(int verdict)
 {
-	static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NR_VERDICTS == MLTCP_STATS_A_GATE_HELD &&
-			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_SHORT_GAP ==
-				      MLTCP_STATS_A_TX_SHORT_GAP &&
-			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_FRAGMENT ==
-				      MLTCP_STATS_A_TX_FRAGMENT &&
-			      MLTCP_STATS_A_ITERATIONS + MLTCP_TX_UNMARKED ==
-				      MLTCP_STATS_A_TX_UNMARKED,
-		      "one stats attribute per verdict, in the verdicts' order");
-	return static_cast<uint16_t>(MLTCP_STATS_A_ITERATIONS + verdict);
+	return mltcp_stats_verdict_attr(static_cast<mltcp_tx_verdict>(verdict));
 }
-
-// The attribute of a start gate verdict's count: after the detector's, in
-// the gate's order (the module checks the same with BUILD_BUG_ON).
 uint16_t gate_attr(int verdict)
 {
-	static_assert(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS == __MLTCP_STATS_A_MAX &&
-			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN ==
-				      MLTCP_STATS_A_GATE_OPENED &&
-			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT ==
-				      MLTCP_STATS_A_GATE_RAN_OUT &&
-			      MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED ==
-				      MLTCP_STATS_A_GATE_REDUCED,
-		      "one stats attribute per gate verdict, in the gate's order");
-	return static_cast<uint16_t>(MLTCP_STATS_A_GATE_HELD + verdict);
+	return mltcp_stats_gate_attr(static_cast<mltcp_gate_verdict>(verdict));
 }
 
 const mnl_attr_data_type *job_types()
@@ -198,11 +178,11 @@ Opt<uint64_t> u64(const nlattr *a)
 	return v;
 }
 
-// A message's length padded to NLMSG_ALIGNTO, in size_t: NLMSG_ALIGN()'s mask
-// is an unsigned int, and wraps a length near 2^32 to 0.
-size_t padded_length(uint32_t len)
+// A message's length padded to NLMSG_ALIGNTO, in 64 bits: NLMSG_ALIGN()'s
+// mask is an unsigned int, and wraps a length near 2^32 to 0.
+uint64_t padded_length(uint32_t len)
 {
-	return (static_cast<size_t>(len) + NLMSG_ALIGNTO - 1) & ~static_cast<size_t>(NLMSG_ALIGNTO - 1);
+	return (uint64_t{ len } + NLMSG_ALIGNTO - 1) & ~uint64_t{ NLMSG_ALIGNTO - 1 };
 }
 
 bool is_genl_msg(const nlmsghdr *nlh)
@@ -427,7 +407,7 @@ std::vector<const nlmsghdr *> split_messages(const uint8_t *buf, size_t len, boo
 	// every message it sends.
 	while (len - pos >= sizeof(nlmsghdr)) {
 		auto *nlh = reinterpret_cast<const nlmsghdr *>(buf + pos);
-		size_t padded = padded_length(nlh->nlmsg_len);
+		uint64_t padded = padded_length(nlh->nlmsg_len);
 		if (nlh->nlmsg_len < sizeof(nlmsghdr) || padded > len - pos)
 			break;
 		out.push_back(nlh);
@@ -586,7 +566,7 @@ std::optional<Ack> decode_ack(const nlmsghdr *nlh)
 {
 	size_t payload = nlh->nlmsg_len - MNL_NLMSG_HDRLEN;
 	auto *data = static_cast<const uint8_t *>(mnl_nlmsg_get_payload(nlh));
-	size_t tlv_at;
+	uint64_t tlv_at;
 	int32_t error;
 	Ack ack;
 
@@ -618,7 +598,7 @@ std::optional<Ack> decode_ack(const nlmsghdr *nlh)
 		return ack;
 
 	std::vector<const nlattr *> t(NLMSGERR_ATTR_MAX + 1, nullptr);
-	mnl_attr_parse_payload(data + tlv_at, payload - tlv_at, ack_cb, &t);
+	mnl_attr_parse_payload(data + tlv_at, static_cast<size_t>(payload - tlv_at), ack_cb, &t);
 	if (t[NLMSGERR_ATTR_MSG] &&
 	    mnl_attr_validate(t[NLMSGERR_ATTR_MSG], MNL_TYPE_NUL_STRING) == 0)
 		ack.message = mnl_attr_get_str(t[NLMSGERR_ATTR_MSG]);

@@ -37,8 +37,8 @@ Bytes encode_flow(uint16_t family, const Flow &flow, uint32_t seq);
 // A stats reply, as the kernel builds it (for tests and fuzz seeds).
 Bytes encode_stats(uint16_t family, const Stats &stats, uint32_t seq);
 
-// The complete messages of a received buffer; stops at the first one that
-// does not fit. *trailing is set when bytes were left over.
+// The complete messages of a received buffer; stops at the first one whose
+// padded length does not fit. *trailing is set when bytes were left over.
 std::vector<const nlmsghdr *> split_messages(const uint8_t *buf, size_t len,
 					     bool *trailing = nullptr);
 
