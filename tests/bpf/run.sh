@@ -38,5 +38,9 @@ scripts/build-kmod >/dev/null
 	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
 
 export MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o
+# The tests load and unload the host's twin: not while a bench point on the
+# host uses it (bench/paths.py: HOST_LOCK).
+exec {host_lock}>/tmp/mltcp-host.lock
+flock "$host_lock"
 /usr/bin/python3 -m pytest -p no:cacheprovider -v -rA --backend bpf tests/datapath </dev/null
 /usr/bin/python3 -m pytest -p no:cacheprovider -v -rA tests/bpf </dev/null

@@ -21,14 +21,15 @@ def deltas(before, after):
     return {k: after[k] - before[k] for k in GATE + ("iterations",)}
 
 
-def exported_gate(backend, net):
-    """The gate's counts in `mltcpctl -n SENDER export`, by their debugfs
-    names: the sender namespace's (kmod) or the host's, without a netns
-    label (bpf)."""
+def exported_gate(backend, net, ns=None):
+    """The gate's counts in `mltcpctl -n NS export` (default the sender's
+    namespace), by their debugfs names: the namespace's (kmod) or the
+    host's, without a netns label (bpf)."""
+    ns = ns or net.snd
     labels = {"backend": backend.name}
     if backend.name == "kmod":
-        labels["netns"] = net.snd.name
-    text = backend.ctl("-n", net.snd.name, "export").stdout
+        labels["netns"] = ns.name
+    text = backend.ctl("-n", ns.name, "export").stdout
     out = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
@@ -52,9 +53,11 @@ def run_onoff(backend, net, mode, count):
 def test_alone_every_start_is_held_and_opens(backend, net):
     count = backend.profile.onoff_count
     exported = exported_gate(backend, net)
+    receiver = exported_gate(backend, net, net.rcv)
     flow, d = run_onoff(backend, net, "md-gate", count)
     exported = {k: v - exported[k] for k, v in exported_gate(backend, net).items()}
-    print(flow, d, exported)
+    receiver = {k: v - receiver[k] for k, v in exported_gate(backend, net, net.rcv).items()}
+    print(flow, d, exported, receiver)
     assert flow["mode"] == "md-gate"
     assert flow["iterations"] == count - 1 and d["iterations"] == count - 1, (flow, d)
     # The size and the period are known from the first start on: each start
@@ -66,6 +69,10 @@ def test_alone_every_start_is_held_and_opens(backend, net):
     # flow's namespace (nothing else runs meanwhile) and read over generic
     # netlink; on the BPF twin, the host's counts from its map.
     assert exported == {k: d[k] for k in GATE}, (exported, d)
+    if backend.name == "kmod":
+        # Per namespace: the receiver's flows only acknowledge, and its
+        # namespace counted nothing of the sender's holds.
+        assert receiver == {k: 0 for k in GATE}, receiver
 
 
 def test_md_restart_never_holds(backend, net):
