@@ -351,7 +351,7 @@ def study_push(iterations=100, repeats=10):
 
 
 def study_guest(iterations=100, repeats=3):
-    """The study's candidates on the module in the guest: the demo pair
+    """The study's candidates on the module in the guest: the guest demo's pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
     the regime where cubic left the jobs overlapping in every run so far."""
     jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
@@ -601,7 +601,7 @@ def gate_overload(iterations=100, repeats=10):
 
 
 def gate_guest(iterations=100, repeats=3):
-    """Issue 14's start gate on the module in the guest: the demo pair
+    """Issue 14's start gate on the module in the guest: the guest demo's pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, exchanging) with 4
     BDPs of buffer (100 kB: the gate's threshold is a 32 KiB queue, which the
     demo's 1.5 BDPs barely exceed) and pure ACKs first (htb); cubic,
