@@ -21,7 +21,7 @@ import os
 import re
 import subprocess
 
-from bench import bulk
+from bench import bulk, mltcpctl
 from bench.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,7 +37,6 @@ JOB_PORT, OTHER_PORT = 5301, 9000
 DEFAULTS = ("slope", "1.6", "intercept", "0.2", "idle-gap", "20ms", "base", "cubic", "mode",
             "md-restart")
 DEFAULT_SETTINGS = {"slope": 1.6, "intercept": 0.2, "idle_gap_us": 20000}
-KMOD_STATS = "/sys/kernel/debug/tcp_mltcp/stats"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,11 +120,11 @@ class Backend:
         return self.ctl("defaults", "set", "global", *[str(w) for w in words])
 
     def stats(self):
-        """The datapath's event counters: iterations, tx_start_*, flows_started."""
-        if self.name == "kmod":
-            with open(KMOD_STATS) as f:
-                return {k: int(v) for k, v in (line.split() for line in f)}
-        return self.ctl_json("bpf", "status")["stats"]
+        """The datapath's event counters: iterations, tx_start_*, flows_started,
+        gate_* (as the bench reads them, bench.mltcpctl.counters())."""
+        counts = mltcpctl.counters("module" if self.name == "kmod" else "bpf", TOOL)
+        assert counts, "no %s counters to read" % self.name
+        return counts
 
     # ---- making it ready ----
 

@@ -12,7 +12,7 @@ import os
 import threading
 import time
 
-from bench import paths
+from bench import mltcpctl, paths
 from bench.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,4 +127,4 @@ def write_file(path, value):
 
 def read_module_stats():
     with open(STATS) as f:
-        return {k: int(v) for k, v in (line.split() for line in f)}
+        return mltcpctl.parse_module_stats(f.read())
