@@ -2,6 +2,7 @@
 #include "port_queue_disc.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
@@ -35,6 +36,21 @@ TypeId PortQueueDisc::GetTypeId()
 				      UintegerValue(0),
 				      MakeUintegerAccessor(&PortQueueDisc::m_markThreshold),
 				      MakeUintegerChecker<uint32_t>())
+			.AddAttribute("RampMin",
+				      "Bytes queued up to which the ramp marks nothing",
+				      UintegerValue(0),
+				      MakeUintegerAccessor(&PortQueueDisc::m_rampMin),
+				      MakeUintegerChecker<uint32_t>())
+			.AddAttribute("RampMax",
+				      "Bytes queued from which the ramp marks every "
+				      "ECN-capable packet; 0: no ramp",
+				      UintegerValue(0),
+				      MakeUintegerAccessor(&PortQueueDisc::m_rampMax),
+				      MakeUintegerChecker<uint32_t>())
+			.AddAttribute("RampPmax", "The ramp's marking probability just below RampMax",
+				      DoubleValue(0.01),
+				      MakeDoubleAccessor(&PortQueueDisc::m_rampPmax),
+				      MakeDoubleChecker<double>(0, 1))
 			.AddAttribute("AckPriority",
 				      "Serve segments without payload before the others",
 				      BooleanValue(false),
@@ -44,8 +60,27 @@ TypeId PortQueueDisc::GetTypeId()
 }
 
 PortQueueDisc::PortQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::BYTES)
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::BYTES),
+      m_uniform(CreateObject<UniformRandomVariable>())
 {
+}
+
+int64_t PortQueueDisc::AssignStreams(int64_t stream)
+{
+	m_uniform->SetStream(stream);
+	return 1;
+}
+
+// The ramp's verdict for an arrival that finds `queued` bytes: a draw only
+// on the slope.
+bool PortQueueDisc::RampMarks(uint32_t queued)
+{
+	if (queued >= m_rampMax)
+		return true;
+	if (queued <= m_rampMin)
+		return false;
+	const double p = m_rampPmax * (queued - m_rampMin) / (m_rampMax - m_rampMin);
+	return m_uniform->GetValue() < p;
 }
 
 bool PortQueueDisc::PureAck(Ptr<const QueueDiscItem> item)
@@ -64,8 +99,11 @@ bool PortQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		DropBeforeEnqueue(item, kOverLimit);
 		return false;
 	}
+	// Mark() is false for a packet that is not ECN-capable.
 	if (m_markThreshold && GetNBytes() >= m_markThreshold)
-		Mark(item, kStepMark); // false for a packet that is not ECN-capable
+		Mark(item, kStepMark);
+	else if (m_rampMax && RampMarks(GetNBytes()))
+		Mark(item, kRampMark);
 	const Band band = m_ackPriority && PureAck(item) ? kAcks : kData;
 	return GetInternalQueue(band)->Enqueue(item);
 }
@@ -84,8 +122,13 @@ bool PortQueueDisc::CheckConfig()
 		return false;
 	}
 	if (GetMaxSize().GetUnit() != QueueSizeUnit::BYTES ||
-	    m_markThreshold >= GetMaxSize().GetValue()) {
-		NS_LOG_ERROR("PortQueueDisc needs a byte limit and a threshold below it");
+	    m_markThreshold >= GetMaxSize().GetValue() || m_rampMax >= GetMaxSize().GetValue()) {
+		NS_LOG_ERROR("PortQueueDisc needs a byte limit and thresholds below it");
+		return false;
+	}
+	if (m_rampMax && (m_markThreshold || m_rampMin >= m_rampMax || m_rampPmax <= 0)) {
+		NS_LOG_ERROR("PortQueueDisc: a ramp with RampMin below RampMax and RampPmax "
+			     "above 0, and no step threshold");
 		return false;
 	}
 	// Each band may hold the whole limit; DoEnqueue() enforces it for both.

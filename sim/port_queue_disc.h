@@ -2,12 +2,20 @@
 //
 // The simulator's switch port where a point asks for more than drop-tail:
 // first in, first out under one byte limit (MaxSize, the only thing that
-// drops), with two options.
+// drops), with these options.
 //  - Step marking (MarkThreshold > 0): a packet that arrives to find at least
 //    that many bytes queued is marked Congestion Experienced if it is
 //    ECN-capable (DCTCP's switch rule, RFC 8257 section 3.1, on the
 //    instantaneous queue). One that is not, a pure ACK, is queued unmarked
 //    rather than dropped, as a shared-buffer switch does below its limit.
+//  - Ramp marking (RampMax > 0; DCQCN's switch, Zhu et al. SIGCOMM'15): an
+//    ECN-capable packet arriving to find q bytes queued is marked with
+//    probability 0 up to RampMin, RampPmax (q - RampMin) / (RampMax -
+//    RampMin) between, and 1 from RampMax on: RED's ramp on the
+//    instantaneous queue (no averaging), as DCQCN's switches mark. The draws
+//    come from the port's own ns-3 random stream (AssignStreams(), or the
+//    next automatic one: seeded by the simulation's seed and run, so per
+//    repeat). One or the other marking, not both.
 //  - ACK priority (AckPriority): segments without payload go in a queue of
 //    their own, served first, so that one direction's data never delays the
 //    other direction's ACKs (issue 14's reverse-path test). It takes what a
@@ -17,6 +25,7 @@
 #define MLTCP_SIM_PORT_QUEUE_DISC_H
 
 #include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
 
 namespace ns3
 {
@@ -29,6 +38,10 @@ public:
 
 	static constexpr const char *kOverLimit = "Over the byte limit";
 	static constexpr const char *kStepMark = "Queue at or over the marking threshold";
+	static constexpr const char *kRampMark = "Marked on the ramp";
+
+	// The ramp's random stream: uses one, returns 1.
+	int64_t AssignStreams(int64_t stream);
 
 private:
 	enum Band { kAcks, kData };
@@ -39,7 +52,12 @@ private:
 	void InitializeParams() override;
 	static bool PureAck(Ptr<const QueueDiscItem> item);
 
+	bool RampMarks(uint32_t queued);
+
 	uint32_t m_markThreshold = 0; // bytes queued; 0: no marking
+	uint32_t m_rampMin = 0, m_rampMax = 0; // bytes queued; RampMax 0: no ramp
+	double m_rampPmax = 0.01;
+	Ptr<UniformRandomVariable> m_uniform;
 	bool m_ackPriority = false;
 };
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // The simulator's switch port (sim/port_queue_disc.h): one byte limit, step
-// marking of ECN-capable packets only, and pure ACKs first when asked.
+// or ramp marking of ECN-capable packets only, and pure ACKs first when asked.
 #include <gtest/gtest.h>
 
 #include "ns3/boolean.h"
 #include "ns3/core-module.h"
+#include "ns3/double.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/tcp-header.h"
 
@@ -39,6 +40,39 @@ Ptr<PortQueueDisc> Port(uint32_t limit, uint32_t mark_threshold, bool ack_priori
 		UintegerValue(mark_threshold), "AckPriority", BooleanValue(ack_priority));
 	port->Initialize();
 	return port;
+}
+
+// A ramp from kmin to kmax bytes with pmax, its draws from stream 7.
+Ptr<PortQueueDisc> RampPort(uint32_t limit, uint32_t kmin, uint32_t kmax, double pmax)
+{
+	Ptr<PortQueueDisc> port = CreateObjectWithAttributes<PortQueueDisc>(
+		"MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, limit)), "RampMin",
+		UintegerValue(kmin), "RampMax", UintegerValue(kmax), "RampPmax", DoubleValue(pmax));
+	port->AssignStreams(7);
+	port->Initialize();
+	return port;
+}
+
+bool Marked(Ptr<QueueDiscItem> item)
+{
+	return DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetEcn() == Ipv4Header::ECN_CE;
+}
+
+// With `level` segments queued (not ECN-capable, so never marked), how many
+// of n ECN-capable arrivals the port marks; the queue is held at the level
+// by serving one segment after each arrival.
+uint32_t MarksAtLevel(Ptr<PortQueueDisc> port, uint32_t level, uint32_t n)
+{
+	for (uint32_t i = 0; i < level; i++)
+		port->Enqueue(Segment(kPayload, false));
+	const uint64_t before = port->GetStats().nTotalMarkedPackets;
+	for (uint32_t i = 0; i < n; i++) {
+		port->Enqueue(Segment(kPayload, true));
+		port->Dequeue();
+	}
+	while (port->Dequeue())
+		;
+	return static_cast<uint32_t>(port->GetStats().nTotalMarkedPackets - before);
 }
 
 uint32_t PayloadOf(Ptr<QueueDiscItem> item)
@@ -89,6 +123,53 @@ TEST(PortQueueDisc, TheLimitHoldsForBothBandsTogether)
 	EXPECT_EQ(port->GetNBytes(), 3 * kSegment);
 	EXPECT_EQ(port->GetStats().nTotalDroppedPackets, 1u);
 	EXPECT_EQ(port->GetStats().nTotalMarkedPackets, 0u);
+}
+
+// DCQCN's ramp: nothing up to Kmin, every ECN-capable packet from Kmax on,
+// and between them the fraction Pmax (q - Kmin) / (Kmax - Kmin).
+TEST(PortQueueDisc, RampMarksNothingBelowKminEverythingFromKmaxAndTheSlopeBetween)
+{
+	const uint32_t kmin = 4 * kSegment, kmax = 24 * kSegment;
+	Ptr<PortQueueDisc> port = RampPort(100 * kSegment, kmin, kmax, 0.5);
+
+	EXPECT_EQ(MarksAtLevel(port, 0, 1000), 0u);
+	EXPECT_EQ(MarksAtLevel(port, 4, 1000), 0u); // at Kmin
+	EXPECT_EQ(MarksAtLevel(port, 24, 1000), 1000u);
+	EXPECT_EQ(MarksAtLevel(port, 40, 1000), 1000u);
+	// 14 segments: p = 0.5 x 10 / 20 = 0.25; 4000 draws, 4 sigma is 0.027.
+	const uint32_t marks = MarksAtLevel(port, 14, 4000);
+	EXPECT_NEAR(marks / 4000.0, 0.25, 0.027) << marks;
+	// Pure ACKs are never marked, wherever the queue is.
+	for (uint32_t i = 0; i < 30; i++)
+		port->Enqueue(Segment(kPayload, false));
+	port->Enqueue(Segment(0, false));
+	EXPECT_EQ(port->GetStats().nTotalDroppedPackets, 0u);
+	uint32_t ce = 0;
+	while (Ptr<QueueDiscItem> item = port->Dequeue())
+		ce += Marked(item);
+	EXPECT_EQ(ce, 0u);
+}
+
+// The draws are the port's stream's: the same stream marks the same
+// packets; another marks others.
+TEST(PortQueueDisc, RampDrawsAreTheStreamsOwn)
+{
+	auto pattern = [](int64_t stream) {
+		Ptr<PortQueueDisc> port = RampPort(100 * kSegment, 0, 50 * kSegment, 1.0);
+		port->AssignStreams(stream);
+		std::vector<bool> marked;
+		for (int i = 0; i < 25; i++)
+			port->Enqueue(Segment(kPayload, false));
+		for (int i = 0; i < 200; i++) {
+			port->Enqueue(Segment(kPayload, true));
+			port->Dequeue();
+		}
+		while (Ptr<QueueDiscItem> item = port->Dequeue())
+			marked.push_back(Marked(item));
+		return marked;
+	};
+	EXPECT_EQ(pattern(3), pattern(3));
+	EXPECT_NE(pattern(3), pattern(4));
 }
 
 } // namespace
