@@ -86,18 +86,23 @@ public:
 	// Retransmission timeouts (CA_EVENT_LOSS, one per expiry, backed off or not).
 	uint64_t Timeouts() const { return m_timeouts; }
 
+protected:
+	// For models that keep TcpMltcp's detector and replace its window
+	// (ns3::TcpDcqcn): reads the socket's cumulative ACK into BytesAcked()
+	// (and its window into the model's, which they may ignore).
+	void Sync(Ptr<const TcpSocketState> tcb);
+	static uint64_t NowUs();
+
 private:
 	// The attributes, by the policy's names and parsers.
 	template <mltcp_param Which> void SetText(std::string text);
 	template <mltcp_param Which> std::string GetText() const;
 
-	void Sync(Ptr<const TcpSocketState> tcb);
 	void Store(Ptr<TcpSocketState> tcb) const;
 	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
 	bool Outstanding(Ptr<const TcpSocketState> tcb) const;
 	uint32_t RttSampleUs(const Time &srtt);
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
-	static uint64_t NowUs();
 
 	void SetJobField(uint32_t flag, bool given);
 	void SetIterBytes(uint64_t bytes);
