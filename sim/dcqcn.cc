@@ -37,27 +37,17 @@ uint64_t Dcqcn::Scaled(uint64_t step_bps, uint32_t f)
 
 void Dcqcn::Advance(uint64_t now_us, uint32_t f)
 {
-	if (!m_active)
-		return;
-	if (now_us >= m_alphaDue) {
-		const uint64_t periods = (now_us - m_alphaDue) / m_params.alpha_period_us + 1;
-
-		m_alpha *= std::pow(1 - m_params.g, static_cast<double>(periods));
-		m_alphaDue += periods * m_params.alpha_period_us;
-	}
-	while (now_us >= m_timerDue) {
-		if (m_rc == m_line && m_rt == m_line) {
-			// At line rate an event only counts: count the rest at once
-			// (a long idle is thousands of periods).
-			const uint64_t events = (now_us - m_timerDue) / m_params.timer_us + 1;
-
-			m_timerEvents += events;
-			m_timerDue += events * m_params.timer_us;
-			break;
-		}
+	while (m_active && now_us >= m_timerDue) {
 		m_timerDue += m_params.timer_us;
 		Increase(true, f);
 	}
+	// Released on the way: alpha is the initial one again.
+	if (!m_active || now_us < m_alphaDue)
+		return;
+	const uint64_t periods = (now_us - m_alphaDue) / m_params.alpha_period_us + 1;
+
+	m_alpha *= std::pow(1 - m_params.g, static_cast<double>(periods));
+	m_alphaDue += periods * m_params.alpha_period_us;
 }
 
 void Dcqcn::Sent(uint64_t bytes, uint32_t f)
@@ -65,7 +55,7 @@ void Dcqcn::Sent(uint64_t bytes, uint32_t f)
 	if (!m_active)
 		return;
 	m_bytes += bytes;
-	while (m_bytes >= m_params.byte_counter) {
+	while (m_active && m_bytes >= m_params.byte_counter) {
 		m_bytes -= m_params.byte_counter;
 		Increase(false, f);
 	}
@@ -110,6 +100,12 @@ void Dcqcn::Increase(bool timer, uint32_t f)
 	// Rounded up, so that RC reaches RT (the line rate) rather than
 	// stopping a bit below it.
 	m_rc = (m_rt + m_rc + 1) / 2;
+	// Back at line rate: the rate limiter is released, and the next CNP
+	// starts it again from the initial alpha.
+	if (m_rc == m_line) {
+		m_active = false;
+		m_alpha = m_params.initial_alpha;
+	}
 }
 
 } // namespace mltcp::sim

@@ -44,11 +44,17 @@
 //    RT and RC never exceed the line rate; RC never falls below the minimum
 //    rate at a cut.
 //
-// Before its first CNP a flow has no rate limiter (a NIC makes one at the
-// first CNP): it sends at line rate, alpha stays at its initial
-// value and nothing is counted. From the first CNP on, the timers run for
-// the flow's life, idle or not, so a flow that pauses (a training job's
-// compute phase) comes back near line rate with alpha decayed.
+// The rate limiter exists from a CNP until RC is back at the line rate: a
+// flow starts without one, sending at line rate; the first CNP makes it
+// (alpha at its initial value), and when the increases bring RC back to the
+// line it is released, as QCN's reaction point (IEEE 802.1Qau) releases a
+// rate limiter at line rate, and the next CNP is a first CNP again. While
+// there is none, alpha stays at its initial value and nothing is counted.
+// While there is one, its timers run whether the flow sends or not, so a
+// flow that pauses (a training job's compute phase) comes back at line rate
+// with no rate limiter, and its next phase's first CNP halves its rate. (Had
+// alpha decayed through a 30 ms pause instead, to about 0.12, that cut would
+// be 6%: in the simulator the ports overflowed at every phase start.)
 //
 // MLTCP: the increase steps, RAI and RHAI, are multiplied by F (the caller's
 // mltcp_f_increase(), MLTCP_ONE units: 1.0 for exempt flows, so plain DCQCN
@@ -119,7 +125,8 @@ public:
 	uint64_t Rate() const { return m_rc; }
 	uint64_t TargetRate() const { return m_rt; }
 	double Alpha() const { return m_alpha; }
-	// A CNP has come: the rate limiter is on and its timers run.
+	// The rate limiter is on (from a CNP until RC is back at the line):
+	// its timers run.
 	bool Active() const { return m_active; }
 	// Increase events since the last CNP, of the timer and of the byte counter.
 	uint64_t TimerEvents() const { return m_timerEvents; }

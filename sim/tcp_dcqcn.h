@@ -37,7 +37,10 @@
 //    marked either.
 //  - A loss counts as a CNP: entering recovery and each retransmission
 //    timeout cut the rate as a CNP does (not subject to the 50 us interval,
-//    which is the notification point's).
+//    which is the notification point's). ns-3 3.37 does not enter recovery
+//    from CWR (an ECE's state): a loss found there is retransmitted from the
+//    SACK scoreboard without a state change, so it cuts nothing of its own;
+//    the ECEs that put the flow in CWR are cutting the rate then.
 //  - Bytes sent (DCQCN's byte counter) are counted as they are acknowledged:
 //    one RTT late, a window's worth at most, against B = 10 MB.
 //  - RoCE fabrics are lossless (PFC pauses a port before its buffer

@@ -218,10 +218,35 @@ TEST(Dcqcn, TheRateStaysBetweenTheMinimumAndTheLine)
 	}
 	EXPECT_EQ(rp.TargetRate(), kLine);
 	EXPECT_EQ(rp.Rate(), kLine);
-	// And at line rate a long idle only counts.
-	rp.Advance(t + 55 * 100'000, kOne);
+}
+
+// Back at line rate the rate limiter is released: nothing more is counted,
+// alpha is the initial one again, and the next CNP is a first CNP.
+TEST(Dcqcn, AtLineRateTheRateLimiterIsReleased)
+{
+	DcqcnParams p;
+	Dcqcn rp(p, kLine);
+
+	rp.Cnp(0, kOne); // RT line, RC half of it
+	uint64_t t = 0;
+	while (rp.Active()) {
+		ASSERT_LT(t, 100'000u);
+		rp.Advance(t += 55, kOne);
+		if (rp.Active()) {
+			EXPECT_LT(rp.Alpha(), 1.0) << t; // decaying meanwhile
+		}
+	}
 	EXPECT_EQ(rp.Rate(), kLine);
-	EXPECT_GT(rp.TimerEvents(), 100'000u);
+	EXPECT_EQ(rp.Alpha(), p.initial_alpha);
+	const uint64_t events = rp.TimerEvents();
+	EXPECT_GT(events, p.fast_recovery_steps);
+	rp.Advance(t + 55 * 1000, kOne);
+	rp.Sent(100 * p.byte_counter, kOne);
+	EXPECT_EQ(rp.TimerEvents(), events);
+	EXPECT_EQ(rp.ByteEvents(), 0u);
+	EXPECT_EQ(rp.Alpha(), p.initial_alpha);
+	rp.Cnp(t + 55 * 1000, kOne);
+	EXPECT_EQ(rp.Rate(), kLine / 2);
 }
 
 // MLTCP's F scales the increase steps, not fast recovery and not the cut:
