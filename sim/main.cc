@@ -28,8 +28,10 @@
 // 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
 // says what that changes. A point with "ecn_mark_bytes" (the data-center
 // regime) negotiates ECN on every flow and its switch ports mark instead of
-// only dropping; one with "ack_priority" serves pure ACKs first there (both:
-// PortQueueDisc).
+// only dropping, as one with DCQCN's ramp ("ecn_kmin_bytes", "ecn_kmax_bytes",
+// "ecn_pmax") does; one with "ack_priority" serves pure ACKs first there (all:
+// PortQueueDisc). "dcqcn" and "mltcp-dcqcn" are ns3::TcpDcqcn
+// (sim/tcp_dcqcn.h), at the point's rate, on a marking point only.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -51,6 +53,7 @@
 
 #include "network.h"
 #include "point.h"
+#include "tcp_dcqcn.h"
 #include "tcp_mltcp.h"
 #include "training_worker.h"
 
@@ -90,16 +93,48 @@ void linux_like_tcp(const Point &point)
 	Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
 			   TypeIdValue(TcpPrrRecovery::GetTypeId()));
 	// Linux's net.ipv4.tcp_ecn = 1 at both ends (DCTCP sets its own).
-	Config::SetDefault(
-		"ns3::TcpSocketBase::UseEcn",
-		EnumValue(point.ecn_mark_bytes ? TcpSocketState::On : TcpSocketState::Off));
+	Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+			   EnumValue(point.marks_ecn() ? TcpSocketState::On : TcpSocketState::Off));
 }
 
-Ptr<TcpCongestionOps> make_cc(const Algorithm &alg)
+// A DCQCN sender's line rate: the payload a full segment carries on the
+// point's line (a host's link), in Linux's frames as the rate counts them.
+uint64_t dcqcn_line_bps(const Point &point)
+{
+	constexpr double kPayloadPerFrame = 1448.0 / 1514;
+	return static_cast<uint64_t>(std::llround(point.rate_mbit * 1e6 * kPayloadPerFrame));
+}
+
+// Its window, out of the rate's way: twice the base BDP at line rate plus a
+// port's queue, which no flow holds in flight before a port drops.
+uint32_t dcqcn_window(const Point &point, uint64_t queue_limit)
+{
+	const double bdp = point.rate_mbit * 1e6 / 8 * point.rtt_ms / 1e3;
+	return static_cast<uint32_t>(
+		std::min<double>(2 * (bdp + static_cast<double>(queue_limit)), UINT32_MAX / 2));
+}
+
+Ptr<TcpCongestionOps> make_cc(const Algorithm &alg, const Point &point, uint64_t queue_limit)
 {
 	if (alg.kind == CcKind::ns3) {
 		ObjectFactory factory(alg.ns3_type);
 		return factory.Create<TcpCongestionOps>();
+	}
+	if (alg.kind == CcKind::dcqcn) {
+		Ptr<TcpDcqcn> cc = CreateObject<TcpDcqcn>();
+		const uint64_t line = dcqcn_line_bps(point);
+		mltcp::sim::DcqcnParams params;
+
+		cc->SetParams(alg.params);
+		if (alg.params.exempt)
+			cc->SetAttribute("Exempt", BooleanValue(true));
+		// DCQCN's floor, or a tenth of the line on a point slower than
+		// 1 Gbit/s.
+		params.min_rate_bps = std::min(params.min_rate_bps, line / 10);
+		cc->SetRpParams(params);
+		cc->SetAttribute("LineRate", DataRateValue(DataRate(line)));
+		cc->SetAttribute("WindowBytes", UintegerValue(dcqcn_window(point, queue_limit)));
+		return cc;
 	}
 	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
 	cc->SetParams(alg.params); // parse_point() checked them
@@ -154,6 +189,13 @@ std::vector<std::string> run_once(const Run &run)
 	RngSeedManager::SetSeed(static_cast<uint32_t>(point.seed));
 	RngSeedManager::SetRun(run.rep + 1);
 	Network net(point, run.queue_limit);
+	// DCQCN's receivers echo ECE per marked segment (sim/tcp_dcqcn.h): every
+	// socket of the jobs' hosts is a TcpDcqcn, the accepted ones included.
+	if (run.alg.kind == CcKind::dcqcn)
+		for (size_t j = 0; j < jobs; j++)
+			for (unsigned rank = 0; rank < 2; rank++)
+				net.Host(j, rank)->GetObject<TcpL4Protocol>()->SetAttribute(
+					"SocketType", TypeIdValue(TcpDcqcn::GetTypeId()));
 
 	fs::create_directories(run.dir);
 	std::vector<std::unique_ptr<std::ofstream>> logs;
@@ -188,7 +230,8 @@ std::vector<std::string> run_once(const Run &run)
 			logs.push_back(std::make_unique<std::ofstream>(
 				run.dir / (job.name + "-r" + std::to_string(rank) + ".jsonl")));
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
-				config, make_cc(run.alg), run.alg.cc, *logs.back(), 0);
+				config, make_cc(run.alg, point, run.queue_limit), run.alg.cc,
+				*logs.back(), 0);
 			// Even ranks on the job's first host, odd on its second, each
 			// on a port of its own (bench.driver.ring_port()).
 			const unsigned next = (rank + 1) % job.ranks;
@@ -250,10 +293,16 @@ std::vector<std::string> run_once(const Run &run)
 		// the fields of `mltcpctl flow show -j` (the driver's "flows").
 		if (Ptr<TcpMltcp> cc = DynamicCast<TcpMltcp>(workers[w]->SenderCc())) {
 			const mltcp_flow &flow = cc->Flow();
-			flows[host].push_back({ { "ca", run.alg.cc },
-						{ "iterations", flow.iter.count },
-						{ "iter_bytes", flow.iter.bytes },
-						{ "bytes_acked", cc->BytesAcked() } });
+			json record = { { "ca", run.alg.cc },
+					{ "iterations", flow.iter.count },
+					{ "iter_bytes", flow.iter.bytes },
+					{ "bytes_acked", cc->BytesAcked() } };
+			// DCQCN's: ACKs taken as CNPs, and every rate cut (CNPs and losses).
+			if (Ptr<TcpDcqcn> dcqcn = DynamicCast<TcpDcqcn>(cc)) {
+				record["cnps"] = dcqcn->Cnps();
+				record["rate_cuts"] = dcqcn->RateCuts();
+			}
+			flows[host].push_back(record);
 		}
 	}
 	json sample_jobs = json::array();
@@ -362,10 +411,13 @@ int main(int argc, char **argv)
 		}
 		// A frame below the limit, so that the ports' IP-byte rounding
 		// keeps the threshold under it.
-		if (!planning && point.ecn_mark_bytes + 1514 > queue_limit)
-			throw PointError("ecn_mark_bytes " + std::to_string(point.ecn_mark_bytes) +
-					 ": must be a frame (1514 bytes) below the queue limit (" +
-					 std::to_string(queue_limit) + " bytes)");
+		for (auto [key, bytes] : { std::pair{ "ecn_mark_bytes", point.ecn_mark_bytes },
+					   std::pair{ "ecn_kmax_bytes", point.ecn_kmax_bytes } })
+			if (!planning && bytes + 1514 > queue_limit)
+				throw PointError(std::string(key) + " " + std::to_string(bytes) +
+						 ": must be a frame (1514 bytes) below the queue "
+						 "limit (" +
+						 std::to_string(queue_limit) + " bytes)");
 	} catch (const PointError &e) {
 		std::cerr << "mltcp-sim: " << (dir / "config.json").string() << ": " << e.what()
 			  << '\n';

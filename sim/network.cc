@@ -36,16 +36,20 @@ uint32_t ip_bytes(uint64_t linux_bytes)
 	return static_cast<uint32_t>(std::llround(linux_bytes * kIpPacket / kLinuxFrame));
 }
 
-Ptr<QueueDisc> install_port(Ptr<NetDevice> device, uint64_t limit, uint64_t mark_bytes,
-			    bool ack_priority)
+// A switch port as the point asks: its limit, its marking (a step or the
+// ramp, thresholds in Linux's frames as the limit), ACKs first or not.
+Ptr<QueueDisc> install_port(Ptr<NetDevice> device, uint64_t limit, const Point &point)
 {
 	TrafficControlHelper helper;
 	// By its TypeId, not its name: that links it in from the static library.
-	helper.SetRootQueueDisc(PortQueueDisc::GetTypeId().GetName(), "MaxSize",
-				QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, ip_bytes(limit))),
-				"MarkThreshold",
-				UintegerValue(mark_bytes ? ip_bytes(mark_bytes) : 0), "AckPriority",
-				BooleanValue(ack_priority));
+	helper.SetRootQueueDisc(
+		PortQueueDisc::GetTypeId().GetName(), "MaxSize",
+		QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, ip_bytes(limit))), "MarkThreshold",
+		UintegerValue(point.ecn_mark_bytes ? ip_bytes(point.ecn_mark_bytes) : 0), "RampMin",
+		UintegerValue(ip_bytes(point.ecn_kmin_bytes)), "RampMax",
+		UintegerValue(point.ecn_kmax_bytes ? ip_bytes(point.ecn_kmax_bytes) : 0),
+		"RampPmax", DoubleValue(point.ecn_pmax), "AckPriority",
+		BooleanValue(point.ack_priority));
 	return helper.Install(device).Get(0);
 }
 
@@ -130,7 +134,7 @@ void Network::BuildDumbbell(const Point &point, uint64_t queue_limit)
 {
 	const size_t jobs = point.jobs.size();
 	// A port of our own where the point asks for marks or ACK priority.
-	const bool port = point.ecn_mark_bytes != 0 || point.ack_priority || point.port_queue;
+	const bool port = point.marks_ecn() || point.ack_priority || point.port_queue;
 
 	NodeContainer switches, left, right;
 	switches.Create(2);
@@ -168,8 +172,7 @@ void Network::BuildDumbbell(const Point &point, uint64_t queue_limit)
 	for (int d = 0; d < 2; d++) {
 		Ptr<QueueDisc> disc;
 		if (port)
-			disc = install_port(core.Get(d), queue_limit, point.ecn_mark_bytes,
-					    point.ack_priority);
+			disc = install_port(core.Get(d), queue_limit, point);
 		AddPort("bottleneck", d == 0 ? "to-right" : "to-left", core.Get(d), disc);
 	}
 
@@ -246,8 +249,7 @@ void Network::BuildLeafSpine(const Point &point, uint64_t queue_limit)
 		const std::string hn = host_name + std::to_string(h);
 		const std::string ln = leaf_name + std::to_string(leaf);
 		AddPort("fabric", ln + ">" + hn, host_links[h].b,
-			install_port(host_links[h].b, queue_limit, point.ecn_mark_bytes,
-				     point.ack_priority));
+			install_port(host_links[h].b, queue_limit, point));
 	}
 	for (unsigned l = 0; l < fabric.leaves; l++)
 		for (unsigned s = 0; s < fabric.spines; s++) {
@@ -255,11 +257,9 @@ void Network::BuildLeafSpine(const Point &point, uint64_t queue_limit)
 			const std::string ln = leaf_name + std::to_string(l);
 			const std::string sn = spine_name + std::to_string(s);
 			AddPort("fabric", ln + ">" + sn, up[l][s].a,
-				install_port(up[l][s].a, queue_limit, point.ecn_mark_bytes,
-					     point.ack_priority));
+				install_port(up[l][s].a, queue_limit, point));
 			AddPort("fabric", sn + ">" + ln, up[l][s].b,
-				install_port(up[l][s].b, queue_limit, point.ecn_mark_bytes,
-					     point.ack_priority));
+				install_port(up[l][s].b, queue_limit, point));
 		}
 
 	// Static routes to every host's address: hosts through their leaf; a

@@ -134,6 +134,30 @@ Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 	return job;
 }
 
+// DCQCN's ramp: all three keys or none, not with a step threshold.
+void parse_ramp(const json &cfg, Point &point)
+{
+	const char *keys[] = { "ecn_kmin_bytes", "ecn_kmax_bytes", "ecn_pmax" };
+	int given = 0;
+	for (const char *key : keys)
+		given += cfg.contains(key);
+	if (!given)
+		return;
+	if (given != 3)
+		refuse("\"ecn_kmin_bytes\", \"ecn_kmax_bytes\" and \"ecn_pmax\": "
+		       "the ramp needs all three");
+	if (point.ecn_mark_bytes)
+		refuse("\"ecn_mark_bytes\" (a step) or the ramp (\"ecn_kmin_bytes\", "
+		       "\"ecn_kmax_bytes\", \"ecn_pmax\"), not both");
+	point.ecn_kmin_bytes = count(cfg, "ecn_kmin_bytes", UINT32_MAX);
+	point.ecn_kmax_bytes = count(cfg, "ecn_kmax_bytes", UINT32_MAX);
+	point.ecn_pmax = number(cfg, "ecn_pmax");
+	if (point.ecn_kmin_bytes >= point.ecn_kmax_bytes || point.ecn_pmax <= 0 ||
+	    point.ecn_pmax > 1)
+		refuse("the ramp: \"ecn_kmin_bytes\" below \"ecn_kmax_bytes\", and "
+		       "\"ecn_pmax\" in (0, 1]");
+}
+
 // A configuration's parameter value as the policy's parser reads it.
 std::string param_text(const json &value)
 {
@@ -192,6 +216,21 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 		alg.kind = CcKind::base;
 		alg.params.base = alg.cc == "cubic" ? MLTCP_BASE_CUBIC : MLTCP_BASE_RENO;
 		alg.params.exempt = 1;
+	} else if (alg.cc == "dcqcn") {
+		// Plain DCQCN: the same sender with F = 1.
+		alg.kind = CcKind::dcqcn;
+		alg.params.exempt = 1;
+	} else if (alg.cc == "mltcp-dcqcn") {
+		// F scales DCQCN's rate increase: mode "ai" unless the algorithm
+		// names one (the point's default mode is a window's rule).
+		alg.kind = CcKind::dcqcn;
+		apply_params(alg.params, defaults, alg.name);
+		alg.params.mode = MLTCP_MODE_AI;
+		if (a.contains("params"))
+			apply_params(alg.params, a["params"], alg.name);
+		if (alg.params.mode != MLTCP_MODE_AI)
+			refuse("algorithm " + alg.name +
+			       ": mltcp-dcqcn scales DCQCN's rate increase: mode \"ai\" only");
 	} else if (alg.cc == "ns3-cubic" || alg.cc == "ns3-linux-reno" || alg.cc == "ns3-dctcp") {
 		alg.kind = CcKind::ns3;
 		alg.ns3_type = alg.cc == "ns3-cubic"   ? "ns3::TcpCubic"
@@ -199,8 +238,8 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 						       : "ns3::TcpLinuxReno";
 	} else {
 		refuse("algorithm " + alg.name + ": unknown congestion control \"" + alg.cc +
-		       "\" (mltcp, mltcp_reno, mltcp_cubic, cubic, reno, ns3-cubic, "
-		       "ns3-linux-reno, ns3-dctcp)");
+		       "\" (mltcp, mltcp_reno, mltcp_cubic, cubic, reno, dcqcn, mltcp-dcqcn, "
+		       "ns3-cubic, ns3-linux-reno, ns3-dctcp)");
 	}
 	if (!mltcp_params_valid(&alg.params))
 		refuse("algorithm " + alg.name + ": parameters out of range");
@@ -228,6 +267,7 @@ Point parse_point(const std::string &json_text)
 		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
 		if (cfg.contains("ecn_mark_bytes"))
 			point.ecn_mark_bytes = count(cfg, "ecn_mark_bytes", UINT32_MAX);
+		parse_ramp(cfg, point);
 		for (auto [key, flag] : { std::pair{ "ack_priority", &point.ack_priority },
 					  std::pair{ "port_queue", &point.port_queue } }) {
 			if (!cfg.contains(key))
@@ -264,8 +304,15 @@ Point parse_point(const std::string &json_text)
 		if (!cfg.contains("algorithms") || !cfg["algorithms"].is_array() ||
 		    cfg["algorithms"].empty())
 			refuse("\"algorithms\" must be a list of at least one algorithm");
-		for (const json &a : cfg["algorithms"])
+		for (const json &a : cfg["algorithms"]) {
 			point.algorithms.push_back(parse_algorithm(a, defaults));
+			const Algorithm &alg = point.algorithms.back();
+			if (alg.kind == CcKind::dcqcn && !point.marks_ecn())
+				refuse("algorithm " + alg.name + ": " + alg.cc +
+				       " reacts to ECN marks: the port must mark "
+				       "(\"ecn_mark_bytes\", or the ramp \"ecn_kmin_bytes\", "
+				       "\"ecn_kmax_bytes\", \"ecn_pmax\")");
+		}
 	} catch (const json::exception &e) {
 		refuse(std::string("config.json: ") + e.what());
 	}

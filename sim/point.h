@@ -44,13 +44,14 @@ enum class CcKind {
 	mltcp, // ns3::TcpMltcp with the algorithm's parameters
 	base,  // ns3::TcpMltcp exempt: the base algorithm alone (F = 1, no restart)
 	ns3,   // one of ns-3's own (ns3_type)
+	dcqcn, // ns3::TcpDcqcn: plain DCQCN (exempt), or with MLTCP's F ("ai")
 };
 
 struct Algorithm {
 	std::string name; // as the configuration names it (the run directory's)
 	std::string cc;	  // as the configuration names it ("cubic", "mltcp", ...)
 	CcKind kind = CcKind::mltcp;
-	mltcp_params params{}; // kind mltcp or base
+	mltcp_params params{}; // kind mltcp, base or dcqcn
 	int fixed_base = -1;   // mltcp_reno / mltcp_cubic fix the base
 	std::string ns3_type;  // kind ns3
 };
@@ -73,6 +74,13 @@ struct Point {
 	// bytes queued (PortQueueDisc) and every flow negotiates ECN; 0:
 	// drop-tail, no ECN, as the guest's tbf.
 	uint64_t ecn_mark_bytes = 0;
+	// Or DCQCN's ramp (PortQueueDisc's): no mark up to kmin bytes queued, a
+	// probability rising to pmax at kmax, every packet from kmax on. 0:
+	// none.
+	uint64_t ecn_kmin_bytes = 0, ecn_kmax_bytes = 0;
+	double ecn_pmax = 0;
+	// The ports mark (step or ramp), and every flow negotiates ECN.
+	bool marks_ecn() const { return ecn_mark_bytes || ecn_kmax_bytes; }
 	// Pure ACKs served first at the bottleneck (PortQueueDisc), both ways.
 	bool ack_priority = false;
 	// The PortQueueDisc at the bottleneck even without marks or priority

@@ -105,7 +105,7 @@ def smoke_config():
 def test_an_unknown_congestion_control_is_refused(tmp_path):
     cfg = smoke_config()
     cfg["algorithms"].append({"name": "fast", "cc": "bbr9"})
-    sim_refuses(tmp_path, cfg, "fast", "bbr9")
+    sim_refuses(tmp_path, cfg, "fast", "bbr9", "mltcp-dcqcn")
 
 
 def test_a_framework_workload_is_refused(tmp_path):
@@ -169,6 +169,56 @@ def test_an_ecn_point_marks_instead_of_dropping_and_starts_at_random(tmp_path):
     assert driver.start_offsets(cfg, 0) != driver.start_offsets(cfg, 1)
 
 
+def test_dcqcn_runs_on_a_ramp_marking_port_and_counts_its_cnps(tmp_path):
+    """DCQCN (sim/tcp_dcqcn.h), plain and with MLTCP's F, on DCQCN's ramp
+    (bench.matrix.DCQCN_RAMP, its top scaled to 50 kB, 400 us at 1 Gbit/s):
+    every iteration and byte delivered, the ramp marks, each flow takes CNPs
+    and every CNP is a rate cut (losses would add to the cuts)."""
+    jobs = matrix.identical_jobs(2, 0.4, 50, 1000, "exchange")
+    algorithms = [{"name": "dcqcn", "cc": "dcqcn"}, {"name": "mltcp-dcqcn", "cc": "mltcp-dcqcn"}]
+    ramp = dict(matrix.DCQCN_RAMP, ecn_kmax_bytes=50000)
+    cfg = matrix.sim_point("dcqcn-smoke", jobs, 1000, 0.1, 400000, 6, 1, algorithms, **ramp,
+                           **matrix.DC_TCP)
+    point = run_config(tmp_path, cfg)
+    for alg in algorithms:
+        (repeat,) = point.repeats(alg["name"])
+        meta = repeat.meta
+        assert meta["failures"] == []
+        steps = [r for r in repeat.records if r["type"] == "iteration"]
+        assert len(steps) == 6 * 2 * 2  # iterations x jobs x workers
+        assert all(r["bytes_sent"] == r["bytes_received"] == jobs[0]["bytes"] and
+                   r["cc"] == alg["cc"] for r in steps)
+        assert meta["marks"]["bottleneck"]["to-right"] > 0, meta["marks"]
+        for host, (flow,) in meta["flows"].items():
+            assert flow["ca"] == alg["cc"]
+            assert flow["cnps"] > 0 and flow["rate_cuts"] >= flow["cnps"], (alg, host, flow)
+            assert flow["iterations"] == 5 and flow["iter_bytes"] == jobs[0]["bytes"]
+    # mltcp-dcqcn scales the rate increase: mode "ai" whatever the point's default.
+    (repeat,) = point.repeats("mltcp-dcqcn")
+    assert cfg["default_params"]["mode"] == "md-restart"
+    assert repeat.meta["defaults"]["mode"] == "ai"
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda c: c.update(algorithms=[{"name": "dq", "cc": "dcqcn"}]), ("dq", "dcqcn", "mark")),
+    (lambda c: c.update(algorithms=[{"name": "mdq", "cc": "mltcp-dcqcn"}]),
+     ("mdq", "mltcp-dcqcn", "mark")),
+    (lambda c: c.update(ecn_kmin_bytes=5000), ("ecn_kmin_bytes", "all three")),
+    (lambda c: c.update(ecn_kmin_bytes=5000, ecn_kmax_bytes=20000),
+     ("ecn_pmax", "all three")),
+    (lambda c: c.update(matrix.DCQCN_RAMP, ecn_mark_bytes=20000), ("ecn_mark_bytes", "not both")),
+    (lambda c: c.update(ecn_kmin_bytes=5000, ecn_kmax_bytes=5000, ecn_pmax=0.01),
+     ("ecn_kmin_bytes", "below")),
+    (lambda c: c.update(matrix.DCQCN_RAMP), ("ecn_kmax_bytes", "200000", "queue limit")),
+    (lambda c: c.update(matrix.DCQCN_RAMP, ecn_kmax_bytes=20000, algorithms=[
+        matrix.mltcp_alg("mdq", "md-restart", cc="mltcp-dcqcn")]), ("mdq", "ai")),
+])
+def test_bad_dcqcn_configurations_are_refused(tmp_path, change, words):
+    cfg = smoke_config()
+    change(cfg)
+    sim_refuses(tmp_path, cfg, *words)
+
+
 def test_a_marking_threshold_at_or_over_the_limit_is_refused(tmp_path):
     cfg = smoke_config()
     cfg["ecn_mark_bytes"] = 37500
@@ -195,6 +245,14 @@ def plan(tmp_path, cfg):
     assert run.returncode == 0, run.stderr
     assert not os.path.exists(os.path.join(point.path, "raw")), "--plan simulated"
     return json.loads(run.stdout)["links"]
+
+
+def test_the_dc_dcqcn_sets_points_are_accepted(tmp_path):
+    """bench run dc-dcqcn's points parse in mltcp-sim (every algorithm on a
+    marking port), the ramp's top a frame below the port's limit."""
+    for cfg in matrix.dc_dcqcn(iterations=1):
+        assert plan(tmp_path, cfg) == {}, cfg["name"]  # the dumbbell: no fabric links
+        assert cfg["ecn_kmax_bytes"] + 1514 <= cfg["buffer_bytes"]
 
 
 def test_a_leaf_spine_plan_routes_each_direction_over_one_spine(tmp_path):
