@@ -423,30 +423,58 @@ DC_SET_PORTS = {
 }
 
 
-def data_center(iterations=100, repeats=10):
+def data_center(iterations=100, repeats=10, ports=None, algorithms=None,
+                buffer_bytes=DC_BUFFER_BYTES):
     """Issue 13's data-center points: 2, 3, 4 and 8 exchanging jobs whose
     fractions sum to 0.8, from synchronized and from random starts, on each
-    of DC_SET_PORTS. Every job's phase spans DC_SET_PHASE_RTTS base RTTs
-    whatever the number of jobs: the period grows with it (12.5 ms a job at
-    10 us), so the jobs' fractions, not their phases, shrink."""
+    of DC_SET_PORTS (or ports). Every job's phase spans DC_SET_PHASE_RTTS
+    base RTTs whatever the number of jobs: the period grows with it (12.5 ms
+    a job at 10 us), so the jobs' fractions, not their phases, shrink. The
+    algorithms are DC_ALGORITHMS, and DCTCP's where the port marks, unless
+    given."""
     out = []
     phase_ms = DC_SET_PHASE_RTTS * DC_SET_RTT_MS
     for count in (2, 3, 4, 8):
         fraction = DC_SET_LOAD / count
         period_ms = phase_ms / fraction
         for start in ("sync", "random"):
-            for port, keys in DC_SET_PORTS.items():
+            for port, keys in (ports or DC_SET_PORTS).items():
                 jobs = identical_jobs(count, fraction, period_ms, DC_RATE_MBIT, "exchange")
                 extra = dict(DC_TCP, start="random" if start == "random" else "given", **keys)
-                algs = DC_ECN_ALGORITHMS if "ecn_mark_bytes" in keys else DC_ALGORITHMS
+                algs = algorithms or (DC_ECN_ALGORITHMS if "ecn_mark_bytes" in keys
+                                      else DC_ALGORITHMS)
                 cfg = sim_point("dc%d-%s-%s" % (count, start, port), jobs, DC_RATE_MBIT,
-                                DC_SET_RTT_MS, DC_BUFFER_BYTES, iterations, repeats, algs,
+                                DC_SET_RTT_MS, buffer_bytes, iterations, repeats, algs,
                                 period_ms=period_ms, **extra)
                 # The detector's idle gap below the shortest compute phase
                 # (15 ms, two jobs) and far above any pause inside a phase.
                 cfg["default_params"] = dict(cfg["default_params"], idle_gap_us="2000")
                 out.append(cfg)
     return out
+
+
+# DCQCN's switch (issue 13, item 8): its RED-like ramp on the instantaneous
+# queue (Zhu et al., SIGCOMM'15: Kmin 5 KB, Kmax 200 KB, Pmax 1%). RoCE's
+# fabrics pause (PFC) rather than drop; ours drop, so the port has room for
+# what builds while the first marks travel back: flows starting together at
+# line rate fill about Kmax per flow before their CNPs arrive (at 10 Gbit/s
+# two exchanging jobs overflowed 400 kB at phase starts, and not 2 MB), so
+# 2 MB, ten times Kmax, a congested port's share of a
+# shared-buffer switch. DCQCN plain and with MLTCP's F scaling its rate
+# increase (mode "ai"), beside md-restart and DCTCP on the same port.
+DCQCN_RAMP = {"ecn_kmin_bytes": 5000, "ecn_kmax_bytes": 200000, "ecn_pmax": 0.01}
+DCQCN_BUFFER_BYTES = 2000000
+DCQCN_ALGORITHMS = [{"name": "dcqcn", "cc": "dcqcn"},
+                    {"name": "mltcp-dcqcn", "cc": "mltcp-dcqcn"},
+                    mltcp_alg("md-restart", "md-restart"),
+                    {"name": "dctcp", "cc": "ns3-dctcp"}]
+
+
+def dc_dcqcn(iterations=100, repeats=10):
+    """The data-center points (data_center()) on DCQCN's ramp: plain DCQCN
+    against DCQCN with MLTCP's F, beside md-restart and DCTCP."""
+    return data_center(iterations, repeats, ports={"dcqcn": DCQCN_RAMP},
+                       algorithms=DCQCN_ALGORITHMS, buffer_bytes=DCQCN_BUFFER_BYTES)
 
 
 # The regime map's window: one BDP of the data-center point (10 Gbit/s x 20
@@ -644,6 +672,7 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "study-fairness": study_fairness, "study-guest": study_guest,
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
-        "dc": data_center, "regime-map": regime_map, "diag-exchange": diag_exchange,
-        "cluster": cluster, "diag-host-acks": diag_host_acks, "gate-sim": gate_sim,
-        "gate-host": gate_host, "gate-guest": gate_guest, "gate-overload": gate_overload}
+        "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map,
+        "diag-exchange": diag_exchange, "cluster": cluster, "diag-host-acks": diag_host_acks,
+        "gate-sim": gate_sim, "gate-host": gate_host, "gate-guest": gate_guest,
+        "gate-overload": gate_overload}
