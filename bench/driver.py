@@ -136,7 +136,8 @@ class Experiment:
     """A point's topology, its jobs and bulk flows, and how to run them."""
 
     def __init__(self, cfg, point):
-        sim_only = [key for key in ("ecn_mark_bytes", "topology", "port_queue") if cfg.get(key)]
+        sim_only = [key for key in ("ecn_mark_bytes", "ecn_kmin_bytes", "ecn_kmax_bytes",
+                                    "ecn_pmax", "topology", "port_queue") if cfg.get(key)]
         if sim_only:
             raise SystemExit("driver: %s: the simulator's only (bench run --sim)"
                              % ", ".join(sim_only))
