@@ -69,7 +69,7 @@
 //     CNP_INTERVAL 50);
 //   F = 5, RAI = 40 Mbit/s, RHAI = 200 Mbit/s: that configuration
 //     (FAST_RECOVERY_TIMES 5, RATE_AI 40Mb/s, RATE_HAI 200Mb/s);
-//   T = 55 us, B = 10 MB: the paper's values as issue 13 gives them (not
+//   T = 55 us, B = 10 MB: the values commonly cited from the paper (not
 //     checked against the paper's text here; the authors' configuration,
 //     at 40 Gbit/s, has RP_TIMER 60 and BYTE_COUNTER 300000);
 //   minimum rate 100 Mbit/s: that simulator's MinRate default, and HPCC's
