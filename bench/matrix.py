@@ -471,9 +471,14 @@ DCQCN_ALGORITHMS = [{"name": "dcqcn", "cc": "dcqcn"},
 
 
 def dc_dcqcn(iterations=100, repeats=10):
-    """The data-center points (data_center()) on DCQCN's ramp: plain DCQCN
-    against DCQCN with MLTCP's F, beside md-restart and DCTCP."""
-    return data_center(iterations, repeats, ports={"dcqcn": DCQCN_RAMP},
+    """The data-center points (data_center()) on DCQCN's ramp, with the
+    ACKs mixed in with data or served first: plain DCQCN against DCQCN with
+    MLTCP's F, beside md-restart and DCTCP."""
+    return data_center(iterations, repeats,
+                       ports={"dcqcn": DCQCN_RAMP,
+                              # CNPs (here ECE ACKs) in the top class, as RoCE
+                              # fabrics send them.
+                              "dcqcn-ackprio": dict(DCQCN_RAMP, ack_priority=True)},
                        algorithms=DCQCN_ALGORITHMS, buffer_bytes=DCQCN_BUFFER_BYTES)
 
 
