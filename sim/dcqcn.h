@@ -70,8 +70,8 @@
 //   F = 5, RAI = 40 Mbit/s, RHAI = 200 Mbit/s: that configuration
 //     (FAST_RECOVERY_TIMES 5, RATE_AI 40Mb/s, RATE_HAI 200Mb/s);
 //   T = 55 us, B = 10 MB: the values commonly cited from the paper (not
-//     checked against the paper's text here; the authors' configuration,
-//     at 40 Gbit/s, has RP_TIMER 60 and BYTE_COUNTER 300000);
+//     checked against the paper's text here; the authors' configuration
+//     sets its own timer and byte counter, not checked here either);
 //   minimum rate 100 Mbit/s: that simulator's MinRate default, and HPCC's
 //     simulator's MIN_RATE (github.com/alibaba-edu/High-Precision-Congestion-
 //     Control, mix/config_doc.txt);

@@ -26,9 +26,11 @@
 //    receiver echoes ECE on each ACK that covers a CE-marked segment and on
 //    no other (this class, as the receiving socket's congestion control, in
 //    CwndEvent()), and the sender takes an ACK with ECE as a CNP when 50 us
-//    have passed since the last one it took. So the CNP comes with the ACK,
-//    delayed ACKs and all: about half an RTT later than a NIC's CNP, sent as
-//    soon as the marked packet arrives. ns-3's own ECN response (the CWR
+//    have passed since the last one it took. So the CNP comes with the ACK:
+//    it takes the reverse path a NIC's CNP takes, but later by the
+//    receiver's delayed-ACK hold (a NIC sends at once) and, unless the port
+//    serves ACKs first ("ack_priority", as RoCE fabrics put CNPs in the top
+//    class), behind the other direction's data. ns-3's own ECN response (the CWR
 //    state) runs beside it and changes nothing: GetSsThresh() returns the
 //    fixed window. ECN's "DctcpEcn" mode is not used: in ns-3 3.37 all it
 //    changes is that pure ACKs become ECN-capable (and then marked at the

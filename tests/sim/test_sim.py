@@ -172,8 +172,8 @@ def test_an_ecn_point_marks_instead_of_dropping_and_starts_at_random(tmp_path):
 def test_dcqcn_runs_on_a_ramp_marking_port_and_counts_its_cnps(tmp_path):
     """DCQCN (sim/tcp_dcqcn.h), plain and with MLTCP's F, on DCQCN's ramp
     (bench.matrix.DCQCN_RAMP, its top scaled to 50 kB, 400 us at 1 Gbit/s):
-    every iteration and byte delivered, the ramp marks, each flow takes CNPs
-    and every CNP is a rate cut (losses would add to the cuts)."""
+    every iteration and byte delivered, the ramp marks, each flow takes CNPs,
+    and with no drop every rate cut is a CNP."""
     jobs = matrix.identical_jobs(2, 0.4, 50, 1000, "exchange")
     algorithms = [{"name": "dcqcn", "cc": "dcqcn"}, {"name": "mltcp-dcqcn", "cc": "mltcp-dcqcn"}]
     ramp = dict(matrix.DCQCN_RAMP, ecn_kmax_bytes=50000)
@@ -189,9 +189,11 @@ def test_dcqcn_runs_on_a_ramp_marking_port_and_counts_its_cnps(tmp_path):
         assert all(r["bytes_sent"] == r["bytes_received"] == jobs[0]["bytes"] and
                    r["cc"] == alg["cc"] for r in steps)
         assert meta["marks"]["bottleneck"]["to-right"] > 0, meta["marks"]
+        assert meta["drops"]["bottleneck"] == {"to-right": 0, "to-left": 0}, meta["drops"]
         for host, (flow,) in meta["flows"].items():
             assert flow["ca"] == alg["cc"]
-            assert flow["cnps"] > 0 and flow["rate_cuts"] >= flow["cnps"], (alg, host, flow)
+            # No drop at this port, so no loss cut: every cut is a CNP.
+            assert flow["cnps"] > 0 and flow["rate_cuts"] == flow["cnps"], (alg, host, flow)
             assert flow["iterations"] == 5 and flow["iter_bytes"] == jobs[0]["bytes"]
     # mltcp-dcqcn scales the rate increase: mode "ai" whatever the point's default.
     (repeat,) = point.repeats("mltcp-dcqcn")
