@@ -36,8 +36,7 @@ TypeId PortQueueDisc::GetTypeId()
 				      UintegerValue(0),
 				      MakeUintegerAccessor(&PortQueueDisc::m_markThreshold),
 				      MakeUintegerChecker<uint32_t>())
-			.AddAttribute("RampMin",
-				      "Bytes queued up to which the ramp marks nothing",
+			.AddAttribute("RampMin", "Bytes queued up to which the ramp marks nothing",
 				      UintegerValue(0),
 				      MakeUintegerAccessor(&PortQueueDisc::m_rampMin),
 				      MakeUintegerChecker<uint32_t>())
@@ -47,10 +46,10 @@ TypeId PortQueueDisc::GetTypeId()
 				      UintegerValue(0),
 				      MakeUintegerAccessor(&PortQueueDisc::m_rampMax),
 				      MakeUintegerChecker<uint32_t>())
-			.AddAttribute("RampPmax", "The ramp's marking probability just below RampMax",
-				      DoubleValue(0.01),
-				      MakeDoubleAccessor(&PortQueueDisc::m_rampPmax),
-				      MakeDoubleChecker<double>(0, 1))
+			.AddAttribute(
+				"RampPmax", "The ramp's marking probability just below RampMax",
+				DoubleValue(0.01), MakeDoubleAccessor(&PortQueueDisc::m_rampPmax),
+				MakeDoubleChecker<double>(0, 1))
 			.AddAttribute("AckPriority",
 				      "Serve segments without payload before the others",
 				      BooleanValue(false),
