@@ -73,7 +73,7 @@ const Time kStart = Seconds(1);
 
 void linux_like_tcp(const Point &point)
 {
-	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kLinuxMss));
 	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
 	Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(kBufferBytes));
 	Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(kBufferBytes));
@@ -101,8 +101,7 @@ void linux_like_tcp(const Point &point)
 // point's line (a host's link), in Linux's frames as the rate counts them.
 uint64_t dcqcn_line_bps(const Point &point)
 {
-	constexpr double kPayloadPerFrame = 1448.0 / 1514;
-	return static_cast<uint64_t>(std::llround(point.rate_mbit * 1e6 * kPayloadPerFrame));
+	return payload_bps(point.rate_mbit);
 }
 
 // Its window, out of the rate's way: twice the base BDP at line rate plus a

@@ -62,6 +62,11 @@ std::string subnet(uint32_t index)
 
 } // namespace
 
+uint64_t payload_bps(double rate_mbit)
+{
+	return static_cast<uint64_t>(std::llround(rate_mbit * 1e6 * kLinuxMss / kLinuxFrame));
+}
+
 unsigned spine_for(unsigned leaf, unsigned host, unsigned spines)
 {
 	uint32_t x = leaf * 0x9e3779b1u + host * 0x85ebca77u;

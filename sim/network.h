@@ -44,6 +44,13 @@
 namespace mltcp::sim
 {
 
+// Linux's segment with timestamps: every simulated socket sends these.
+constexpr uint32_t kLinuxMss = 1448;
+
+// The payload rate of a line of rate_mbit as tbf counts it (full Ethernet
+// frames), in bits per second.
+uint64_t payload_bps(double rate_mbit);
+
 class Network
 {
 public:
