@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Self-test of scripts/vm-run, run on the HOST. Boots the guest five times
+# Self-test of scripts/vm-run, run on the HOST. Boots the guest six times
 # (one of them, the timeout check, in the background while the others run),
-# about 100 s in all. Exits non-zero if any check fails.
+# about 2 minutes in all. Exits non-zero if any check fails.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -108,6 +108,18 @@ check "(h) --writable: the upper layer holds the new file" grep -Fxq "upper=has-
 check "(h) --writable: a deletion is a whiteout" grep -Fxq "upper=whiteout" "$TMP/writable.log"
 check "(h) --writable: nothing reached the host" test ! -e "$probe" -a -e /etc/hostname
 ((RC == 0)) || show_log "$TMP/writable.log"
+
+# (i) a guest that dies under the command (an immediate reset, as a panic
+# with panic=-1 would): no status, so 125, and the console's tail on stderr.
+echo "# (i) vm-run --no-load -- sh -c 'echo b >/proc/sysrq-trigger'"
+vm reset --no-load -- sh -c 'echo b >/proc/sysrq-trigger; sleep 60'
+check "(i) a guest that dies exits 125 (got $RC)" test "$RC" -eq 125
+check "(i) the reason on stderr" grep -q "guest died without reporting a status" "$TMP/reset.log"
+check "(i) the console's last lines on stderr" grep -q "last console lines:" "$TMP/reset.log"
+((RC == 125)) || show_log "$TMP/reset.log"
+# vm-run keeps a dead guest's run directory for post-mortem; not this one.
+dead_run=$(sed -n 's/.*(qemu exit [0-9]*; console: \(.*\)\/console\.log)$/\1/p' "$TMP/reset.log")
+[[ -z $dead_run || ! -d $dead_run ]] || rm -rf -- "$dead_run"
 
 # (f) collect the timeout run.
 echo "# (f) waiting for the timeout run"
