@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Self-test of scripts/vm-run, run on the HOST. Boots the guest six times
-# (one of them, the timeout check, in the background while the others run),
-# about 2 minutes in all. Exits non-zero if any check fails.
+# Self-test of scripts/vm-run, run on the HOST. Boots the guest nine times
+# (the timeout check in the background while the others run; three boots
+# end in a panic at once), about 2 minutes in all. Exits non-zero if any check fails.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -121,6 +121,19 @@ check "(i) the console's last lines on stderr" grep -q "last console lines:" "$T
 dead_run=$(sed -n 's/.*(qemu exit [0-9]*; console: \(.*\)\/console\.log)$/\1/p' "$TMP/reset.log")
 [[ -z $dead_run || ! -d $dead_run ]] || rm -rf -- "$dead_run"
 
+# (j) a kernel that dies booting, before the guest side starts (no init:
+# rdinit= names nothing, root= is unset): booted three times, each failure
+# said, then 125.
+echo "# (j) vm-run --no-load --kernel-arg rdinit=/nonexistent -- true"
+vm noinit --no-load --kernel-arg rdinit=/nonexistent -- true
+check "(j) a kernel that never boots exits 125 (got $RC)" test "$RC" -eq 125
+check "(j) booted again twice, each said" \
+	test "$(grep -c "the guest kernel died booting, before stage 2 ran: .*Kernel panic" "$TMP/noinit.log")" -eq 2
+check "(j) the third boot is the last" grep -q "booting again (3 of 3;" "$TMP/noinit.log"
+((RC == 125)) || show_log "$TMP/noinit.log"
+dead_run=$(sed -n 's/.*(qemu exit [0-9]*; console: \(.*\)\/console\.log)$/\1/p' "$TMP/noinit.log")
+[[ -z $dead_run || ! -d $dead_run ]] || rm -rf -- "$dead_run"
+
 # (f) collect the timeout run.
 echo "# (f) waiting for the timeout run"
 wait "$TIMEOUT_PID" || true
@@ -130,6 +143,8 @@ check "(f) timeout exits 124 (got $trc)" test "$trc" -eq 124
 check "(f) killed well before 'sleep 600' ends (${telapsed} s)" test "$telapsed" -lt 120
 check "(f) timeout reason on stderr" grep -q "timeout: guest killed after 60 s" "$TMP/timeout.log"
 ((trc == 124)) || show_log "$TMP/timeout.log"
+dead_run=$(sed -n 's/.*timeout: guest killed after [0-9]* s (console: \(.*\)\/console\.log)$/\1/p' "$TMP/timeout.log")
+[[ -z $dead_run || ! -d $dead_run ]] || rm -rf -- "$dead_run"
 
 if ((FAILED)); then
 	echo "# test_vm_run: FAILED"
