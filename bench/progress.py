@@ -25,8 +25,9 @@ POINT_OVERHEAD_S = {"module": 60.0, "bpf": 15.0, "ns-3": 5.0}
 RUN_OVERHEAD_S = {"module": 8.0, "bpf": 3.0, "ns-3": 0.5}
 # The simulator's speed on this 2-core machine: simulated packets (data
 # segments and their ACKs, one per two) per second of wall time, measured
-# (mltcp-sim on the demo point: about 0.8 million packets in 19 s).
-SIM_PACKETS_PER_S = 40000
+# with tcmalloc, two simulations at once: dc3-sync-ecn, 60 iterations, about
+# 4.7 million packets in 80-86 s a run.
+SIM_PACKETS_PER_S = 55000
 
 
 def backend(cfg):
