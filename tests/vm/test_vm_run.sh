@@ -116,6 +116,7 @@ vm reset --no-load -- sh -c 'echo b >/proc/sysrq-trigger; sleep 60'
 check "(i) a guest that dies exits 125 (got $RC)" test "$RC" -eq 125
 check "(i) the reason on stderr" grep -q "guest died without reporting a status" "$TMP/reset.log"
 check "(i) the console's last lines on stderr" grep -q "last console lines:" "$TMP/reset.log"
+check "(i) a death after our init is not booted again" test "$(grep -c "booting again" "$TMP/reset.log")" -eq 0
 ((RC == 125)) || show_log "$TMP/reset.log"
 # vm-run keeps a dead guest's run directory for post-mortem; not this one.
 dead_run=$(sed -n 's/.*(qemu exit [0-9]*; console: \(.*\)\/console\.log)$/\1/p' "$TMP/reset.log")
@@ -128,7 +129,7 @@ echo "# (j) vm-run --no-load --kernel-arg rdinit=/nonexistent -- true"
 vm noinit --no-load --kernel-arg rdinit=/nonexistent -- true
 check "(j) a kernel that never boots exits 125 (got $RC)" test "$RC" -eq 125
 check "(j) booted again twice, each said" \
-	test "$(grep -c "the guest kernel died booting, before stage 2 ran: .*Kernel panic" "$TMP/noinit.log")" -eq 2
+	test "$(grep -c "the guest kernel died booting, before our init ran: .*Kernel panic" "$TMP/noinit.log")" -eq 2
 check "(j) the third boot is the last" grep -q "booting again (3 of 3;" "$TMP/noinit.log"
 ((RC == 125)) || show_log "$TMP/noinit.log"
 dead_run=$(sed -n 's/.*(qemu exit [0-9]*; console: \(.*\)\/console\.log)$/\1/p' "$TMP/noinit.log")
