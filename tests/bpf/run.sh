@@ -11,7 +11,9 @@
 #   3. tests/bpf/test_bpf_host.py: mltcpctl bpf load, pins, privileges, the
 #      host-wide defaults, unload with live sockets, 10x load/unload;
 #   4. tests/bpf/test_mltcpctl_bpf.py: backend selection, the host-wide job
-#      table, refusals, bpf status, export.
+#      table, refusals, bpf status, export;
+#   5. tests/bpf/test_ackmark.py: the pure-ACK marker (mltcpctl ackmark) on
+#      the wire, IPv4 and IPv6, and its add/del/show.
 # pytest runs from the top of the checkout, so that `import bench` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail

@@ -2,10 +2,13 @@
 #include "args.h"
 
 #include <arpa/inet.h>
+#include <net/if.h>
 
+#include <cctype>
 #include <cstring>
 #include <limits>
 
+#include "mltcp_ackmark.h"
 #include "mltcp_bpf.h"
 #include "mltcp_policy.h"
 #include "uapi/mltcp.h"
@@ -699,6 +702,84 @@ void parse_bpf(Args &a, Command &cmd)
 	}
 }
 
+// A DSCP: 0-63 (decimal or 0x hex), or a name of RFC 2474's class
+// selectors (cs0-cs7), RFC 2597's assured forwarding (af11-af43) or RFC
+// 3246's expedited forwarding (ef).
+uint32_t parse_dscp(std::string_view text)
+{
+	std::string lower(text);
+
+	for (char &c : lower)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	if (lower == "ef")
+		return 46;
+	if (lower.size() == 3 && lower.compare(0, 2, "cs") == 0 && lower[2] >= '0' &&
+	    lower[2] <= '7')
+		return 8U * static_cast<uint32_t>(lower[2] - '0');
+	if (lower.size() == 4 && lower.compare(0, 2, "af") == 0 && lower[2] >= '1' &&
+	    lower[2] <= '4' && lower[3] >= '1' && lower[3] <= '3')
+		return 8U * static_cast<uint32_t>(lower[2] - '0') +
+		       2U * static_cast<uint32_t>(lower[3] - '0');
+	auto value = parse_u32_any_base(text);
+	if (!value)
+		fail("dscp \"" + std::string(text) +
+		     "\": not a DSCP (0-63, or cs0-cs7, af11-af43, ef)");
+	if (*value > MLTCP_ACKMARK_DSCP_MAX)
+		fail(range_error("dscp", text, "0", std::to_string(MLTCP_ACKMARK_DSCP_MAX)));
+	return *value;
+}
+
+// ackmark { add dev DEV dscp DSCP | del dev DEV | show [dev DEV] }
+void parse_ackmark(Args &a, Command &cmd)
+{
+	enum class Sub { Add, Del, Show, Help };
+	Sub sub = Sub::Show;
+	bool dscp_given = false;
+
+	cmd.action = Action::AckmarkShow;
+	if (!a.done())
+		sub = match<Sub>(a.next(),
+				 { { "add", Sub::Add },
+				   { "del", Sub::Del },
+				   { "delete", Sub::Del },
+				   { "show", Sub::Show },
+				   { "list", Sub::Show },
+				   { "help", Sub::Help } },
+				 "ackmark command");
+	if (sub == Sub::Help) {
+		cmd.action = Action::Help;
+		cmd.help_topic = "ackmark";
+		no_more(a, "help");
+		return;
+	}
+	cmd.action = sub == Sub::Add ? Action::AckmarkAdd
+		     : sub == Sub::Del ? Action::AckmarkDel
+				       : Action::AckmarkShow;
+	while (!a.done()) {
+		bool is_dev = match<bool>(a.next(), { { "dev", true }, { "dscp", false } },
+					  "ackmark argument");
+		if (is_dev) {
+			if (!cmd.dev.empty())
+				fail("dev given twice");
+			cmd.dev = std::string(a.value("dev"));
+			if (cmd.dev.empty() || cmd.dev.size() >= IFNAMSIZ ||
+			    cmd.dev.find_first_of("/ ") != std::string::npos)
+				fail("dev \"" + cmd.dev + "\": not a device name");
+			continue;
+		}
+		if (sub != Sub::Add)
+			fail("dscp: only \"ackmark add\" takes one");
+		if (dscp_given)
+			fail("dscp given twice");
+		cmd.dscp = parse_dscp(a.value("dscp"));
+		dscp_given = true;
+	}
+	if (sub != Sub::Show && cmd.dev.empty())
+		fail(std::string("ackmark ") + (sub == Sub::Add ? "add" : "del") + " needs dev DEV");
+	if (sub == Sub::Add && !dscp_given)
+		fail("ackmark add needs dscp DSCP (the class the fabric serves first)");
+}
+
 enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
 // run [job ID] [parent PATH] [MATCH]... [SETTING]... -- COMMAND [ARG]...
 void parse_run(Args &a, Command &cmd)
@@ -747,7 +828,7 @@ void parse_run(Args &a, Command &cmd)
 		fail("run: the job matches the command's own cgroup; give no cgroup");
 }
 
-enum class Object { Job, Flow, Monitor, Defaults, Bpf, Export, Run, Help };
+enum class Object { Job, Flow, Monitor, Defaults, Bpf, Export, Run, Ackmark, Help };
 
 Command parse(const std::vector<std::string> &args)
 {
@@ -794,7 +875,8 @@ Command parse(const std::vector<std::string> &args)
 		}
 	}
 	if (a.done())
-		fail("missing object (job, flow, monitor, defaults, bpf, export, run or help)");
+		fail("missing object (job, flow, monitor, defaults, bpf, export, run, ackmark or "
+		     "help)");
 	switch (match<Object>(a.next(),
 			      { { "job", Object::Job },
 				{ "flow", Object::Flow },
@@ -803,6 +885,7 @@ Command parse(const std::vector<std::string> &args)
 				{ "bpf", Object::Bpf },
 				{ "export", Object::Export },
 				{ "run", Object::Run },
+				{ "ackmark", Object::Ackmark },
 				{ "help", Object::Help } },
 			      "object")) {
 	case Object::Bpf:
@@ -819,6 +902,11 @@ Command parse(const std::vector<std::string> &args)
 	case Object::Monitor: parse_monitor(a, cmd); break;
 	case Object::Export: parse_export(a, cmd); break;
 	case Object::Run: parse_run(a, cmd); break;
+	case Object::Ackmark:
+		if (cmd.options.backend != BackendKind::Auto)
+			fail("ackmark: a tc filter of its own, used with either backend; drop -b");
+		parse_ackmark(a, cmd);
+		break;
 	case Object::Help:
 		cmd.action = Action::Help;
 		if (!a.done())
@@ -829,7 +917,8 @@ Command parse(const std::vector<std::string> &args)
 							      { "defaults", "defaults" },
 							      { "bpf", "bpf" },
 							      { "export", "export" },
-							      { "run", "run" } },
+							      { "run", "run" },
+							      { "ackmark", "ackmark" } },
 							    "help topic");
 		no_more(a, "help TOPIC");
 		break;
@@ -933,6 +1022,16 @@ std::string usage(std::string_view topic)
 		"  own cgroup); the job takes ID (default: the lowest free one). COMMAND sees\n"
 		"  MLTCP_JOB and MLTCP_CGROUP. SIGINT, SIGTERM and SIGHUP sent to mltcpctl go\n"
 		"  to COMMAND; processes left in the cgroup when it exits are killed.\n";
+	static const char ackmark[] =
+		"       mltcpctl [OPTIONS] ackmark { add dev DEV dscp DSCP | del dev DEV |\n"
+		"                                    show [dev DEV] }\n"
+		"DSCP := { 0-63 | cs0-cs7 | af11-af43 | ef }\n"
+		"  Gives the pure TCP ACKs leaving DEV (Ethernet) this DSCP, for a fabric\n"
+		"  that serves it first: exchanging jobs hold their turns only if their\n"
+		"  ACKs do not wait behind the other jobs' data. A tc BPF filter on DEV's\n"
+		"  clsact egress hook (-n: DEV in that namespace); data segments, SYN, FIN\n"
+		"  and RST are never marked, ECN bits are kept. Needs CAP_BPF (or\n"
+		"  CAP_SYS_ADMIN) and CAP_NET_ADMIN; show reads counts with CAP_SYS_ADMIN.\n";
 	static const char options[] =
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
 		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
@@ -940,7 +1039,7 @@ std::string usage(std::string_view topic)
 		"  -d: libbpf's and the verifier's messages (bpf load).\n";
 	std::string out =
 		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | export | run |\n"
-		"                            help } ...\n";
+		"                            ackmark | help } ...\n";
 
 	if (topic == "job")
 		return out + job + options;
@@ -956,7 +1055,9 @@ std::string usage(std::string_view topic)
 		return out + export_ + options;
 	if (topic == "run")
 		return out + run + job + options;
-	return out + job + flow + monitor + defaults + bpf + export_ + run + options;
+	if (topic == "ackmark")
+		return out + ackmark + options;
+	return out + job + flow + monitor + defaults + bpf + export_ + run + ackmark + options;
 }
 
 std::optional<uint32_t> parse_step(std::string_view text)

@@ -127,6 +127,8 @@ std::string last_libbpf_line()
 	return last;
 }
 
+} // namespace
+
 Error libbpf_error(const std::string &what, int err)
 {
 	std::string context = last_libbpf_line();
@@ -135,9 +137,12 @@ Error libbpf_error(const std::string &what, int err)
 	if (!context.empty())
 		msg += " (" + context + ")";
 	if (!g_debug)
-		msg += "; mltcpctl -d bpf load shows libbpf's and the verifier's log";
+		msg += "; mltcpctl -d shows libbpf's and the verifier's log";
 	return Error(msg);
 }
+
+namespace
+{
 
 // ---- files ----
 

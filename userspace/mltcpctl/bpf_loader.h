@@ -15,6 +15,7 @@
 
 #include "fd.h"
 #include "mltcp_bpf.h"
+#include "netlink.h" // Error
 
 namespace mltcpctl::bpf
 {
@@ -32,6 +33,10 @@ bool has_capability(int cap);
 // CAP_BPF (or CAP_SYS_ADMIN), and CAP_NET_ADMIN or CAP_PERFMON when asked;
 // throws Error naming what is missing, before anything is touched.
 void require_caps(const std::string &command, bool net_admin, bool perfmon);
+
+// A libbpf call's failure as a one-line Error: what, errno's text, and
+// libbpf's last message.
+Error libbpf_error(const std::string &what, int err);
 
 // libbpf's messages: the last one completes a one-line error; with debug
 // they all go to stderr as they come.

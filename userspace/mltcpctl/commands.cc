@@ -350,6 +350,36 @@ int run_bpf(const Command &cmd, std::ostream &out)
 #endif
 }
 
+// "mltcpctl ackmark add|del|show": the pure-ACK marker, backend-neutral.
+int run_ackmark(const Command &cmd, std::ostream &out)
+{
+#ifdef MLTCPCTL_BPF
+	bpf::set_debug(cmd.options.debug);
+	switch (cmd.action) {
+	case Action::AckmarkAdd: ackmark::add(cmd.dev, cmd.dscp); break;
+	case Action::AckmarkDel: ackmark::del(cmd.dev); break;
+	default: {
+		Printer p(out, cmd.options.json, cmd.options.pretty);
+		std::optional<std::string> dev;
+
+		if (!cmd.dev.empty())
+			dev = cmd.dev;
+		p.begin_list();
+		for (const ackmark::Marker &m : ackmark::show(dev))
+			print_ackmark(p, m);
+		p.end_list();
+		break;
+	}
+	}
+	return 0;
+#else
+	(void)cmd;
+	(void)out;
+	throw Error("this mltcpctl was built without BPF support (libbpf-dev missing at build "
+		    "time): no ACK marker");
+#endif
+}
+
 // "mltcpctl, netlink family version 1, BPF backend (libbpf 1.1)"
 void print_version(std::ostream &out)
 {
@@ -430,6 +460,9 @@ int run(const Command &cmd, std::ostream &out)
 	case Action::BpfLoad:
 	case Action::BpfUnload:
 	case Action::BpfStatus: return run_bpf(cmd, out);
+	case Action::AckmarkAdd:
+	case Action::AckmarkDel:
+	case Action::AckmarkShow: return run_ackmark(cmd, out);
 	default: break;
 	}
 

@@ -158,12 +158,16 @@ enum class Action {
 	BpfUnload,
 	BpfStatus,
 	Export,
+	AckmarkAdd,
+	AckmarkDel,
+	AckmarkShow,
 };
 
 struct Command {
 	Options options;
 	Action action = Action::Help;
-	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf", "export"
+	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf",
+					// "export", "run", "ackmark"
 	Job job;			// JobAdd, JobSet; JobDel and JobShow use job.id
 	std::optional<uint32_t> job_id; // JobShow, FlowShow, Monitor: only this job
 	uint64_t interval_us = 1000000; // Monitor; Export with every
@@ -179,6 +183,8 @@ struct Command {
 	std::string run_parent;
 	bool follow = false; // JobMark: a mark per line read, "ok" written for each
 	std::optional<uint32_t> step; // JobMark: the count becomes at least this
+	std::string dev;	      // Ackmark*: the device ("" for every one: AckmarkShow)
+	uint32_t dscp = 0;	      // AckmarkAdd
 };
 
 } // namespace mltcpctl

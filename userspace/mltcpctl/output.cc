@@ -252,6 +252,24 @@ void print_defaults(Printer &p, const Defaults &d)
 	p.end_object();
 }
 
+void print_ackmark(Printer &p, const ackmark::Marker &m)
+{
+	p.begin_object();
+	p.field("dev", m.dev, "dev " + m.dev);
+	p.field("ifindex", m.ifindex, "");
+	p.field("prog_id", m.prog_id, "prog id " + std::to_string(m.prog_id));
+	p.field("ours", m.ours, m.ours ? "" : "(another program, not the marker)");
+	p.field("dscp", m.dscp ? nlohmann::json(*m.dscp) : nlohmann::json(nullptr),
+		m.dscp ? "dscp " + std::to_string(*m.dscp) : "");
+	if (m.stats) {
+		for (unsigned i = 0; i < MLTCP_ACKMARK_NR_STATS; i++)
+			p.field(ackmark::stat_name(i), (*m.stats)[i],
+				std::string(ackmark::stat_name(i)) + " " +
+					std::to_string((*m.stats)[i]));
+	}
+	p.end_object();
+}
+
 std::string params_text(const mltcp_params &params)
 {
 	std::string out;

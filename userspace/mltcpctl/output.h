@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "ackmark.h"
 #include "model.h"
 
 namespace mltcpctl
@@ -58,6 +59,10 @@ void print_defaults(Printer &p, const Defaults &d);
 // slope_fixed and intercept_fixed.
 std::string params_text(const mltcp_params &params);
 nlohmann::json params_json(const mltcp_params &params);
+
+// A device's pure-ACK marker: "dev eth0 dscp 46 marked 120 left 3075"; a
+// filter of another program at its place is named as such.
+void print_ackmark(Printer &p, const ackmark::Marker &m);
 
 // Fixed point (1/1024) as a JSON number rounded to thousandths.
 double fixed_value(uint32_t fixed);

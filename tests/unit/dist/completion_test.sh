@@ -46,11 +46,11 @@ expect() {
 }
 
 job_words="base cgroup dport exempt idle-gap intercept iter-bytes mark marked peer slope sport"
-expect "mltcpctl " "bpf defaults export flow help job monitor run"
+expect "mltcpctl " "ackmark bpf defaults export flow help job monitor run"
 expect "mltcpctl j" "job"
 expect "mltcpctl -" "-Version -backend -debug -help -json -netns -pretty"
 expect "mltcpctl -b " "auto bpf kmod"
-expect "mltcpctl -j " "bpf defaults export flow help job monitor run"
+expect "mltcpctl -j " "ackmark bpf defaults export flow help job monitor run"
 expect "mltcpctl job " "add del help mark set show"
 expect "mltcpctl job add " ""
 expect "mltcpctl job add 5 " "$job_words"
@@ -73,7 +73,11 @@ expect "mltcpctl defaults set global base " "cubic reno"
 expect "mltcpctl bpf " "help load status unload"
 expect "mltcpctl bpf load " "base idle-gap intercept mode slope"
 expect "mltcpctl bpf unload " ""
-expect "mltcpctl help " "bpf defaults export flow job monitor run"
+expect "mltcpctl help " "ackmark bpf defaults export flow job monitor run"
+expect "mltcpctl ackmark " "add del help show"
+expect "mltcpctl ackmark add " "dev dscp"
+expect "mltcpctl ackmark del " "dev"
+expect "mltcpctl ackmark add dev eth0 dscp c" "cs0 cs1 cs2 cs3 cs4 cs5 cs6 cs7"
 expect "mltcpctl run " "$(xargs -n1 <<<"-- job parent ${job_words/cgroup /}" | sort | xargs)"
 expect "mltcpctl export " "count help interval output"
 expect "mltcpctl export output /tmp/x interval 10s " "count help interval output"
@@ -97,7 +101,7 @@ same "default words" "$(xargs -n1 <<<"$_mltcpctl_default_words" | sort | xargs)"
 	"$(words_of '/kDefaultKeys = {/,/^};/p' userspace/mltcpctl/args.cc)"
 same "modes" "$(xargs -n1 <<<"$_mltcpctl_modes" | sort | xargs)" \
 	"$(words_of '/mltcp_mode_names\[.*\] = {/,/^};/p' kmod/mltcp_policy.c)"
-same "objects" "bpf defaults export flow help job monitor run" \
+same "objects" "ackmark bpf defaults export flow help job monitor run" \
 	"$(words_of '/Object::Job },/,/"object"/p' userspace/mltcpctl/args.cc | sed 's/ object//')"
 same "options" "Version backend debug help json netns pretty version" \
 	"$(words_of '/{ "json", Opt::Json },/,/"option"/p' userspace/mltcpctl/args.cc | sed 's/ option//')"

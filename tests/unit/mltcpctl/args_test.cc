@@ -319,3 +319,51 @@ TEST(Args, Run)
 	EXPECT_NE(bad({ "run", "slope", "99", "--", "true" }).find("slope"), std::string::npos);
 	EXPECT_NE(bad({ "run", "job", "0", "--", "true" }).find("job"), std::string::npos);
 }
+
+// ackmark { add dev DEV dscp DSCP | del dev DEV | show [dev DEV] }
+TEST(Args, Ackmark)
+{
+	Command c = ok({ "ackmark", "add", "dev", "eth0", "dscp", "46" });
+	EXPECT_EQ(c.action, Action::AckmarkAdd);
+	EXPECT_EQ(c.dev, "eth0");
+	EXPECT_EQ(c.dscp, 46u);
+	for (auto [word, dscp] : { std::pair{ "ef", 46u }, { "EF", 46u }, { "cs0", 0u },
+				   { "cs6", 48u }, { "cs7", 56u }, { "af11", 10u }, { "af43", 38u },
+				   { "0x3f", 63u }, { "0", 0u } })
+		EXPECT_EQ(ok({ "ackmark", "add", "dscp", word, "dev", "e" }).dscp, dscp) << word;
+	c = ok({ "-n", "h1", "ackmark", "del", "dev", "veth1" });
+	EXPECT_EQ(c.action, Action::AckmarkDel);
+	EXPECT_EQ(c.options.netns, "h1");
+	EXPECT_EQ(ok({ "ackmark" }).action, Action::AckmarkShow);
+	EXPECT_EQ(ok({ "ackmark", "show" }).dev, "");
+	EXPECT_EQ(ok({ "ackmark", "list", "dev", "x" }).dev, "x");
+	EXPECT_EQ(ok({ "ackmark", "help" }).help_topic, "ackmark");
+	EXPECT_EQ(ok({ "help", "ackmark" }).help_topic, "ackmark");
+
+	EXPECT_NE(bad({ "ackmark", "add", "dev", "eth0" }).find("needs dscp DSCP"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "add", "dscp", "ef" }).find("ackmark add needs dev DEV"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "del" }).find("ackmark del needs dev DEV"), std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "add", "dev", "e", "dscp", "64" })
+			  .find("dscp 64: out of range (allowed 0 to 63)"),
+		  std::string::npos);
+	for (const char *word : { "af44", "af10", "cs8", "-1", "", "0x", "ef1" })
+		EXPECT_NE(bad({ "ackmark", "add", "dev", "e", "dscp", word }).find("not a DSCP"),
+			  std::string::npos)
+			<< word;
+	EXPECT_NE(bad({ "ackmark", "del", "dev", "e", "dscp", "1" }).find("only \"ackmark add\""),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "add", "dev", "a", "dev", "b", "dscp", "1" }).find("dev given twice"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "add", "dev", "e", "dscp", "1", "dscp", "2" })
+			  .find("dscp given twice"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "show", "dev", "0123456789abcdef" }).find("not a device name"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "show", "dev", "a/b" }).find("not a device name"),
+		  std::string::npos);
+	EXPECT_NE(bad({ "-b", "kmod", "ackmark" }).find("drop -b"), std::string::npos);
+	EXPECT_NE(bad({ "ackmark", "flip" }).find("unknown ackmark command"), std::string::npos);
+	EXPECT_NE(usage("").find("ackmark { add dev DEV dscp DSCP"), std::string::npos);
+}

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 
 #include "args.h"
 #include "fixtures.h"
@@ -81,4 +83,45 @@ TEST(Output, FlowBothWays)
 	EXPECT_EQ(o["mode"], "both");
 	EXPECT_EQ(o["r"], 0.5);
 	EXPECT_EQ(o["f"], 1.5);
+}
+
+TEST(Output, AckmarkBothWays)
+{
+	ackmark::Marker m;
+	m.dev = "eth0";
+	m.ifindex = 2;
+	m.prog_id = 57;
+	m.ours = true;
+	m.dscp = 46;
+	m.stats = std::array<uint64_t, MLTCP_ACKMARK_NR_STATS>{ 120, 3075 };
+	ackmark::Marker other;
+	other.dev = "eth1";
+	other.ifindex = 3;
+	other.prog_id = 9;
+
+	for (bool json : { false, true }) {
+		std::ostringstream out;
+		Printer p(out, json, false);
+		p.begin_list();
+		print_ackmark(p, m);
+		print_ackmark(p, other);
+		p.end_list();
+		if (!json) {
+			EXPECT_EQ(out.str(), "dev eth0 prog id 57 dscp 46 marked 120 left 3075\n"
+					     "dev eth1 prog id 9 (another program, not the marker)\n");
+			continue;
+		}
+		auto j = nlohmann::json::parse(out.str());
+		ASSERT_EQ(j.size(), 2u);
+		EXPECT_EQ(j[0], nlohmann::json({ { "dev", "eth0" },
+						 { "ifindex", 2 },
+						 { "prog_id", 57 },
+						 { "ours", true },
+						 { "dscp", 46 },
+						 { "marked", 120 },
+						 { "left", 3075 } }));
+		EXPECT_EQ(j[1]["ours"], false);
+		EXPECT_TRUE(j[1]["dscp"].is_null());
+		EXPECT_FALSE(j[1].contains("marked"));
+	}
 }

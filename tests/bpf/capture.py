@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Captures the TCP packets a device sends and receives, for the ACK marker's
+test (test_ackmark.py): run it in the device's namespace,
+
+    ip netns exec NS python3 tests/bpf/capture.py DEV
+
+It prints "ready" once the socket is bound, then captures until its standard
+input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
+direction ("out": the device sent it, after the egress hook; "in"), family,
+DSCP, ECN bits, TCP flags, payload length, source port and, for IPv4,
+whether the header checksum is right."""
+import json
+import select
+import socket
+import struct
+import sys
+
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+SO_RCVBUFFORCE = 33
+# A veth's segments are GSO super-packets of up to 64 KiB: room for a few
+# hundred, so that none is dropped while the test reads.
+RCVBUF = 64 << 20
+
+
+def ipv4_checksum_ok(header):
+    total = sum(struct.unpack("!%dH" % (len(header) // 2), header))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return total == 0xffff
+
+
+def decode(frame, pkttype):
+    proto = struct.unpack("!H", frame[12:14])[0]
+    ip = frame[14:]
+    if proto == 0x0800 and len(ip) >= 20 and ip[9] == 6:
+        ihl = (ip[0] & 0x0f) * 4
+        tos, length = ip[1], struct.unpack("!H", ip[2:4])[0]
+        tcp, l4_len, family = ip[ihl:], length - ihl, 4
+        checksum_ok = ipv4_checksum_ok(ip[:ihl])
+    elif proto == 0x86DD and len(ip) >= 40 and ip[6] == 6:
+        tos = ((ip[0] & 0x0f) << 4) | (ip[1] >> 4)
+        tcp, l4_len, family = ip[40:], struct.unpack("!H", ip[4:6])[0], 6
+        checksum_ok = None
+    else:
+        return None
+    if len(tcp) < 20:
+        return None
+    doff = (tcp[12] >> 4) * 4
+    return {"dir": "out" if pkttype == PACKET_OUTGOING else "in", "family": family,
+            "dscp": tos >> 2, "ecn": tos & 3, "flags": tcp[13], "payload": l4_len - doff,
+            "sport": struct.unpack("!H", tcp[0:2])[0], "checksum_ok": checksum_ok}
+
+
+def main():
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+    sock.bind((sys.argv[1], 0))
+    packets = []
+    print("ready", flush=True)
+    while True:
+        readable, _, _ = select.select([sock, sys.stdin], [], [])
+        if sock in readable:
+            frame, addr = sock.recvfrom(65535)
+            packet = decode(frame, addr[2])
+            if packet:
+                packets.append(packet)
+        if sys.stdin in readable and not sys.stdin.readline():
+            break
+    # What arrived meanwhile.
+    sock.setblocking(False)
+    while True:
+        try:
+            frame, addr = sock.recvfrom(65535)
+        except BlockingIOError:
+            break
+        packet = decode(frame, addr[2])
+        if packet:
+            packets.append(packet)
+    print(json.dumps(packets), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The pure-ACK marker (bpf/ackmark.bpf.c, "mltcpctl ackmark") on this
+machine's kernel: what it marks and what it leaves, over IPv4 and IPv6,
+seen on the wire by a packet socket on the peer; the ECN bits and the IPv4
+header checksum of a marked packet; a filter after it still sees every
+packet; its counters; add, del and show, with the refusals that change
+nothing.
+
+Needs root. The tool is $MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl.
+Run: tests/bpf/run.sh
+"""
+import contextlib
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hostnet import run
+
+TOP = Path(__file__).resolve().parents[2]
+TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
+CAPTURE = Path(__file__).resolve().parent / "capture.py"
+# The object tc attaches as a second filter: beside the twin's (run.sh).
+ACKMARK_OBJECT = Path(os.environ.get("MLTCP_BPF_OBJECT",
+                                     TOP / "build/bpf/mltcp.bpf.o")).parent / "ackmark.bpf.o"
+PREFIX = f"am{os.getpid()}"
+NS_A, NS_B = PREFIX + "a", PREFIX + "b"
+DEV_A, DEV_B = PREFIX + "x", PREFIX + "y"
+ADDR = {4: ("10.233.0.1", "10.233.0.2"), 6: ("fd00:233::1", "fd00:233::2")}
+PORT = 5301
+EF = 46
+TCP_SYN, TCP_FIN, TCP_RST, TCP_ACK = 0x02, 0x01, 0x04, 0x10
+
+# One connection from A to B: A sends BYTES, then both close. B's side
+# only acknowledges, so its segments are the handshake, pure ACKs and FIN.
+SERVER = """
+import socket, sys
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", int(sys.argv[1]))); s.listen(4); print("listening", flush=True)
+while True:
+    c, _ = s.accept()
+    while c.recv(1 << 16):
+        pass
+    c.close()
+"""
+CLIENT = """
+import socket, sys
+host, port, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+c = socket.create_connection((host, port)); c.sendall(b"x" * size)
+c.shutdown(socket.SHUT_WR); c.recv(1); c.close()
+"""
+
+
+def ctl(*args, check=True, netns=NS_B):
+    return run(TOOL, "-n", netns, *args, check=check)
+
+
+def refused(*args, user=False, code=1):
+    """mltcpctl's one-line refusal (exit 1; 2 for a command line it cannot parse)."""
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
+    r = run(*prefix, TOOL, *args, check=False)
+    assert r.returncode == code, (args, r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("mltcpctl: "), r.stderr
+    return r.stderr
+
+
+def markers(netns=NS_B):
+    return json.loads(ctl("-j", "ackmark", "show", netns=netns).stdout)
+
+
+def tc_filters(netns, dev):
+    return json.loads(run("tc", "-n", netns, "-s", "-j", "filter", "show", "dev", dev,
+                          "egress").stdout)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    cmds = [["ip", "netns", "add", NS_A], ["ip", "netns", "add", NS_B],
+            ["ip", "link", "add", DEV_A, "netns", NS_A, "type", "veth", "peer", "name", DEV_B,
+             "netns", NS_B]]
+    for ns, dev, i in ((NS_A, DEV_A, 0), (NS_B, DEV_B, 1)):
+        cmds += [["ip", "-n", ns, "addr", "add", ADDR[4][i] + "/24", "dev", dev],
+                 ["ip", "-n", ns, "addr", "add", ADDR[6][i] + "/64", "dev", dev, "nodad"],
+                 ["ip", "-n", ns, "link", "set", dev, "up"],
+                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    server = None
+    try:
+        for cmd in cmds:
+            run(*cmd)
+        server = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", SERVER,
+                                   str(PORT)], stdout=subprocess.PIPE, text=True)
+        assert server.stdout.readline().strip() == "listening"
+        yield
+    finally:
+        if server:
+            server.kill()
+            server.wait()
+        for ns in (NS_A, NS_B):
+            run("ip", "netns", "del", ns, check=False)
+
+
+@pytest.fixture
+def marked(pair):
+    """The marker on both ends' egress, removed after the test."""
+    ctl("ackmark", "add", "dev", DEV_A, "dscp", "ef", netns=NS_A)
+    ctl("ackmark", "add", "dev", DEV_B, "dscp", str(EF))
+    try:
+        yield
+    finally:
+        ctl("ackmark", "del", "dev", DEV_A, check=False, netns=NS_A)
+        ctl("ackmark", "del", "dev", DEV_B, check=False)
+
+
+@contextlib.contextmanager
+def capture(netns, dev, out):
+    """Packets on dev (in netns) while the block runs, appended to out."""
+    proc = subprocess.Popen(["ip", "netns", "exec", netns, sys.executable, CAPTURE, dev],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        stdout, _ = proc.communicate("", timeout=30)
+    out.extend(json.loads(stdout))
+
+
+def transfer(family, size=2 << 20):
+    run("ip", "netns", "exec", NS_A, sys.executable, "-c", CLIENT, ADDR[family][1], PORT, size)
+
+
+def is_pure_ack(p):
+    return p["payload"] == 0 and p["flags"] & (TCP_SYN | TCP_FIN | TCP_RST | TCP_ACK) == TCP_ACK
+
+
+@pytest.mark.parametrize("family", [4, 6])
+def test_pure_acks_marked_data_left(marked, family):
+    """Seen on A's device: B's pure ACKs (incoming) and A's (the handshake's
+    last) carry EF; every data segment, SYN and FIN carries what it had (0);
+    the rewritten IPv4 headers' checksums are right, or A's kernel would have
+    dropped B's ACKs and the transfer would not have finished."""
+    packets = []
+    with capture(NS_A, DEV_A, packets):
+        transfer(family)
+    tcp = [p for p in packets if p["family"] == family and PORT in (p["sport"],)
+           or p["family"] == family and p["dir"] == "out"]
+    acks_in = [p for p in tcp if p["dir"] == "in" and is_pure_ack(p)]
+    data_out = [p for p in tcp if p["dir"] == "out" and p["payload"] > 0]
+    others = [p for p in tcp if not is_pure_ack(p)]
+    assert len(acks_in) >= 10 and data_out, (len(acks_in), len(data_out))
+    assert {p["dscp"] for p in acks_in} == {EF}
+    assert any(p["dir"] == "out" and is_pure_ack(p) and p["dscp"] == EF for p in tcp)
+    assert {p["dscp"] for p in others} == {0}, others[:5]
+    assert any(p["flags"] & TCP_SYN for p in others) and any(p["flags"] & TCP_FIN
+                                                              for p in others)
+    if family == 4:
+        assert all(p["checksum_ok"] for p in tcp)
+    [mark_b] = markers()
+    assert mark_b["dev"] == DEV_B and mark_b["ours"] and mark_b["dscp"] == EF
+    assert mark_b["marked"] >= len(acks_in) and mark_b["left"] >= 2
+
+
+def raw_ipv4_tcp(tos, flags, payload=b"", frag_off=0):
+    """An IPv4 TCP segment from B to A (IP_HDRINCL: the kernel fills the
+    header checksum; the TCP checksum is not checked on the way out)."""
+    tcp = struct.pack("!HHIIBBHHH", PORT, 40000, 1, 1, 5 << 4, flags, 1000, 0, 0) + payload
+    src, dst = (socket.inet_aton(a) for a in reversed(ADDR[4]))
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(tcp), 0, frag_off, 64, 6, 0, src,
+                     dst)
+    return ip + tcp
+
+
+SEND_RAW = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+for hexed in sys.argv[2:]:
+    s.sendto(bytes.fromhex(hexed), (sys.argv[1], 0))
+"""
+
+
+def test_ecn_bits_kept_and_crafted_segments(marked):
+    """Segments B sends by a raw socket: a pure ACK with ECT(1) leaves with EF
+    and ECT(1), its header checksum right; a pure ACK with CE keeps CE; a
+    segment with a byte of data, a SYN, an RST and a fragment keep TOS 0x01."""
+    cases = [(0x01, TCP_ACK, b"", 0), (0x03, TCP_ACK, b"", 0), (0x01, TCP_ACK, b"x", 0),
+             (0x01, TCP_SYN, b"", 0), (0x01, TCP_RST | TCP_ACK, b"", 0),
+             (0x01, TCP_ACK, b"", 0x2000)]
+    packets = []
+    with capture(NS_A, DEV_A, packets):
+        run("ip", "netns", "exec", NS_B, sys.executable, "-c", SEND_RAW, ADDR[4][0],
+            *[raw_ipv4_tcp(*c).hex() for c in cases])
+    got = [(p["dscp"], p["ecn"], p["checksum_ok"]) for p in packets
+           if p["dir"] == "in" and p["sport"] == PORT and p["family"] == 4]
+    # The fragment is decoded as a segment too (its header is all there).
+    assert got == [(EF, 1, True), (EF, 3, True), (0, 1, True), (0, 1, True), (0, 1, True),
+                   (0, 1, True)], got
+
+
+def bpf_filter_stats(netns, dev, pref):
+    """The counters of the ackmark program that tc attached at pref, read
+    through bpftool (mltcpctl shows only the filter at its own place)."""
+    [f] = [f for f in tc_filters(netns, dev) if f.get("pref") == pref and "options" in f]
+    prog = json.loads(run("bpftool", "-j", "prog", "show", "id", f["options"]["prog"]["id"]).stdout)
+    for map_id in prog["map_ids"]:
+        info = json.loads(run("bpftool", "-j", "map", "show", "id", map_id).stdout)
+        if info["name"] == "ackmark_stats":
+            dump = json.loads(run("bpftool", "-j", "map", "dump", "id", map_id).stdout)
+            return {("marked", "left")[e["formatted"]["key"]]:
+                    sum(v["value"] for v in e["formatted"]["values"]) for e in dump}
+    raise AssertionError("no ackmark_stats map")
+
+
+def test_later_filters_still_run(marked):
+    """The marker passes every packet on (TC_ACT_UNSPEC): a second instance of
+    the program, attached by tc after ours on B's hook, sees every pure ACK
+    and every other segment ours saw."""
+    run("tc", "-n", NS_B, "filter", "add", "dev", DEV_B, "egress", "pref", "10", "bpf", "da",
+        "obj", ACKMARK_OBJECT, "sec", "tc")
+    try:
+        transfer(4, size=256 << 10)
+        later = bpf_filter_stats(NS_B, DEV_B, 10)
+        [ours] = markers()
+        assert ours["marked"] >= 5 and ours["left"] >= 2, ours
+        assert later == {"marked": ours["marked"], "left": ours["left"]}, (later, ours)
+    finally:
+        run("tc", "-n", NS_B, "filter", "del", "dev", DEV_B, "egress", "pref", "10")
+
+
+def test_add_show_del_and_refusals(pair):
+    """add twice, del twice, a loopback and a missing device, a DSCP out of
+    range, no privilege: each a one-line refusal that changes nothing; del
+    leaves the clsact qdisc and other filters."""
+    assert markers() == []
+    ctl("ackmark", "add", "dev", DEV_B, "dscp", "cs6")
+    try:
+        assert "a filter is already at the marker's place" in refused(
+            "-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp", "ef")
+        [m] = markers()
+        assert m["dscp"] == 48, m
+        text = ctl("ackmark", "show", "dev", DEV_B).stdout
+        assert text.startswith(f"dev {DEV_B} prog id {m['prog_id']} dscp 48 marked "), text
+        assert "not an Ethernet device" in refused("-n", NS_B, "ackmark", "add", "dev", "lo",
+                                                   "dscp", "ef")
+        assert "no such device" in refused("-n", NS_B, "ackmark", "add", "dev", "nosuch0",
+                                           "dscp", "ef")
+        assert "out of range (allowed 0 to 63)" in refused("-n", NS_B, "ackmark", "add", "dev",
+                                                           DEV_B, "dscp", "64", code=2)
+        assert "not a DSCP" in refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp",
+                                       "af44", code=2)
+        assert "needs dscp DSCP" in refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, code=2)
+        assert "permission denied" in refused("-n", NS_B, "ackmark", "del", "dev", DEV_B,
+                                              user=True)
+        assert [x["prog_id"] for x in markers()] == [m["prog_id"]]
+    finally:
+        ctl("ackmark", "del", "dev", DEV_B)
+    assert markers() == []
+    assert "no ACK marker" in refused("-n", NS_B, "ackmark", "del", "dev", DEV_B)
+    qdiscs = json.loads(run("tc", "-n", NS_B, "-j", "qdisc", "show", "dev", DEV_B).stdout)
+    assert any(q["kind"] == "clsact" for q in qdiscs), qdiscs
+
+
+def test_foreign_filter_left_alone(pair):
+    """Another kind of filter at the marker's priority: add refuses with the
+    kernel's reason, del finds no marker, and the filter stays."""
+    run("tc", "-n", NS_B, "qdisc", "replace", "dev", DEV_B, "clsact")
+    run("tc", "-n", NS_B, "filter", "add", "dev", DEV_B, "egress", "pref", "1", "protocol",
+        "all", "u32", "match", "u32", "0", "0", "flowid", "1:1")
+    try:
+        err = refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp", "ef")
+        assert "cannot attach the marker" in err and "kind does not match" in err, err
+        assert "no ACK marker" in refused("-n", NS_B, "ackmark", "del", "dev", DEV_B)
+        assert markers() == []
+        assert any(f.get("kind") == "u32" for f in tc_filters(NS_B, DEV_B))
+    finally:
+        run("tc", "-n", NS_B, "filter", "del", "dev", DEV_B, "egress", "pref", "1",
+            check=False)
