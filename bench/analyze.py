@@ -187,8 +187,10 @@ def setup_line(cfg):
         net = "ns-3 3.37: %s at %g Mbit/s, base RTT %g ms, queue %s (%s)" % (
             where, cfg["rate_mbit"], cfg["rtt_ms"], buffer, port)
     else:
-        shaper = cfg.get("shaper", "tbf") + (" serving pure ACKs first"
-                                             if cfg.get("ack_priority") else "")
+        shaper = cfg.get("shaper", "tbf") + (
+            " serving pure ACKs first, known by the DSCP the hosts' marker sets"
+            if cfg.get("ack_priority") == "dscp" else
+            " serving pure ACKs first" if cfg.get("ack_priority") else "")
         net = ("Bottleneck: %g Mbit/s %s, base RTT %g ms (netem, half each way), queue %s; "
                "a dumbbell of network namespaces and Linux bridges" % (
                    cfg["rate_mbit"], shaper, cfg["rtt_ms"], buffer))

@@ -15,7 +15,9 @@ where a plain tbf held 95%, so the shaping is our own. On the host kernel
 0 the bottleneck is tbf alone and the RTT comes from queueing only. A point's
 `buffer_bytes`, where given, is the queue in bytes (rather than
 `buffer_bdp`). `"shaper": "htb"` shapes with htb instead, and with
-`"ack_priority"` serves pure ACKs first (bench.topology.Shaping).
+`"ack_priority"` serves pure ACKs first (bench.topology.Shaping); with
+`"ack_priority": "dscp"` the bottleneck knows them by the DSCP that every
+host's own marker gives them (`mltcpctl ackmark add dev eth0 dscp ef`).
 
 For each repeat and each algorithm (same start offsets for all), it sets the
 algorithm's parameters (mltcpctl's global defaults, on either backend),
@@ -116,6 +118,9 @@ def bottleneck_shaping(cfg):
     shaper = cfg.get("shaper", "tbf")
     if shaper not in ("tbf", "htb"):
         raise SystemExit("driver: shaper %r: \"tbf\" or \"htb\"" % shaper)
+    if cfg.get("ack_priority", False) not in topology.ACK_PRIORITIES:
+        raise SystemExit("driver: ack_priority %r: true, false, \"size\" or \"dscp\""
+                         % cfg.get("ack_priority"))
     if cfg.get("ack_priority") and shaper != "htb":
         raise SystemExit("driver: ack_priority needs \"shaper\": \"htb\" here")
     limit = bottleneck_limit(cfg)
@@ -162,9 +167,19 @@ class Experiment:
         raise_netdev_backlog()
         self.net = topology.Dumbbell(left, right, forward=self.shaping, reverse=self.shaping,
                                      host_sysctls=HOST_SYSCTLS)
+        if self.shaping.ack_priority == "dscp":
+            self.mark_acks()
         self.marked = []  # (host, job id) of the run's marked jobs
         # (job or bulk flow, its left host, its right host)
         self.pairs = list(zip(self.jobs + self.bulks, self.net.left, self.net.right))
+
+    def mark_acks(self):
+        """Every host's pure ACKs leave with topology.ACK_DSCP (the hosts'
+        marker; it goes with their namespaces)."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        for host in self.net.hosts.values():
+            subprocess.run([tool, "-n", host.name, "ackmark", "add", "dev", "eth0", "dscp",
+                            str(topology.ACK_DSCP)], check=True)
 
     def close(self):
         self.net.close()

@@ -617,6 +617,22 @@ def diag_host_acks(iterations=100, repeats=5):
     return out
 
 
+def ackmark_host(iterations=100, repeats=5):
+    """The hosts' own ACK marker (mltcpctl ackmark) against the emulated
+    switch's size classifier, on the host kernel (BPF twin) at the study's
+    first exchange point (two jobs of 0.4, 256 KiB): htb serving first the
+    packets the hosts marked EF, and htb serving first TCP packets under 128
+    bytes (diag-host-acks' classifier); cubic and md-restart."""
+    two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
+    out = []
+    for suffix, kind in (("dscp", "dscp"), ("size", "size")):
+        cfg = host_point("ackmark2-buf256k-htb-" + suffix, json.loads(json.dumps(two)), 262144,
+                         iterations, repeats, candidates("cubic", "md-restart"))
+        cfg.update(ACK_PRIORITY, ack_priority=kind)
+        out.append(cfg)
+    return out
+
+
 def gate_sim(iterations=100, repeats=5):
     """Issue 14's start gate in the simulator, at diag-exchange's point (the
     study's pair, 200 Mbit/s, 256 KiB, synchronized start): exchanging,
@@ -679,5 +695,6 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
         "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map,
         "diag-exchange": diag_exchange, "cluster": cluster, "diag-host-acks": diag_host_acks,
-        "gate-sim": gate_sim, "gate-host": gate_host, "gate-guest": gate_guest,
+        "gate-sim": gate_sim, "gate-host": gate_host, "ackmark-host": ackmark_host,
+        "gate-guest": gate_guest,
         "gate-overload": gate_overload}

@@ -119,6 +119,11 @@ class Netns:
         sh("ip", "netns", "del", self.name, check=False)
 
 
+# The DSCP the hosts give their pure ACKs with ack_priority "dscp" (EF).
+ACK_DSCP = 46
+ACK_PRIORITIES = (False, True, "size", "dscp")
+
+
 @dataclasses.dataclass(frozen=True)
 class Shaping:
     """How one direction of the bottleneck is shaped.
@@ -128,17 +133,20 @@ class Shaping:
 
     shaper "htb" shapes with htb instead (issue 14's reverse-path test): a
     class at the rate with two leaves, a byte FIFO of limit_bytes each, data
-    in one; with ack_priority, pure ACKs (TCP over IPv4 in packets under 128
-    bytes: no data segment of the experiment is that short but a burst's
-    tail) in the other, guaranteed the whole rate and so served first, as a
-    switch with a strict-priority class for ACKs serves them. Without
+    in one; with ack_priority, pure ACKs in the other, guaranteed the whole
+    rate and so served first, as a switch with a strict-priority class for
+    ACKs serves them. Which packets are ACKs: with ack_priority True (or
+    "size"), TCP over IPv4 in packets under 128 bytes (no data segment of
+    the experiment is that short but a burst's tail); with "dscp", those
+    whose DSCP is ACK_DSCP, which the hosts' own marker sets on their pure
+    ACKs (mltcpctl ackmark: the deployment a fabric would see). Without
     ack_priority it is the control: one FIFO, as tbf."""
     rate_mbit: int = None
     limit_bytes: int = None
     burst_bytes: int = 32 * 1024
     delay_ms: float = 0
     shaper: str = "tbf"
-    ack_priority: bool = False
+    ack_priority: object = False  # False, True or "size", "dscp"
 
     def qdisc_commands(self, dev):
         """tc commands (without "tc") that shape egress of dev."""
@@ -178,13 +186,17 @@ class Shaping:
                          "1mbit", "ceil", rate, "prio", "1"] + burst,
                 add + ["parent", major + ":20", "handle", "20" + major + ":"] + fifo]
         if self.ack_priority:
+            if self.ack_priority == "dscp":
+                # The DSCP in the upper six bits of the TOS byte.
+                match = ["match", "ip", "dsfield", "0x%02x" % (ACK_DSCP << 2), "0xfc"]
+            else:
+                match = ["match", "ip", "protocol", "6", "0xff",
+                         "match", "u16", "0x0000", "0xff80", "at", "2"]
             cmds += [klass + ["parent", major + ":1", "classid", major + ":10", "htb", "rate",
                               rate, "ceil", rate, "prio", "0"] + burst,
                      add + ["parent", major + ":10", "handle", "10" + major + ":"] + fifo,
                      ["filter", "add", "dev", dev, "parent", major + ":", "protocol", "ip",
-                      "prio", "1", "u32", "match", "ip", "protocol", "6", "0xff",
-                      "match", "u16", "0x0000", "0xff80", "at", "2",
-                      "flowid", major + ":10"]]
+                      "prio", "1", "u32"] + match + ["flowid", major + ":10"]]
         return cmds
 
 

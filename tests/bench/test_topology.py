@@ -97,3 +97,14 @@ def test_htb_without_acks_first_is_one_fifo_under_netem_too():
     assert cmds[0].startswith("qdisc add dev to-right root handle 1: netem delay 2.000ms")
     assert cmds[1] == "qdisc add dev to-right parent 1: handle 2: htb default 20"
     assert sum("bfifo" in c for c in cmds) == 1 and not any("filter" in c for c in cmds)
+
+
+def test_htb_with_acks_marked_by_the_hosts_serves_their_dscp_first():
+    """ack_priority "dscp": the ACK class takes what the hosts' marker set
+    (EF in the TOS byte's upper six bits), whatever its size."""
+    shaping = topology.Shaping(rate_mbit=200, limit_bytes=262144, shaper="htb",
+                               ack_priority="dscp")
+    cmds = [" ".join(c) for c in shaping.qdisc_commands("to-left")]
+    assert topology.ACK_DSCP == 46
+    assert cmds[-1].endswith("prio 1 u32 match ip dsfield 0xb8 0xfc flowid 1:10")
+    assert any("classid 1:10 htb rate 200mbit ceil 200mbit prio 0" in c for c in cmds)
