@@ -42,11 +42,11 @@ def demo_config(name):
 
 
 def test_the_demo_bottleneck():
-    """The host demo: 256 KiB under htb, pure ACKs first, no netem."""
+    """The host demo: 256 KiB under htb, pure ACKs (marked by the hosts) first, no netem."""
     shaping, limit = driver.bottleneck_shaping(demo_config("demo.json"))
     assert limit == 262144
     assert shaping == topology.Shaping(rate_mbit=200, limit_bytes=262144, burst_bytes=32768,
-                                       delay_ms=0, shaper="htb", ack_priority=True)
+                                       delay_ms=0, shaper="htb", ack_priority="dscp")
 
 
 def test_the_guest_demo_bottleneck():
