@@ -118,7 +118,10 @@ def bottleneck_shaping(cfg):
     shaper = cfg.get("shaper", "tbf")
     if shaper not in ("tbf", "htb"):
         raise SystemExit("driver: shaper %r: \"tbf\" or \"htb\"" % shaper)
-    if cfg.get("ack_priority", False) not in topology.ACK_PRIORITIES:
+    priority = cfg.get("ack_priority", False)
+    # bool, not 0 or 1: JSON's true and false.
+    if not (isinstance(priority, bool) or
+            isinstance(priority, str) and priority in topology.ACK_PRIORITIES):
         raise SystemExit("driver: ack_priority %r: true, false, \"size\" or \"dscp\""
                          % cfg.get("ack_priority"))
     if cfg.get("ack_priority") and shaper != "htb":

@@ -121,7 +121,7 @@ class Netns:
 
 # The DSCP the hosts give their pure ACKs with ack_priority "dscp" (EF).
 ACK_DSCP = 46
-ACK_PRIORITIES = (False, True, "size", "dscp")
+ACK_PRIORITIES = (False, True, "size", "dscp")  # the classifier: see Shaping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +139,8 @@ class Shaping:
     "size"), TCP over IPv4 in packets under 128 bytes (no data segment of
     the experiment is that short but a burst's tail); with "dscp", those
     whose DSCP is ACK_DSCP, which the hosts' own marker sets on their pure
-    ACKs (mltcpctl ackmark: the deployment a fabric would see). Without
+    ACKs (mltcpctl ackmark: the deployment a fabric would see). Both match
+    IPv4 only, as the experiment's hosts speak. Without
     ack_priority it is the control: one FIFO, as tbf."""
     rate_mbit: int = None
     limit_bytes: int = None

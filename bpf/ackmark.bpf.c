@@ -25,8 +25,11 @@
  * marker never drops, redirects or reorders.
  *
  * The payload is the IP length less both headers, so a GSO super-packet is
- * data however the device splits it. The configuration and the counters are
- * in maps (bpf/mltcp_ackmark.h); mltcpctl loads one program per device.
+ * data however the device splits it. Not looked at (neither marked nor
+ * counted): 802.1Q tags in the frame (a tag the NIC inserts is not in it),
+ * IPv6 extension headers, IPv4 BIG TCP packets (length 0), headers beyond
+ * the linear part. The configuration and the counters are in maps
+ * (bpf/mltcp_ackmark.h); mltcpctl loads one program per device.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_endian.h>
@@ -74,7 +77,7 @@ static __always_inline bool is_pure_ack(const __u8 *tcp, __u32 l4_len)
 {
 	__u32 doff = (__u32)(tcp[12] >> 4) * 4;
 
-	return l4_len == doff &&
+	return doff >= sizeof(struct tcphdr) && l4_len == doff &&
 	       (tcp[13] & (TCPF_SYN | TCPF_FIN | TCPF_RST | TCPF_ACK)) == TCPF_ACK;
 }
 
@@ -83,24 +86,35 @@ static __always_inline __u8 with_dscp(__u8 tos, __u32 dscp)
 	return (__u8)(dscp << DSCP_SHIFT) | (tos & ECN_MASK);
 }
 
-static __always_inline void mark_ipv4(struct __sk_buff *skb, struct iphdr *ip, __u32 dscp)
+/* Whether the packet leaves with the DSCP. */
+static __always_inline bool mark_ipv4(struct __sk_buff *skb, struct iphdr *ip, __u32 dscp)
 {
 	__u32 off = sizeof(struct ethhdr);
 	__be16 old_word, new_word;
 	__u8 tos = with_dscp(ip->tos, dscp);
 
 	if (tos == ip->tos)
-		return;
-	/* The checksum covers 16-bit words: version/IHL and TOS are one. */
+		return true;
+	/* The checksum covers 16-bit words: version/IHL and TOS are one. The
+	 * byte goes first: if the checksum could not follow, the packet is
+	 * put back as it was rather than sent with a wrong one. */
 	old_word = *(__be16 *)ip;
 	((__u8 *)&new_word)[0] = ((__u8 *)ip)[0];
 	((__u8 *)&new_word)[1] = tos;
-	bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check), old_word, new_word,
-			    sizeof(__be16));
-	bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &tos, sizeof(tos), 0);
+	if (bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &tos, sizeof(tos), 0))
+		return false;
+	if (bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check), old_word, new_word,
+				sizeof(__be16))) {
+		__u8 old_tos = ((__u8 *)&old_word)[1];
+
+		bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &old_tos,
+				    sizeof(old_tos), 0);
+		return false;
+	}
+	return true;
 }
 
-static __always_inline void mark_ipv6(struct __sk_buff *skb, struct ipv6hdr *ip6, __u32 dscp)
+static __always_inline bool mark_ipv6(struct __sk_buff *skb, struct ipv6hdr *ip6, __u32 dscp)
 {
 	/* Version (4 bits), traffic class (8), flow label (20): the class
 	 * straddles the first two bytes. */
@@ -110,9 +124,9 @@ static __always_inline void mark_ipv6(struct __sk_buff *skb, struct ipv6hdr *ip6
 	__be16 out;
 
 	if (marked == tclass)
-		return;
+		return true;
 	out = bpf_htons((__u16)((word & 0xf00f) | ((__u16)marked << 4)));
-	bpf_skb_store_bytes(skb, sizeof(struct ethhdr), &out, sizeof(out), 0);
+	return bpf_skb_store_bytes(skb, sizeof(struct ethhdr), &out, sizeof(out), 0) == 0;
 }
 
 SEC("tc")
@@ -133,7 +147,7 @@ int mltcp_ackmark(struct __sk_buff *skb)
 		__u8 *tcp;
 		__u32 ihl, len;
 
-		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_TCP ||
+		if ((void *)(ip + 1) > end || ip->version != 4 || ip->protocol != IPPROTO_TCP ||
 		    (ip->frag_off & bpf_htons(IP_MF_OFFSET)))
 			return TC_ACT_UNSPEC;
 		ihl = (__u32)ip->ihl * 4;
@@ -147,20 +161,21 @@ int mltcp_ackmark(struct __sk_buff *skb)
 			count(MLTCP_ACKMARK_STAT_LEFT);
 			return TC_ACT_UNSPEC;
 		}
-		mark_ipv4(skb, ip, cfg->dscp);
-		count(MLTCP_ACKMARK_STAT_MARKED);
+		if (mark_ipv4(skb, ip, cfg->dscp))
+			count(MLTCP_ACKMARK_STAT_MARKED);
 	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		__u8 *tcp = (__u8 *)(ip6 + 1);
 
-		if ((void *)(tcp + sizeof(struct tcphdr)) > end || ip6->nexthdr != IPPROTO_TCP)
+		if ((void *)(tcp + sizeof(struct tcphdr)) > end || ip6->version != 6 ||
+		    ip6->nexthdr != IPPROTO_TCP)
 			return TC_ACT_UNSPEC;
 		if (!is_pure_ack(tcp, bpf_ntohs(ip6->payload_len))) {
 			count(MLTCP_ACKMARK_STAT_LEFT);
 			return TC_ACT_UNSPEC;
 		}
-		mark_ipv6(skb, ip6, cfg->dscp);
-		count(MLTCP_ACKMARK_STAT_MARKED);
+		if (mark_ipv6(skb, ip6, cfg->dscp))
+			count(MLTCP_ACKMARK_STAT_MARKED);
 	}
 	return TC_ACT_UNSPEC;
 }

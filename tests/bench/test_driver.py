@@ -131,8 +131,9 @@ def test_odd_rings_and_unknown_shapers_are_refused():
     assert shaping.shaper == "htb" and shaping.ack_priority and limit == 262144
     shaping, _ = driver.bottleneck_shaping(dict(base, shaper="htb", ack_priority="dscp"))
     assert shaping.ack_priority == "dscp"
-    with pytest.raises(SystemExit, match="ack_priority 'DSCP'"):
-        driver.bottleneck_shaping(dict(base, shaper="htb", ack_priority="DSCP"))
+    for wrong in ("DSCP", 1, 0):
+        with pytest.raises(SystemExit, match="ack_priority %r" % wrong):
+            driver.bottleneck_shaping(dict(base, shaper="htb", ack_priority=wrong))
 
 
 def test_trainsim_rings_listen_per_rank_and_carry_the_jobs_bytes_each_way():

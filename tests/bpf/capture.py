@@ -8,7 +8,7 @@ It prints "ready" once the socket is bound, then captures until its standard
 input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
 direction ("out": the device sent it, after the egress hook; "in"), family,
 DSCP, ECN bits, TCP flags, payload length, source port and, for IPv4,
-whether the header checksum is right."""
+whether the header checksum is right, for IPv6 the flow label."""
 import json
 import select
 import socket
@@ -38,10 +38,12 @@ def decode(frame, pkttype):
         tos, length = ip[1], struct.unpack("!H", ip[2:4])[0]
         tcp, l4_len, family = ip[ihl:], length - ihl, 4
         checksum_ok = ipv4_checksum_ok(ip[:ihl])
+        flow = None
     elif proto == 0x86DD and len(ip) >= 40 and ip[6] == 6:
         tos = ((ip[0] & 0x0f) << 4) | (ip[1] >> 4)
         tcp, l4_len, family = ip[40:], struct.unpack("!H", ip[4:6])[0], 6
         checksum_ok = None
+        flow = struct.unpack("!I", ip[0:4])[0] & 0xfffff
     else:
         return None
     if len(tcp) < 20:
@@ -49,7 +51,8 @@ def decode(frame, pkttype):
     doff = (tcp[12] >> 4) * 4
     return {"dir": "out" if pkttype == PACKET_OUTGOING else "in", "family": family,
             "dscp": tos >> 2, "ecn": tos & 3, "flags": tcp[13], "payload": l4_len - doff,
-            "sport": struct.unpack("!H", tcp[0:2])[0], "checksum_ok": checksum_ok}
+            "sport": struct.unpack("!H", tcp[0:2])[0], "checksum_ok": checksum_ok,
+            "flow": flow}
 
 
 def main():

@@ -60,12 +60,26 @@ def ctl(*args, check=True, netns=NS_B):
     return run(TOOL, "-n", netns, *args, check=check)
 
 
-def refused(*args, user=False, code=1):
+def refused(*args, code=1):
     """mltcpctl's one-line refusal (exit 1; 2 for a command line it cannot parse)."""
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
-    r = run(*prefix, TOOL, *args, check=False)
+    r = run(TOOL, *args, check=False)
     assert r.returncode == code, (args, r.returncode, r.stdout, r.stderr)
     assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("mltcpctl: "), r.stderr
+    return r.stderr
+
+
+UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def in_ns_unprivileged(netns, *args):
+    return run("ip", "netns", "exec", netns, *UNPRIVILEGED, TOOL, *args, check=False)
+
+
+def refused_in(netns, *args):
+    """An unprivileged mltcpctl's one-line refusal, run inside netns."""
+    r = in_ns_unprivileged(netns, *args)
+    assert r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1, r
     assert r.stderr.startswith("mltcpctl: "), r.stderr
     return r.stderr
 
@@ -165,40 +179,68 @@ def test_pure_acks_marked_data_left(marked, family):
     assert mark_b["marked"] >= len(acks_in) and mark_b["left"] >= 2
 
 
-def raw_ipv4_tcp(tos, flags, payload=b"", frag_off=0):
+def tcp_header(flags, payload):
+    return struct.pack("!HHIIBBHHH", PORT, 40000, 1, 1, 5 << 4, flags, 1000, 0, 0) + payload
+
+
+def raw_ipv4_tcp(tos, flags, payload=b"", frag_off=0, options=b""):
     """An IPv4 TCP segment from B to A (IP_HDRINCL: the kernel fills the
     header checksum; the TCP checksum is not checked on the way out)."""
-    tcp = struct.pack("!HHIIBBHHH", PORT, 40000, 1, 1, 5 << 4, flags, 1000, 0, 0) + payload
+    tcp = tcp_header(flags, payload)
     src, dst = (socket.inet_aton(a) for a in reversed(ADDR[4]))
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(tcp), 0, frag_off, 64, 6, 0, src,
-                     dst)
-    return ip + tcp
+    ihl = 5 + len(options) // 4
+    ip = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, tos, ihl * 4 + len(tcp), 0, frag_off, 64, 6,
+                     0, src, dst)
+    return ip + options + tcp
+
+
+def raw_ipv6_tcp(tclass, flow, flags, payload=b""):
+    tcp = tcp_header(flags, payload)
+    src, dst = (socket.inet_pton(socket.AF_INET6, a) for a in reversed(ADDR[6]))
+    first = (6 << 28) | (tclass << 20) | flow
+    return struct.pack("!IHBB16s16s", first, len(tcp), 6, 64, src, dst) + tcp
 
 
 SEND_RAW = """
 import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(family, socket.SOCK_RAW, socket.IPPROTO_RAW)
 for hexed in sys.argv[2:]:
     s.sendto(bytes.fromhex(hexed), (sys.argv[1], 0))
 """
 
 
+def send_raw(family, packets):
+    """What A's device receives of these segments, sent raw by B."""
+    got = []
+    with capture(NS_A, DEV_A, got):
+        run("ip", "netns", "exec", NS_B, sys.executable, "-c", SEND_RAW, ADDR[family][0],
+            *[p.hex() for p in packets])
+    return [p for p in got if p["dir"] == "in" and p["sport"] == PORT and p["family"] == family]
+
+
 def test_ecn_bits_kept_and_crafted_segments(marked):
-    """Segments B sends by a raw socket: a pure ACK with ECT(1) leaves with EF
-    and ECT(1), its header checksum right; a pure ACK with CE keeps CE; a
-    segment with a byte of data, a SYN, an RST and a fragment keep TOS 0x01."""
-    cases = [(0x01, TCP_ACK, b"", 0), (0x03, TCP_ACK, b"", 0), (0x01, TCP_ACK, b"x", 0),
-             (0x01, TCP_SYN, b"", 0), (0x01, TCP_RST | TCP_ACK, b"", 0),
-             (0x01, TCP_ACK, b"", 0x2000)]
-    packets = []
-    with capture(NS_A, DEV_A, packets):
-        run("ip", "netns", "exec", NS_B, sys.executable, "-c", SEND_RAW, ADDR[4][0],
-            *[raw_ipv4_tcp(*c).hex() for c in cases])
-    got = [(p["dscp"], p["ecn"], p["checksum_ok"]) for p in packets
-           if p["dir"] == "in" and p["sport"] == PORT and p["family"] == 4]
+    """IPv4 segments B sends by a raw socket: a pure ACK with ECT(1) leaves
+    with EF and ECT(1), its header checksum right; with CE, CE; with 4
+    bytes of IP options, EF and a right checksum; a segment with a byte of
+    data, a SYN, an RST and a fragment keep TOS 0x01."""
+    cases = [raw_ipv4_tcp(0x01, TCP_ACK), raw_ipv4_tcp(0x03, TCP_ACK),
+             raw_ipv4_tcp(0x01, TCP_ACK, options=b"\x01\x01\x01\x00"),
+             raw_ipv4_tcp(0x01, TCP_ACK, b"x"), raw_ipv4_tcp(0x01, TCP_SYN),
+             raw_ipv4_tcp(0x01, TCP_RST | TCP_ACK), raw_ipv4_tcp(0x01, TCP_ACK, frag_off=0x2000)]
+    got = [(p["dscp"], p["ecn"], p["checksum_ok"]) for p in send_raw(4, cases)]
     # The fragment is decoded as a segment too (its header is all there).
-    assert got == [(EF, 1, True), (EF, 3, True), (0, 1, True), (0, 1, True), (0, 1, True),
-                   (0, 1, True)], got
+    assert got == [(EF, 1, True), (EF, 3, True), (EF, 1, True), (0, 1, True), (0, 1, True),
+                   (0, 1, True), (0, 1, True)], got
+
+
+def test_ipv6_traffic_class_and_flow_label(marked):
+    """IPv6: the DSCP goes into the traffic class across its two bytes, the
+    ECN bits and the 20-bit flow label stay; data keeps its class."""
+    cases = [raw_ipv6_tcp(0x01, 0xabcde, TCP_ACK), raw_ipv6_tcp(0xff, 0xfffff, TCP_ACK),
+             raw_ipv6_tcp(0x03, 0x12345, TCP_ACK, b"x")]
+    got = [(p["dscp"], p["ecn"], p["flow"]) for p in send_raw(6, cases)]
+    assert got == [(EF, 1, 0xabcde), (EF, 3, 0xfffff), (0, 3, 0x12345)], got
 
 
 def bpf_filter_stats(netns, dev, pref):
@@ -253,8 +295,19 @@ def test_add_show_del_and_refusals(pair):
         assert "not a DSCP" in refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp",
                                        "af44", code=2)
         assert "needs dscp DSCP" in refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, code=2)
-        assert "permission denied" in refused("-n", NS_B, "ackmark", "del", "dev", DEV_B,
-                                              user=True)
+        # Unprivileged, inside the namespace (setns itself would need the
+        # capability): refused by ackmark's own checks; show still lists
+        # the marker (the filter dump), without what only CAP_SYS_ADMIN
+        # reads (its maps).
+        assert "permission denied: ackmark add needs CAP_BPF and CAP_NET_ADMIN" in \
+            refused_in(NS_B, "ackmark", "add", "dev", DEV_B, "dscp", "ef")
+        assert "permission denied: ackmark del needs CAP_NET_ADMIN" in \
+            refused_in(NS_B, "ackmark", "del", "dev", DEV_B)
+        shown = in_ns_unprivileged(NS_B, "-j", "ackmark", "show")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout) == [{"dev": DEV_B, "ifindex": m["ifindex"],
+                                             "prog_id": m["prog_id"], "ours": True,
+                                             "dscp": None}]
         assert [x["prog_id"] for x in markers()] == [m["prog_id"]]
     finally:
         ctl("ackmark", "del", "dev", DEV_B)
@@ -265,17 +318,35 @@ def test_add_show_del_and_refusals(pair):
 
 
 def test_foreign_filter_left_alone(pair):
-    """Another kind of filter at the marker's priority: add refuses with the
-    kernel's reason, del finds no marker, and the filter stays."""
+    """Another kind of filter at the marker's priority: show names it, add
+    and del refuse, and it stays."""
     run("tc", "-n", NS_B, "qdisc", "replace", "dev", DEV_B, "clsact")
     run("tc", "-n", NS_B, "filter", "add", "dev", DEV_B, "egress", "pref", "1", "protocol",
         "all", "u32", "match", "u32", "0", "0", "flowid", "1:1")
     try:
-        err = refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp", "ef")
-        assert "cannot attach the marker" in err and "kind does not match" in err, err
-        assert "no ACK marker" in refused("-n", NS_B, "ackmark", "del", "dev", DEV_B)
-        assert markers() == []
+        assert "already at the marker's place" in refused("-n", NS_B, "ackmark", "add", "dev",
+                                                          DEV_B, "dscp", "ef")
+        assert "not the marker (a filter of another kind); left alone" in refused(
+            "-n", NS_B, "ackmark", "del", "dev", DEV_B)
+        [other] = markers()
+        assert other["prog_id"] == 0 and other["ours"] is False and other["dscp"] is None
+        assert "(a filter of another kind)" in ctl("ackmark", "show").stdout
         assert any(f.get("kind") == "u32" for f in tc_filters(NS_B, DEV_B))
     finally:
         run("tc", "-n", NS_B, "filter", "del", "dev", DEV_B, "egress", "pref", "1",
             check=False)
+
+
+def test_ingress_qdisc_refused(pair):
+    """A device with an ingress qdisc (at clsact's place, ffff:) is refused:
+    the filter would land on ingress and mark the peer's ACKs instead."""
+    run("tc", "-n", NS_B, "qdisc", "del", "dev", DEV_B, "clsact", check=False)
+    run("tc", "-n", NS_B, "qdisc", "add", "dev", DEV_B, "ingress")
+    try:
+        err = refused("-n", NS_B, "ackmark", "add", "dev", DEV_B, "dscp", "ef")
+        assert "has an ingress qdisc where clsact would go" in err, err
+        assert markers() == []
+        filters = run("tc", "-n", NS_B, "filter", "show", "dev", DEV_B, "ingress").stdout
+        assert filters.strip() == "", filters
+    finally:
+        run("tc", "-n", NS_B, "qdisc", "del", "dev", DEV_B, "ingress", check=False)

@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // The pure-ACK marker's life cycle. One program and its two maps per device:
-// "add" loads the object, writes the DSCP, creates the clsact hook if there
-// is none and attaches at our handle and priority (never replacing a filter
-// that is there); "del" detaches ours and leaves the clsact qdisc, which may
-// hold other filters; "show" queries each device's hook and reads our
-// program's maps by id.
+// "add" loads the object, writes the DSCP, creates the clsact qdisc if there
+// is none (refusing a device whose ffff: is another qdisc, such as ingress,
+// which would take the filter on its ingress block) and attaches at our
+// handle and priority, never replacing a filter that is there; "del"
+// detaches ours and leaves the clsact qdisc, which may hold other filters;
+// "show" lists the filter at our place on each device that has clsact and
+// reads our program's maps by id. What the qdisc at ffff: is, and what
+// filter is at our place, come from route netlink dumps (libmnl): libbpf's
+// bpf_tc_query() answers EINVAL both for "no filter" and "a filter of
+// another kind", and reading a program by id needs CAP_SYS_ADMIN, where the
+// dump needs nothing.
 #include "ackmark.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <net/if_arp.h>
+#include <libmnl/libmnl.h>
+#include <linux/capability.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <memory>
 
 #include "ackmark.skel.h"
@@ -30,6 +44,13 @@ namespace
 {
 
 using mltcp::Fd;
+
+std::string already(const std::string &dev)
+{
+	return "dev " + dev +
+	       ": a filter is already at the marker's place on its egress hook (mltcpctl "
+	       "ackmark show; del it first)";
+}
 
 struct SkelDeleter {
 	void operator()(mltcp_ackmark_bpf *skel) const { mltcp_ackmark_bpf__destroy(skel); }
@@ -77,15 +98,121 @@ bpf_tc_opts our_place()
 	return opts;
 }
 
-// The id of the program at our handle and priority, 0 if none.
-uint32_t query(uint32_t ifindex)
-{
-	bpf_tc_hook hook = egress_hook(ifindex);
-	bpf_tc_opts opts = our_place();
+struct MnlCloser {
+	void operator()(mnl_socket *s) const { mnl_socket_close(s); }
+};
 
-	if (bpf_tc_query(&hook, &opts) < 0)
-		return 0;
-	return opts.prog_id;
+// A route netlink dump of one type for one device: each reply's tcmsg and
+// attributes (TCA_*) to on_entry.
+template <typename F> void tc_dump(uint16_t type, uint32_t ifindex, uint32_t parent, F on_entry)
+{
+	std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
+	std::unique_ptr<mnl_socket, MnlCloser> nl(mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC));
+	nlmsghdr *req = mnl_nlmsg_put_header(buf.data());
+	const char *what = type == RTM_GETQDISC ? "qdiscs" : "filters";
+
+	if (!nl || mnl_socket_bind(nl.get(), 0, MNL_SOCKET_AUTOPID) < 0)
+		throw Error(std::string("cannot open a route netlink socket: ") +
+			    std::strerror(errno));
+	req->nlmsg_type = type;
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req->nlmsg_seq = static_cast<uint32_t>(time(nullptr));
+	auto *tcm = static_cast<tcmsg *>(mnl_nlmsg_put_extra_header(req, sizeof(tcmsg)));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = static_cast<int>(ifindex);
+	tcm->tcm_parent = parent;
+	if (mnl_socket_sendto(nl.get(), req, req->nlmsg_len) < 0)
+		throw Error(std::string("cannot list the ") + what + ": " + std::strerror(errno));
+	auto on_msg = [](const nlmsghdr *nlh, void *data) -> int {
+		const auto *t = static_cast<const tcmsg *>(mnl_nlmsg_get_payload(nlh));
+		std::array<const nlattr *, TCA_MAX + 1> tb{};
+		auto on_attr = [](const nlattr *attr, void *out) -> int {
+			auto &table = *static_cast<std::array<const nlattr *, TCA_MAX + 1> *>(out);
+			uint16_t type = mnl_attr_get_type(attr);
+
+			if (type <= TCA_MAX)
+				table[type] = attr;
+			return MNL_CB_OK;
+		};
+
+		if (mnl_attr_parse(nlh, sizeof(*t), on_attr, &tb) < 0)
+			return MNL_CB_ERROR;
+		(*static_cast<F *>(data))(*t, tb);
+		return MNL_CB_OK;
+	};
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl.get(), buf.data(), buf.size());
+		if (n < 0)
+			throw Error(std::string("cannot list the ") + what + ": " +
+				    std::strerror(errno));
+		int rc = mnl_cb_run(buf.data(), static_cast<size_t>(n), req->nlmsg_seq,
+				    mnl_socket_get_portid(nl.get()), on_msg, &on_entry);
+		if (rc == MNL_CB_STOP)
+			break;
+		if (rc < 0)
+			throw Error(std::string("cannot list the ") + what + ": " +
+				    std::strerror(errno));
+	}
+}
+
+std::string attr_string(const nlattr *attr)
+{
+	return attr && mnl_attr_validate(attr, MNL_TYPE_STRING) == 0 ? mnl_attr_get_str(attr) : "";
+}
+
+// The kind of the qdisc at ffff: (clsact's and ingress's place) of the
+// device: "clsact", "ingress", or "" if there is none.
+std::string ffff_qdisc(uint32_t ifindex)
+{
+	std::string kind;
+
+	tc_dump(RTM_GETQDISC, ifindex, 0, [&](const tcmsg &t, const auto &tb) {
+		if (static_cast<uint32_t>(t.tcm_ifindex) == ifindex &&
+		    t.tcm_handle == TC_H_MAKE(TC_H_CLSACT, 0))
+			kind = attr_string(tb[TCA_KIND]);
+	});
+	return kind;
+}
+
+// The filter at our handle and priority of the device's egress hook, from
+// the filter dump (needs no privilege, unlike reading a program by id):
+// Marker's prog_id and ours; false if there is none.
+bool at_our_place(uint32_t ifindex, Marker &m)
+{
+	bool found = false;
+
+	if (ffff_qdisc(ifindex) != "clsact")
+		return false;
+	tc_dump(RTM_GETTFILTER, ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+		[&](const tcmsg &t, const auto &tb) {
+			// Our priority holds one kind of filter: a BPF one at
+			// another handle can sit beside ours, any other kind
+			// keeps ours out.
+			bool bpf = attr_string(tb[TCA_KIND]) == "bpf";
+			if (TC_H_MAJ(t.tcm_info) >> 16 != MLTCP_ACKMARK_TC_PRIORITY ||
+			    (bpf && t.tcm_handle != MLTCP_ACKMARK_TC_HANDLE))
+				return;
+			found = true;
+			m.prog_id = 0;
+			m.ours = false;
+			if (!bpf || !tb[TCA_OPTIONS])
+				return;
+			auto on_option = [](const nlattr *opt, void *data) -> int {
+				auto *marker = static_cast<Marker *>(data);
+
+				if (mnl_attr_get_type(opt) == TCA_BPF_ID &&
+				    mnl_attr_validate(opt, MNL_TYPE_U32) == 0)
+					marker->prog_id = mnl_attr_get_u32(opt);
+				// libbpf names the filter "PROGRAM:[ID]".
+				if (mnl_attr_get_type(opt) == TCA_BPF_NAME)
+					marker->ours =
+						attr_string(opt).rfind(MLTCP_ACKMARK_PROG_NAME ":[",
+								       0) == 0;
+				return MNL_CB_OK;
+			};
+			mnl_attr_parse_nested(tb[TCA_OPTIONS], on_option, &m);
+		});
+	return found;
 }
 
 // Reads our program's DSCP and counters through its maps (by id: needs
@@ -96,20 +223,20 @@ void describe(Marker &m)
 	bpf_prog_info info{};
 	uint32_t len = sizeof(info);
 
+	// By id: CAP_SYS_ADMIN. Without it, the DSCP and counts stay unknown.
+	if (!m.prog_id || !*m.ours)
+		return;
 	Fd prog(bpf_prog_get_fd_by_id(m.prog_id));
-	if (!prog.valid()) {
-		if (errno == EPERM)
-			throw Error("permission denied: reading the markers needs CAP_SYS_ADMIN "
-				    "(run it as root)");
-		return; // gone meanwhile
-	}
+	if (!prog.valid())
+		return;
 	info.nr_map_ids = 4;
 	info.map_ids = reinterpret_cast<uintptr_t>(map_ids);
 	if (bpf_obj_get_info_by_fd(prog.get(), &info, &len) < 0)
 		return;
-	m.ours = std::strncmp(info.name, MLTCP_ACKMARK_PROG_NAME, sizeof(info.name)) == 0;
-	if (!m.ours)
+	if (std::strncmp(info.name, MLTCP_ACKMARK_PROG_NAME, sizeof(info.name)) != 0) {
+		m.ours = false;
 		return;
+	}
 	for (uint32_t i = 0; i < std::min(info.nr_map_ids, 4U); i++) {
 		bpf_map_info map{};
 		uint32_t map_len = sizeof(map);
@@ -147,10 +274,14 @@ void add(const std::string &dev, uint32_t dscp)
 {
 	bpf::require_caps("ackmark add", true, false);
 	uint32_t ifindex = ethernet_ifindex(dev);
-	if (query(ifindex))
-		throw Error("dev " + dev +
-			    ": a filter is already at the marker's place on its egress hook "
-			    "(mltcpctl ackmark show; del it first)");
+	std::string qdisc = ffff_qdisc(ifindex);
+	if (!qdisc.empty() && qdisc != "clsact")
+		throw Error("dev " + dev + ": has an " + qdisc +
+			    " qdisc where clsact would go (ffff:); the marker needs clsact's "
+			    "egress hook");
+	Marker there;
+	if (at_our_place(ifindex, there))
+		throw Error(already(dev));
 
 	Skel skel(mltcp_ackmark_bpf__open_and_load());
 	if (!skel)
@@ -163,19 +294,40 @@ void add(const std::string &dev, uint32_t dscp)
 		throw bpf::libbpf_error("cannot write the marker's DSCP", err);
 
 	bpf_tc_hook hook = egress_hook(ifindex);
-	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST)
-		throw bpf::libbpf_error("dev " + dev + ": cannot add the clsact qdisc", err);
+	bool created = false;
+	if (qdisc.empty()) {
+		err = bpf_tc_hook_create(&hook);
+		// -EEXIST: another tc made one meanwhile; what it is, is checked below.
+		if (err && err != -EEXIST)
+			throw bpf::libbpf_error("dev " + dev + ": cannot add the clsact qdisc",
+						err);
+		created = err == 0;
+		if (ffff_qdisc(ifindex) != "clsact")
+			throw Error("dev " + dev + ": another qdisc took clsact's place meanwhile");
+	}
 	bpf_tc_opts opts = our_place();
 	opts.prog_fd = bpf_program__fd(skel->progs.mltcp_ackmark);
 	err = bpf_tc_attach(&hook, &opts);
-	if (err)
-		throw bpf::libbpf_error("dev " + dev + ": cannot attach the marker", err);
+	if (err) {
+		Error failed = err == -EEXIST
+				       ? Error(already(dev))
+				       : bpf::libbpf_error(
+						 "dev " + dev + ": cannot attach the marker", err);
+		// Only what this call made: the qdisc may be shared otherwise.
+		if (created) {
+			hook.attach_point =
+				static_cast<bpf_tc_attach_point>(BPF_TC_INGRESS | BPF_TC_EGRESS);
+			bpf_tc_hook_destroy(&hook);
+		}
+		throw failed;
+	}
 }
 
 void del(const std::string &dev)
 {
-	bpf::require_caps("ackmark del", true, false);
+	if (!bpf::has_capability(CAP_NET_ADMIN))
+		throw Error("permission denied: ackmark del needs CAP_NET_ADMIN, which this "
+			    "process does not have: run it as root");
 	if (dev.empty() || dev.size() >= IFNAMSIZ)
 		throw Error("dev \"" + dev + "\": not a device name");
 	uint32_t ifindex = if_nametoindex(dev.c_str());
@@ -183,15 +335,13 @@ void del(const std::string &dev)
 		throw Error("dev " + dev + ": no such device");
 	Marker m;
 	m.dev = dev;
-	m.prog_id = query(ifindex);
-	if (!m.prog_id)
+	if (!at_our_place(ifindex, m))
 		throw Error("dev " + dev + ": no ACK marker");
-	describe(m);
-	if (!m.ours)
-		throw Error("dev " + dev +
-			    ": the filter at the marker's place runs another "
-			    "program (id " +
-			    std::to_string(m.prog_id) + "); left alone");
+	if (!*m.ours)
+		throw Error("dev " + dev + ": the filter at the marker's place is not the marker " +
+			    (m.prog_id ? "(program id " + std::to_string(m.prog_id) + ")"
+				       : std::string("(a filter of another kind)")) +
+			    "; left alone");
 	bpf_tc_hook hook = egress_hook(ifindex);
 	bpf_tc_opts opts = our_place();
 	int err = bpf_tc_detach(&hook, &opts);
@@ -223,8 +373,7 @@ std::vector<Marker> show(const std::optional<std::string> &dev)
 
 		m.dev = name;
 		m.ifindex = ifindex;
-		m.prog_id = query(ifindex);
-		if (!m.prog_id)
+		if (!at_our_place(ifindex, m))
 			continue;
 		describe(m);
 		out.push_back(m);

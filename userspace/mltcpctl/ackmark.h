@@ -33,9 +33,11 @@ inline const char *stat_name(unsigned index)
 struct Marker {
 	std::string dev;
 	uint32_t ifindex = 0;
-	uint32_t prog_id = 0;
-	bool ours = false; // the program is MLTCP_ACKMARK_PROG_NAME
-	// Ours only, and read only with CAP_SYS_ADMIN (maps by id).
+	uint32_t prog_id = 0; // 0: a filter of another kind than BPF
+	// Whether the program is MLTCP_ACKMARK_PROG_NAME (by the filter's
+	// name; with CAP_SYS_ADMIN, confirmed from the program itself).
+	std::optional<bool> ours;
+	// Ours only, and only with CAP_SYS_ADMIN (maps read by id).
 	std::optional<uint32_t> dscp;
 	std::optional<std::array<uint64_t, MLTCP_ACKMARK_NR_STATS>> stats;
 };
@@ -45,7 +47,8 @@ struct Marker {
 void add(const std::string &dev, uint32_t dscp);
 // Detaches ours from dev; another program at our place is left alone (Error).
 void del(const std::string &dev);
-// The markers of dev, or of every device of the namespace.
+// The markers of dev, or of every device of the namespace; without
+// CAP_SYS_ADMIN, without their DSCP and counts.
 std::vector<Marker> show(const std::optional<std::string> &dev);
 
 } // namespace mltcpctl::ackmark

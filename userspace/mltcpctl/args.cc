@@ -1030,13 +1030,14 @@ std::string usage(std::string_view topic)
 		"  that serves it first: exchanging jobs hold their turns only if their\n"
 		"  ACKs do not wait behind the other jobs' data. A tc BPF filter on DEV's\n"
 		"  clsact egress hook (-n: DEV in that namespace); data segments, SYN, FIN\n"
-		"  and RST are never marked, ECN bits are kept. Needs CAP_BPF (or\n"
-		"  CAP_SYS_ADMIN) and CAP_NET_ADMIN; show reads counts with CAP_SYS_ADMIN.\n";
+		"  and RST are never marked, ECN bits are kept. add needs CAP_BPF (or\n"
+		"  CAP_SYS_ADMIN) and CAP_NET_ADMIN, del CAP_NET_ADMIN; show reads the\n"
+		"  DSCP and counts with CAP_SYS_ADMIN.\n";
 	static const char options[] =
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -b[ackend] BACKEND |\n"
 		"             -d[ebug] | -h[elp] | -V[ersion] }\n"
 		"BACKEND := { auto | kmod | bpf }  (auto: the module if loaded, else BPF)\n"
-		"  -d: libbpf's and the verifier's messages (bpf load).\n";
+		"  -d: libbpf's and the verifier's messages (bpf load, ackmark add).\n";
 	std::string out =
 		"Usage: mltcpctl [OPTIONS] { job | flow | monitor | defaults | bpf | export | run |\n"
 		"                            ackmark | help } ...\n";

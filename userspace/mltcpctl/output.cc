@@ -257,8 +257,10 @@ void print_ackmark(Printer &p, const ackmark::Marker &m)
 	p.begin_object();
 	p.field("dev", m.dev, "dev " + m.dev);
 	p.field("ifindex", m.ifindex, "");
-	p.field("prog_id", m.prog_id, "prog id " + std::to_string(m.prog_id));
-	p.field("ours", m.ours, m.ours ? "" : "(another program, not the marker)");
+	p.field("prog_id", m.prog_id,
+		m.prog_id ? "prog id " + std::to_string(m.prog_id) : "(a filter of another kind)");
+	p.field("ours", m.ours ? nlohmann::json(*m.ours) : nlohmann::json(nullptr),
+		m.ours.value_or(true) || !m.prog_id ? "" : "(another program, not the marker)");
 	p.field("dscp", m.dscp ? nlohmann::json(*m.dscp) : nlohmann::json(nullptr),
 		m.dscp ? "dscp " + std::to_string(*m.dscp) : "");
 	if (m.stats) {

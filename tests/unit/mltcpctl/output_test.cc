@@ -98,6 +98,11 @@ TEST(Output, AckmarkBothWays)
 	other.dev = "eth1";
 	other.ifindex = 3;
 	other.prog_id = 9;
+	other.ours = false;
+	ackmark::Marker kind;
+	kind.dev = "eth2";
+	kind.ifindex = 4;
+	kind.ours = false;
 
 	for (bool json : { false, true }) {
 		std::ostringstream out;
@@ -105,14 +110,16 @@ TEST(Output, AckmarkBothWays)
 		p.begin_list();
 		print_ackmark(p, m);
 		print_ackmark(p, other);
+		print_ackmark(p, kind);
 		p.end_list();
 		if (!json) {
 			EXPECT_EQ(out.str(), "dev eth0 prog id 57 dscp 46 marked 120 left 3075\n"
-					     "dev eth1 prog id 9 (another program, not the marker)\n");
+					     "dev eth1 prog id 9 (another program, not the marker)\n"
+					     "dev eth2 (a filter of another kind)\n");
 			continue;
 		}
 		auto j = nlohmann::json::parse(out.str());
-		ASSERT_EQ(j.size(), 2u);
+		ASSERT_EQ(j.size(), 3u);
 		EXPECT_EQ(j[0], nlohmann::json({ { "dev", "eth0" },
 						 { "ifindex", 2 },
 						 { "prog_id", 57 },
@@ -123,5 +130,6 @@ TEST(Output, AckmarkBothWays)
 		EXPECT_EQ(j[1]["ours"], false);
 		EXPECT_TRUE(j[1]["dscp"].is_null());
 		EXPECT_FALSE(j[1].contains("marked"));
+		EXPECT_EQ(j[2]["prog_id"], 0);
 	}
 }
