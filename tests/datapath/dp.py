@@ -63,7 +63,7 @@ PROFILES = {
         forward=Shaping(rate_mbit=100, burst_bytes=64 * 1024,
                         limit_bytes=queue_limit(100, 5, 1.5)),
         reverse=Shaping(delay_ms=5),
-        bulk_seconds=8, bulk_omit=1, bulk_ref_vs_rate=0.75, bulk_vs_rate=0.0,
+        bulk_seconds=5, bulk_omit=1, bulk_ref_vs_rate=0.75, bulk_vs_rate=0.0,
         bulk_vs_base=0.95, onoff_bytes=1_000_000, onoff_count=12),
     # tests/bpf/test_bpf_host.py before the move.
     "bpf": Profile(
