@@ -60,9 +60,16 @@ def rtts_per_phase(cfg):
 def load(dirs):
     """(name, config, summary, point directory) of every point that ran: the
     point's summary.json (a later `python3 -m bench analyze` rewrites it),
-    else results.json's copy."""
+    else results.json's copy. A directory may also be one point's, as
+    `bench run --config` makes it."""
     points = []
     for d in dirs:
+        point = rundir.Point(d)
+        if not os.path.exists(os.path.join(d, rundir.RESULTS)) and \
+                os.path.exists(point.file(rundir.SUMMARY)):
+            cfg = point.config()
+            points.append((cfg["name"], cfg, point.summary(), point))
+            continue
         results = rundir.Results(d)
         for name, res in results.read()["results"].items():
             if res.get("algorithms"):

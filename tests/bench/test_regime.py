@@ -104,3 +104,16 @@ def test_drift_is_the_mean_change_while_overlapping_and_diffusion_the_spread_out
     assert drift == pytest.approx((0.1 + 0.25) / 2)
     assert diffusion == pytest.approx(statistics.pstdev([-0.04, 0.04, -0.04]))
     assert regime.drift_diffusion(None, "md", cfg) == (None, None)
+
+
+def test_load_takes_a_point_directory_as_bench_run_config_makes_it(tmp_path):
+    from bench import rundir
+    cfg = {"name": "p", "rate_mbit": 1000, "rtt_ms": 0.2,
+           "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}]}
+    point = rundir.Point(str(tmp_path / "p"))
+    point.write_config(cfg)
+    point.write_summary(summary({"cubic": 52.0}))
+    [(name, got_cfg, got, got_point)] = regime.load([point.path])
+    assert name == "p" and got_cfg["jobs"] == cfg["jobs"]
+    assert got["algorithms"]["cubic"]["mean_iter_ms"] == 52.0
+    assert got_point.path == point.path
