@@ -8,6 +8,7 @@ COMMANDS = {
     "run": ("bench.run", "run bench sets or one configuration, then analyze them"),
     "driver": ("bench.driver", "run one point here (inside the guest, or on the host)"),
     "analyze": ("bench.analyze", "summary.json, report.md and plots of a point directory"),
+    "collect": ("bench.collect", "point directories gathered into one results directory"),
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
     "regime": ("bench.regime", "the simulator's regime map, shift map and data-center table"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
