@@ -146,6 +146,9 @@ def configurations(args):
     if args.config:
         with open(args.config) as f:
             cfgs = [json.load(f)]
+        # A point's config.json names the commit it measured; run again,
+        # it measures this checkout's (run_point() stamps it).
+        cfgs[0].pop("commit", None)
     else:
         cfgs = []
         for set_name in args.sets:

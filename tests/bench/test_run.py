@@ -34,6 +34,13 @@ def test_one_configuration_file(tmp_path):
     assert cfg["repeats"] == 3 and cfg["name"] == "smoke"
 
 
+def test_a_points_stored_configuration_runs_again_at_this_checkout(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(matrix.smoke()[0], commit="0123abc", format=1)))
+    (cfg,) = configurations("--config", str(path))
+    assert "commit" not in cfg and cfg["name"] == "smoke"
+
+
 def test_the_guest_budget_covers_the_guest_demo():
     with open(paths.TOP + "/bench/configs/demo-guest.json") as f:
         assert run.guest_budget_s(json.load(f)) == 1200
