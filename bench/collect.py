@@ -6,46 +6,88 @@
 `bench run --config` measures one configuration into one point directory
 (config.json, summary.json, report.md, plots, raw/). A study made of such
 runs is committed as one results directory, as `bench run SET` writes it:
-each point copied under its configuration's name, and results.json and
-results.md over all of them. The commit and date stamped are the points'
-own (analyze.summarize() stamps the commit a point started at); points
-measured at different commits are all named, joined by "+". Nothing is
-measured again, and OUT must not exist yet.
+each point copied under its configuration's name (an unnamed one under
+its directory's), and results.json and results.md over all of them. The
+commit stamped is the points' own (analyze.summarize() stamps the commit a
+point started at); points measured at different commits are all named,
+oldest first, joined by "+". The date is when the first repeat started
+(the raw logs' start_at), or, for points kept without raw logs, when they
+were analyzed. A point whose workers failed keeps bench run's error.
+Nothing is measured again; OUT must not exist, and is made whole or not at
+all.
 """
+import datetime
 import os
 import shutil
+import tempfile
 
 from bench import rundir, run
+
+STAMP = "%Y%m%dT%H%MZ"
+
+
+def started(point, summary):
+    """When the point's first repeat started (UTC, bench run's stamp), or
+    when it was analyzed if its raw logs are gone."""
+    starts = [r.meta["start_at"] for alg in summary["algorithms"]
+              for r in point.repeats(alg) if "start_at" in r.meta]
+    if starts:
+        return datetime.datetime.fromtimestamp(min(starts), datetime.timezone.utc).strftime(STAMP)
+    analyzed = summary.get("date")
+    if not analyzed:
+        return None
+    return datetime.datetime.fromisoformat(analyzed).astimezone(
+        datetime.timezone.utc).strftime(STAMP)
+
+
+def read_point(path):
+    point = rundir.Point(os.path.abspath(path))
+    for name in (rundir.CONFIG, rundir.SUMMARY):
+        if not os.path.exists(point.file(name)):
+            raise SystemExit("bench collect: %s has no %s (not a point, or not analyzed?)"
+                             % (point.path, name))
+    cfg = point.config()
+    return point, cfg.get("name") or os.path.basename(point.path.rstrip("/")), point.summary()
 
 
 def gather(out_path, point_paths):
     """Copy the points into out_path and write its results.json and
     results.md; returns the results document."""
-    points = [rundir.Point(os.path.abspath(p)) for p in point_paths]
-    results, commits, dates, names = {}, [], [], set()
-    for point in points:
-        if not os.path.exists(point.file(rundir.SUMMARY)):
-            raise SystemExit("bench collect: %s has no %s (not analyzed?)"
-                             % (point.path, rundir.SUMMARY))
-        cfg, summary = point.config(), point.summary()
-        if cfg["name"] in names:
-            raise SystemExit("bench collect: two points named %s" % cfg["name"])
-        names.add(cfg["name"])
-        if summary.get("commit") not in commits:
-            commits.append(summary.get("commit"))
-        dates.append(summary.get("date", ""))
-        results[cfg["name"]] = {"summary": summary, "error": None,
-                                "backend": cfg.get("backend", "module"),
-                                "host_loadavg": None}
     if os.path.exists(out_path):
         raise SystemExit("bench collect: %s exists" % out_path)
-    for point in points:
-        shutil.copytree(point.path, os.path.join(out_path, point.config()["name"]))
-    commit = "+".join(str(c) for c in commits)
-    doc = run.results_doc(commit, min(dates), ["collected"], results)
-    rundir.Results(out_path).write(doc, "# Bench results\n\nMeasured %s at commit %s, "
-                                   "backend: %s; gathered by `bench collect`.\n\n%s\n" % (
-                                       min(dates), commit, doc["backend"], run.table(results)))
+    points, results, stamps = [], {}, []
+    for path in point_paths:
+        point, name, summary = read_point(path)
+        if name in results:
+            raise SystemExit("bench collect: two points named %s" % name)
+        failed = any(a.get("failures") for a in summary["algorithms"].values())
+        results[name] = {"summary": summary,
+                         "error": "analysis reported worker failures" if failed else None,
+                         "backend": point.config().get("backend", "module"),
+                         "host_loadavg": None}
+        points.append((point, name))
+        stamps.append((started(point, summary) or "", summary.get("commit")))
+    commits = []
+    for _, commit in sorted(stamps):
+        if commit and commit not in commits:
+            commits.append(commit)
+    dates = sorted(d for d, _ in stamps if d)
+    commit, date = "+".join(commits) or None, dates[0] if dates else None
+    doc = run.results_doc(commit, date, ["collected"], results)
+    # Built beside OUT and renamed into place: a failed copy leaves no OUT.
+    parent = os.path.dirname(os.path.abspath(out_path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".collect-", dir=parent)
+    try:
+        for point, name in points:
+            shutil.copytree(point.path, os.path.join(tmp, name))
+        rundir.Results(tmp).write(doc, "# Bench results\n\nMeasured %s at commit %s, "
+                                  "backend: %s; gathered by `bench collect`.\n\n%s\n" % (
+                                      date, commit, doc["backend"], run.table(results)))
+        os.rename(tmp, out_path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return doc
 
 

@@ -3,7 +3,7 @@
 and shift map (issue 13, items 4 to 6).
 
     python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
-                            [--shift-points A,B] RESULTS_DIR...
+                            [--shift-points A,B] DIR...
 
 The table gives, for every point and rule:
   - RTTs per phase: a job's communication phase at line rate over the base RTT;
@@ -68,7 +68,8 @@ def load(dirs):
         if not os.path.exists(os.path.join(d, rundir.RESULTS)) and \
                 os.path.exists(point.file(rundir.SUMMARY)):
             cfg = point.config()
-            points.append((cfg["name"], cfg, point.summary(), point))
+            name = cfg.get("name") or os.path.basename(os.path.normpath(d))
+            points.append((name, cfg, point.summary(), point))
             continue
         results = rundir.Results(d)
         for name, res in results.read()["results"].items():
@@ -308,7 +309,9 @@ def plot_shift(points, path, names=None):
 
 
 def add_arguments(parser):
-    parser.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
+    parser.add_argument("dirs", nargs="+", metavar="DIR",
+                        help="a results directory (bench run SET) or a point directory "
+                        "(bench run --config)")
     parser.add_argument("--regime-plot", metavar="FILE.png")
     parser.add_argument("--shift-plot", metavar="FILE.png")
     parser.add_argument("--shift-points", help="comma-separated two-job points for --shift-plot")

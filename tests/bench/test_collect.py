@@ -12,42 +12,58 @@ def algorithm(mean):
             "stable_repeats": 1, "converged_iteration": [3], "rtos": [0]}
 
 
-def make_point(path, name, commit, date, means):
+def make_point(path, name, commit, date, means, start_at=None, failures=()):
     point = rundir.Point(str(path))
-    point.write_config({"name": name, "backend": "bpf", "rate_mbit": 200, "rtt_ms": 0,
-                        "jobs": [{"name": "job1", "bytes": 1912813, "compute_ms": 120}]})
+    cfg = {"backend": "bpf", "rate_mbit": 200, "rtt_ms": 0,
+           "jobs": [{"name": "job1", "bytes": 1912813, "compute_ms": 120}]}
+    point.write_config(dict(cfg, name=name) if name else cfg)
+    algs = {a: dict(algorithm(m), failures=list(failures)) for a, m in means.items()}
     point.write_summary({"commit": commit, "date": date, "ideal_iter_ms": 200.0,
-                         "ideal_valid": True,
-                         "algorithms": {a: algorithm(m) for a, m in means.items()}})
-    (path / "raw").mkdir()
+                         "ideal_valid": True, "algorithms": algs})
+    for rep, alg in enumerate(means):
+        if start_at is not None:
+            point.write_repeat(alg, 0, {"start_at": start_at + 60 * rep}, [])
     return point
 
 
 def test_points_are_copied_under_their_names_and_tabled(tmp_path):
-    make_point(tmp_path / "a", "fair", "abc1234", "2026-11-24T01:30:01+00:00",
-               {"cubic": 324.6, "md-restart": 351.8})
-    make_point(tmp_path / "b", "two", "def5678", "2026-11-24T01:10:00+00:00",
+    # Measured 2026-11-24 01:30 UTC (raw logs) at def5678, analyzed later.
+    make_point(tmp_path / "a", "fair", "def5678", "2026-11-24T03:00:00+00:00",
+               {"cubic": 324.6, "md-restart": 351.8}, start_at=1795483800)
+    # Raw logs gone: the analysis's date, 01:10 UTC, at abc1234.
+    make_point(tmp_path / "b", "two", "abc1234", "2026-11-24T02:10:00+01:00",
                {"cubic": 209.8})
     out = tmp_path / "set"
     doc = collect.gather(str(out), [str(tmp_path / "a"), str(tmp_path / "b")])
     assert doc["commit"] == "abc1234+def5678"
-    assert doc["date"] == "2026-11-24T01:10:00+00:00"
+    assert doc["date"] == "20261124T0110Z"
     results = rundir.Results(str(out))
     assert set(results.read()["results"]) == {"fair", "two"}
     assert results.point("fair").summary()["algorithms"]["md-restart"]["mean_iter_ms"] == 351.8
     assert "| fair (ideal 200.0 ms) | md-restart | 351.8" in (out / "results.md").read_text()
     # bench regime reads the set as it reads bench run's.
     assert {name for name, _, _, _ in regime.load([str(out)])} == {"fair", "two"}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".collect-")] == []
 
 
-def test_refuses_an_unanalyzed_point_a_repeated_name_and_an_existing_out(tmp_path):
-    make_point(tmp_path / "a", "fair", "abc1234", "d", {"cubic": 1.0})
-    make_point(tmp_path / "b", "fair", "abc1234", "d", {"cubic": 1.0})
+def test_an_unnamed_point_takes_its_directorys_name_and_failures_are_kept(tmp_path):
+    make_point(tmp_path / "demo", None, "abc1234", "2026-11-24T01:00:00+00:00",
+               {"cubic": 1.0}, failures=["job1 rank 0 exited 1"])
+    doc = collect.gather(str(tmp_path / "o"), [str(tmp_path / "demo")])
+    assert doc["results"]["demo"]["error"] == "analysis reported worker failures"
+    assert "| demo | - | analysis reported worker failures |" in \
+        (tmp_path / "o" / "results.md").read_text()
+
+
+def test_refusals_change_nothing(tmp_path):
+    make_point(tmp_path / "a", "fair", "abc1234", "2026-11-24T01:00:00+00:00", {"cubic": 1.0})
+    make_point(tmp_path / "b", "fair", "abc1234", "2026-11-24T01:00:00+00:00", {"cubic": 1.0})
     (tmp_path / "c").mkdir()
-    with pytest.raises(SystemExit, match="no summary.json"):
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    with pytest.raises(SystemExit, match="has no config.json"):
         collect.gather(str(tmp_path / "o1"), [str(tmp_path / "c")])
     with pytest.raises(SystemExit, match="two points named fair"):
         collect.gather(str(tmp_path / "o2"), [str(tmp_path / "a"), str(tmp_path / "b")])
     with pytest.raises(SystemExit, match="exists"):
-        collect.gather(str(tmp_path / "a"), [str(tmp_path / "a")])
-    assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
+        collect.gather(str(tmp_path / "a"), [str(tmp_path / "b")])
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
