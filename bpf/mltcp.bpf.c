@@ -117,12 +117,14 @@ struct mltcp_job_request;
 struct mltcp_flow_key;
 struct mltcp_flow;
 struct mltcp_flow_record;
+struct mltcp_line;
 enum mltcp_job_error;
 
-MLTCP_BPF_CORE enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded);
+MLTCP_BPF_CORE enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept,
+						       const struct mltcp_line *bound);
 MLTCP_BPF_CORE enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
 							 const struct mltcp_params *defaults,
-							 bool bounded);
+							 const struct mltcp_line *bound);
 MLTCP_BPF_CORE enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 						    const struct mltcp_job_request *req);
 MLTCP_BPF_CORE u32 mltcp_job_error_field(enum mltcp_job_error err);
@@ -131,11 +133,11 @@ MLTCP_BPF_CORE bool mltcp_job_matches(const struct mltcp_job_spec *job,
 MLTCP_BPF_CORE void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 MLTCP_BPF_CORE bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 				     const struct mltcp_job_spec *job, int fixed_base,
-				     bool bounded);
+				     const struct mltcp_line *bound);
 MLTCP_BPF_CORE u32 mltcp_job_changed(const struct mltcp_job_request *req);
 MLTCP_BPF_CORE bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 				       const struct mltcp_job_spec *job, u32 changed,
-				       int fixed_base, bool bounded);
+				       int fixed_base, const struct mltcp_line *bound);
 MLTCP_BPF_CORE void mltcp_flow_fill_record(struct mltcp_flow_record *rec,
 					   const struct mltcp_flow *fl, u64 bytes_acked);
 
@@ -329,7 +331,7 @@ static __always_inline void mltcp_init_base(struct sock *sk, int base)
 	 * no job. Unbounded: only root (CAP_BPF in the initial user namespace)
 	 * can write the maps, so no setting comes from a container.
 	 */
-	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base, false))
+	if (mltcp_flow_latch(ca, &params, m.best.id ? &m.best : NULL, base, NULL))
 		ca->job = m.best.id;
 	/* The marks made before the flow existed start nothing. */
 	if (ca->params.marked)

@@ -255,6 +255,7 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 	const struct mltcp_job_spec *spec = NULL;
 	struct net *net = sock_net(sk);
 	struct mltcp_params defaults;
+	struct mltcp_line host;
 
 	lock_sock(sk);
 	atomic_long_inc(&mltcp_relatch_locked);
@@ -275,7 +276,7 @@ static int mltcp_relatch_one(struct sock *sk, void *arg)
 	mltcp_net_defaults(net, &defaults);
 	/* Checked by mltcp_job_apply(): the job's settings latch whole. */
 	mltcp_flow_relatch(fl, &defaults, spec, r->changed, mltcp_fixed_base(sk),
-			   mltcp_net_bounded(net));
+			   mltcp_net_bound(net, &host));
 	/* Marking turned on: the marks made until now start nothing. */
 	if ((r->changed & MLTCP_JOB_F_MARKED) && fl->params.marked)
 		fl->iter.marks_seen = (u8)mltcp_job_marks(net, r->key);

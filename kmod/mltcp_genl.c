@@ -344,13 +344,14 @@ static enum mltcp_job_error mltcp_nl_apply(struct net *net, struct mltcp_job_spe
 {
 	struct mltcp_job_spec next = *spec;
 	struct mltcp_params defaults;
+	struct mltcp_line host;
 	enum mltcp_job_error err;
 
 	err = mltcp_job_apply(&next, req);
 	if (err)
 		return err;
 	mltcp_net_defaults(net, &defaults);
-	err = mltcp_job_check_over(&next, &defaults, mltcp_net_bounded(net));
+	err = mltcp_job_check_over(&next, &defaults, mltcp_net_bound(net, &host));
 	if (!err)
 		*spec = next;
 	return err;

@@ -87,7 +87,15 @@ static enum mltcp_job_error mltcp_job_check(const struct mltcp_job_request *req)
 	return MLTCP_JOB_OK;
 }
 
-enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded)
+/* Mean F at most 1 (slope + 2 * intercept <= 2, exact), or nowhere above *host. */
+static bool mltcp_line_within(u32 slope, u32 intercept, const struct mltcp_line *host)
+{
+	if (slope + 2 * intercept <= 2 * MLTCP_ONE)
+		return true;
+	return intercept <= host->intercept && slope + intercept <= host->slope + host->intercept;
+}
+
+enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, const struct mltcp_line *bound)
 {
 	if (slope > MLTCP_SLOPE_MAX)
 		return MLTCP_JOB_E_SLOPE;
@@ -95,14 +103,15 @@ enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded)
 		return MLTCP_JOB_E_INTERCEPT;
 	if (!slope && !intercept)
 		return MLTCP_JOB_E_F_ZERO;
-	/* slope / 2 + intercept <= 1, without rounding; no overflow below 2^16. */
-	if (bounded && slope + 2 * intercept > 2 * MLTCP_ONE)
+	/* Both in range: no sum below overflows. */
+	if (bound && !mltcp_line_within(slope, intercept, bound))
 		return MLTCP_JOB_E_BOUND;
 	return MLTCP_JOB_OK;
 }
 
 enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
-					  const struct mltcp_params *defaults, bool bounded)
+					  const struct mltcp_params *defaults,
+					  const struct mltcp_line *bound)
 {
 	u32 line = job->fields & (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT);
 
@@ -111,7 +120,7 @@ enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
 	return mltcp_f_line_check(line & MLTCP_JOB_F_SLOPE ? job->slope : defaults->slope,
 				  line & MLTCP_JOB_F_INTERCEPT ? job->intercept :
 								  defaults->intercept,
-				  bounded);
+				  bound);
 }
 
 enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
@@ -175,7 +184,7 @@ enum mltcp_job_error mltcp_job_apply(struct mltcp_job_spec *spec,
 	if (!next.marked)
 		next.fields &= ~(u32)MLTCP_JOB_F_MARKED;
 	if ((next.fields & MLTCP_JOB_F_SLOPE) && (next.fields & MLTCP_JOB_F_INTERCEPT)) {
-		err = mltcp_f_line_check(next.slope, next.intercept, false);
+		err = mltcp_f_line_check(next.slope, next.intercept, NULL);
 		if (err)
 			return err;
 	}
@@ -349,7 +358,7 @@ static void mltcp_keep_unchanged(struct mltcp_params *p, const struct mltcp_para
 
 bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 			const struct mltcp_job_spec *job, u32 changed, int fixed_base,
-			bool bounded)
+			const struct mltcp_line *bound)
 {
 	struct mltcp_params p = *defaults;
 	bool live = fl->params.mode;
@@ -364,7 +373,7 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 		mltcp_keep_unchanged(&p, &fl->params, changed);
 	if (fixed_base != MLTCP_BASE_SELECTABLE)
 		p.base = (u8)fixed_base;
-	if (mltcp_f_line_check(p.slope, p.intercept, bounded)) {
+	if (mltcp_f_line_check(p.slope, p.intercept, bound)) {
 		p.slope = 0;
 		p.intercept = MLTCP_ONE;
 	}
@@ -385,9 +394,10 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 }
 
 bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-		      const struct mltcp_job_spec *job, int fixed_base, bool bounded)
+		      const struct mltcp_job_spec *job, int fixed_base,
+		      const struct mltcp_line *bound)
 {
-	return mltcp_flow_relatch(fl, defaults, job, MLTCP_JOB_F_SETTINGS, fixed_base, bounded);
+	return mltcp_flow_relatch(fl, defaults, job, MLTCP_JOB_F_SETTINGS, fixed_base, bound);
 }
 
 /* Records */
@@ -744,7 +754,7 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 	case MLTCP_JOB_E_F_ZERO:
 		return "slope and intercept may not both be 0 (F would be 0)";
 	case MLTCP_JOB_E_BOUND:
-		return "slope/2 + intercept above 1: allowed only in the initial user namespace";
+		return "slope/2 + intercept above 1 and F above the host's line: allowed only in the initial user namespace";
 	case MLTCP_JOB_E_CGROUP:
 		return "invalid cgroup: id 0";
 	default:

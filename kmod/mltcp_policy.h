@@ -102,6 +102,12 @@ enum mltcp_job_error {
 	MLTCP_JOB_NR_ERRORS,
 };
 
+/* A line F(r) = slope * r + intercept, in MLTCP_ONE units. */
+struct mltcp_line {
+	u32 slope;
+	u32 intercept;
+};
+
 /*
  * The line F(r) = slope * r + intercept, r in [0, 1], as a whole. Refused
  * everywhere: slope or intercept out of range (MLTCP_JOB_E_SLOPE,
@@ -109,16 +115,25 @@ enum mltcp_job_error {
  * window that never grows in ai and an ssthresh of 2 in md).
  *
  * Refused where bounded (the flows of a network namespace owned by a user
- * namespace other than the initial one, which its root can reconfigure):
- * a line more aggressive than the base algorithm, MLTCP_JOB_E_BOUND. The
- * bound is mean F over the iteration at most 1, slope / 2 + intercept <= 1,
- * checked exactly in MLTCP_ONE units as slope + 2 * intercept <= 2. With
- * intercept >= 0 it implies F <= 2 at every r (F(1) = slope + intercept
- * <= 2 - intercept), so in md mode G = 2 - F stays >= 0 (the 1/16 floor only
- * makes a flow back off more) with mean G >= 1: on average the flow backs
- * off at least as much as its base. The defaults (1.6, 0.2) are within it.
+ * namespace other than the initial one, which its root can reconfigure),
+ * MLTCP_JOB_E_BOUND: a line that is both
+ *  - more aggressive than the base algorithm on average: mean F over the
+ *    iteration, slope / 2 + intercept, above 1 (checked exactly in
+ *    MLTCP_ONE units as slope + 2 * intercept > 2), and
+ *  - above the host's line (*bound: the module parameters, the line every
+ *    namespace starts with, set by the initial namespace's root) somewhere
+ *    in [0, 1], that is at r = 0 or at r = 1.
+ * So a container may keep the host's line or lower it anywhere, and may
+ * always choose a line that is on average its base algorithm, but cannot
+ * make its flows more aggressive at any point of their iterations than
+ * the host's operator chose for every flow. The bound is the host's line,
+ * not "mean F at most 1", because that default is above 1 on average
+ * (MLTCP_DEFAULT_INTERCEPT: measured neutral beside a bulk flow, where a
+ * mean of 1 is not); a container must be able to write the line it
+ * inherits. NULL: unbounded.
  */
-enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded);
+enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept,
+					const struct mltcp_line *bound);
 
 /*
  * The line a job's flows latch: the job's slope and intercept, each where it
@@ -127,7 +142,8 @@ enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept, bool bounded);
  * mltcp_job_apply() has already checked alone.
  */
 enum mltcp_job_error mltcp_job_check_over(const struct mltcp_job_spec *job,
-					  const struct mltcp_params *defaults, bool bounded);
+					  const struct mltcp_params *defaults,
+					  const struct mltcp_line *bound);
 
 /*
  * Validates req whole, then applies it to *spec: given fields replace,
@@ -225,13 +241,14 @@ u32 mltcp_job_changed(const struct mltcp_job_request *req);
  * mltcpctl).
  *
  * Whatever was written, the latched line passes mltcp_f_line_check() with
- * bounded: a line that does not (a namespace's defaults changed after its
- * jobs were accepted, a module parameter a namespace follows, a race
- * between writers) is latched as slope 0, intercept 1: F is 1, the base
- * algorithm's growth and decrease.
+ * bound: a line that does not (a namespace's defaults changed after its
+ * jobs were accepted, the host's line lowered below what a namespace
+ * wrote, a race between writers) is latched as slope 0, intercept 1: F is
+ * 1, the base algorithm's growth and decrease, which every bound allows.
  */
 bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
-		      const struct mltcp_job_spec *job, int fixed_base, bool bounded);
+		      const struct mltcp_job_spec *job, int fixed_base,
+		      const struct mltcp_line *bound);
 
 /*
  * A live flow after a change of its job: only the settings the change names
@@ -250,7 +267,7 @@ bool mltcp_flow_latch(struct mltcp_flow *fl, const struct mltcp_params *defaults
  */
 bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaults,
 			const struct mltcp_job_spec *job, u32 changed, int fixed_base,
-			bool bounded);
+			const struct mltcp_line *bound);
 
 /*
  * One flow as every listing reports it: the module's netlink dump and

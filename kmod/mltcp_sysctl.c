@@ -84,9 +84,17 @@ void mltcp_net_defaults(const struct net *net, struct mltcp_params *p)
 	p->marked = 0;
 }
 
-bool mltcp_net_bounded(const struct net *net)
+/* The bound of a bounded namespace: the host's line, the module parameters. */
+static const struct mltcp_line *mltcp_host_line(struct mltcp_line *host)
 {
-	return mltcp_sysctl_pernet(net)->bounded;
+	host->slope = mltcp_default(MLTCP_PARAM_SLOPE);
+	host->intercept = mltcp_default(MLTCP_PARAM_INTERCEPT);
+	return host;
+}
+
+const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_line *host)
+{
+	return mltcp_sysctl_pernet(net)->bounded ? mltcp_host_line(host) : NULL;
 }
 
 /*
@@ -96,6 +104,7 @@ bool mltcp_net_bounded(const struct net *net)
  */
 static int mltcp_store_line(struct mltcp_sysctl_net *sn, enum mltcp_param which, u32 value)
 {
+	struct mltcp_line host;
 	u32 slope, intercept;
 	int err = 0;
 
@@ -103,7 +112,7 @@ static int mltcp_store_line(struct mltcp_sysctl_net *sn, enum mltcp_param which,
 	slope = which == MLTCP_PARAM_SLOPE ? value : mltcp_net_default(sn, MLTCP_PARAM_SLOPE);
 	intercept = which == MLTCP_PARAM_INTERCEPT ? value :
 		    mltcp_net_default(sn, MLTCP_PARAM_INTERCEPT);
-	switch (mltcp_f_line_check(slope, intercept, sn->bounded)) {
+	switch (mltcp_f_line_check(slope, intercept, sn->bounded ? mltcp_host_line(&host) : NULL)) {
 	case MLTCP_JOB_OK:
 		WRITE_ONCE(sn->defaults[which], value);
 		break;

@@ -17,11 +17,13 @@
 void mltcp_net_defaults(const struct net *net, struct mltcp_params *p);
 
 /*
- * The namespace's flows are bounded (mltcp_f_line_check()): it is owned by
- * a user namespace other than the initial one, whose root can write its
- * sysctls and jobs. Fixed for the namespace's life; any context.
+ * The bound of net's flows, for mltcp_f_line_check(): NULL if the namespace
+ * is owned by the initial user namespace; else host, filled with the host's
+ * line as it is now (the module parameters slope and intercept), where it
+ * is owned by another one, whose root can write its sysctls and jobs.
+ * Which of the two is fixed for the namespace's life; any context.
  */
-bool mltcp_net_bounded(const struct net *net);
+const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_line *host);
 
 int mltcp_sysctl_init(void);
 void mltcp_sysctl_exit(void);

@@ -116,6 +116,7 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_params defaults;
+	struct mltcp_line host;
 	struct mltcp_flow_key key;
 
 	mltcp_flow_init(ca, tp->bytes_acked, mltcp_now_us(tp));
@@ -129,7 +130,7 @@ static void mltcp_init_base(struct sock *sk, int fixed_base)
 	 * checked by mltcp_job_apply() before it is published. A line beyond
 	 * the namespace's bound latches as the base algorithm's.
 	 */
-	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bounded(sock_net(sk)));
+	mltcp_flow_latch(ca, &defaults, spec, fixed_base, mltcp_net_bound(sock_net(sk), &host));
 	/* The marks made before the flow existed start nothing. */
 	if (ca->params.marked)
 		ca->iter.marks_seen = (u8)mltcp_job_marks(sock_net(sk), ca->job);

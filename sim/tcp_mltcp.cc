@@ -272,7 +272,7 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	m_drainUs = 0;
 	Sync(tcb);
 	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
-	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, false);
+	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, nullptr);
 	if (m_flow.params.marked)
 		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
 	m_window.cwnd_cnt = 0;

@@ -4,12 +4,17 @@ findings 2 and 7).
 
 A network namespace owned by a user namespace other than the initial one
 (a container: "unshare -Urn", here as nobody) may not make its flows more
-aggressive than their base algorithm: its net.mltcp.* sysctls and its jobs
-are refused a line with slope/2 + intercept above 1, with a one-line
-reason, and nothing changes; a sequence of accepted writes that ends above
-the bound latches the base (slope 0, intercept 1). The initial user
-namespace keeps the full range. Slope and intercept both 0 (F = 0) are
-refused everywhere."""
+aggressive than their base algorithm on average or than the host's line
+anywhere: its net.mltcp.* sysctls and its jobs are refused a line with
+slope/2 + intercept above 1 that also rises above the host's (the module
+parameters) at r = 0 or r = 1, with a one-line reason, and nothing
+changes; a sequence of accepted writes that ends above the bound latches
+the base (slope 0, intercept 1). The initial user namespace keeps the full
+range. Slope and intercept both 0 (F = 0) are refused everywhere.
+
+The host's line is pinned for every test (1.6, 0.2 unless a test says
+otherwise: mean 1, where the bound is mean F <= 1 alone), so that what is
+tested does not move with the compiled-in default."""
 import errno
 import json
 import os
@@ -24,7 +29,8 @@ from nl_ctl import NOBODY, binary, clear_jobs, ctl, error_line, jobs
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
-BOUND = ("slope/2 + intercept above 1: allowed only in the initial user namespace")
+BOUND = ("slope/2 + intercept above 1 and F above the host's line: allowed only in the "
+         "initial user namespace")
 F_ZERO = "slope and intercept may not both be 0 (F would be 0)"
 
 
@@ -33,6 +39,22 @@ def no_jobs_left():
     clear_jobs()
     yield
     clear_jobs()
+
+
+def set_host_line(slope, intercept):
+    """The module parameters, through a line that is always allowed."""
+    write_file(PARAMS + "intercept", "1\n")
+    write_file(PARAMS + "slope", "%s\n" % slope)
+    write_file(PARAMS + "intercept", "%s\n" % intercept)
+
+
+@pytest.fixture(autouse=True)
+def host_line():
+    """The host's line pinned at (1.6, 0.2) for the test, then put back."""
+    saved = {k: open(PARAMS + k).read().strip() for k in ("slope", "intercept")}
+    set_host_line("1.6", "0.2")
+    yield
+    set_host_line(saved["slope"], saved["intercept"])
 
 
 def container(script, check=False, **env):
@@ -178,17 +200,81 @@ def test_container_writes_accepted_one_by_one_never_latch_above_the_bound():
     assert after == [[0.0, 1.0]]
 
 
+def test_container_under_a_host_line_above_a_mean_of_one():
+    """Where the host's line is above a mean of 1 (1.6, 0.8), a container
+    inherits it and its flows latch it; it may write any line under it, or
+    any with a mean of 1, and is refused one that is above a mean of 1 and
+    crosses it."""
+    set_host_line("1.6", "0.8")
+    proc = container("""
+        ip link set lo up
+        sysctl -n net.mltcp.intercept
+        $PY -c "$FLOW" "$CTL"
+        "$CTL" job add 1 slope 2 intercept 0.25
+        "$CTL" job add 2 slope 0 intercept 1
+        "$CTL" job add 3 slope 1.6 intercept 0.81 2>&1 || echo "refused $?"
+        "$CTL" job add 4 slope 0 intercept 1.2 2>&1 || echo "refused $?"
+        sysctl -q -w net.mltcp.slope=2.4 2>/dev/null || echo "refused"
+        sysctl -q -w net.mltcp.intercept=0.5
+        # 1.9 + 0.5 is the host's 2.4 at r = 1.
+        sysctl -q -w net.mltcp.slope=1.9
+        "$CTL" -j job show
+        sysctl -n net.mltcp.slope net.mltcp.intercept
+    """, check=True, FLOW=FLOW)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "0.800"
+    assert json.loads(lines[1]) == [[1.6, 0.8]]
+    assert lines[2] == "mltcpctl: job 3: " + BOUND and lines[3] == "refused 1"
+    assert lines[4] == "mltcpctl: job 4: " + BOUND and lines[5] == "refused 1"
+    assert lines[6] == "refused"
+    shown = {j["id"]: j for j in json.loads(lines[7])}
+    assert sorted(shown) == [1, 2]
+    assert (shown[1]["slope"], shown[1]["intercept"]) == (2.0, 0.25)
+    assert lines[8:] == ["1.900", "0.500"]
+
+
+class HeldContainer:
+    """A network namespace owned by nobody's user namespace, held open by a
+    sleeping process, that the host's root enters (nsenter, mltcpctl -n)."""
+
+    def __init__(self):
+        self.holder = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY,
+                                        "--regid=%d" % NOBODY, "--clear-groups",
+                                        "unshare", "-Urn", "sleep", "60"])
+        self.path = "/proc/%d/ns/net" % self.holder.pid
+        for _ in range(100):
+            if os.stat(self.path).st_ino != os.stat("/proc/self/ns/net").st_ino:
+                break
+            subprocess.run(["sleep", "0.05"])
+
+    def run(self, *argv, **kw):
+        return subprocess.run(["nsenter", "--net=" + self.path] + list(argv),
+                              capture_output=True, text=True, **kw)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.holder.kill()
+        self.holder.wait()
+
+
+def test_host_line_lowered_under_a_containers_latches_the_base():
+    """A container's job accepted under the host's line (1.6, 0.8), above a
+    mean of 1: once the host lowers its line below the job's, the job's new
+    flows latch the base."""
+    set_host_line("1.6", "0.8")
+    with HeldContainer() as c:
+        c.run("ip", "link", "set", "lo", "up", check=True)
+        ctl("-n", c.path, "job", "add", 1, "dport", 7170, "slope", 2, "intercept", "0.25")
+        flow = c.run("/usr/bin/python3", "-c", FLOW, binary(), check=True).stdout
+        assert json.loads(flow) == [[2.0, 0.25]]
+        set_host_line("1.6", "0.2")
+        flow = c.run("/usr/bin/python3", "-c", FLOW, binary(), check=True).stdout
+        assert json.loads(flow) == [[0.0, 1.0]]
+
+
 # ---- the initial user namespace ----
-
-
-@pytest.fixture
-def saved_params():
-    saved = {k: open(PARAMS + k).read().strip() for k in ("slope", "intercept")}
-    yield
-    # Through a line that is always allowed, whatever was left.
-    write_file(PARAMS + "intercept", "1\n")
-    write_file(PARAMS + "slope", saved["slope"] + "\n")
-    write_file(PARAMS + "intercept", saved["intercept"] + "\n")
 
 
 def test_initial_namespace_keeps_the_full_range():
@@ -214,29 +300,18 @@ def test_a_containers_namespace_is_bounded_for_the_host_too():
     """The bound is the namespace's: what the host writes into a container's
     namespace is bounded like the container's own writes, since the
     container's root can combine its writes with them."""
-    holder = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
-                               "--clear-groups", "unshare", "-Urn", "sleep", "60"])
-    try:
-        path = "/proc/%d/ns/net" % holder.pid
-        for _ in range(100):
-            if os.stat(path).st_ino != os.stat("/proc/self/ns/net").st_ino:
-                break
-            subprocess.run(["sleep", "0.05"])
-        proc = subprocess.run(["nsenter", "--net=" + path, "sysctl", "-w",
-                               "net.mltcp.intercept=16"], capture_output=True, text=True)
+    with HeldContainer() as c:
+        proc = c.run("sysctl", "-w", "net.mltcp.intercept=16")
         assert proc.returncode != 0 and "Operation not permitted" in proc.stderr
-        line = error_line(ctl("-n", path, "job", "add", 1, "intercept", 16, check=False))
+        line = error_line(ctl("-n", c.path, "job", "add", 1, "intercept", 16, check=False))
         assert line == "mltcpctl: job 1: " + BOUND
-        ctl("-n", path, "job", "add", 1, "intercept", "0.2")
-    finally:
-        holder.kill()
-        holder.wait()
+        ctl("-n", c.path, "job", "add", 1, "intercept", "0.2")
 
 
 # ---- F = 0, everywhere ----
 
 
-def test_f_zero_is_refused_everywhere(saved_params):
+def test_f_zero_is_refused_everywhere():
     line = error_line(ctl("job", "add", 1, "slope", 0, "intercept", 0, check=False))
     assert line == "mltcpctl: invalid intercept: " + F_ZERO
     ctl("job", "add", 1, "slope", 1)

@@ -38,7 +38,7 @@ struct Flow {
 		mltcp_params_default(&defaults);
 		defaults.mode = MLTCP_MODE_AI; // F scales the increase
 		mltcp_flow_init(&fl, 0, 0);
-		mltcp_flow_latch(&fl, &defaults, nullptr, base, false);
+		mltcp_flow_latch(&fl, &defaults, nullptr, base, nullptr);
 		if (f_moves) // a known iteration size: F runs from 0.2 to 1.8
 			mltcp_iter_set_fixed(&fl.iter, 64u << 20);
 		win.cwnd = kStartCwnd;

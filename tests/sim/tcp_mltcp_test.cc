@@ -108,7 +108,7 @@ void ExpectSameWindowsAsCore(uint8_t base, uint64_t iter_bytes)
 	WindowModel win;
 	uint64_t acked_bytes = 0;
 	mltcp_flow_init(&fl, 0, static_cast<uint32_t>(now));
-	mltcp_flow_latch(&fl, &params, nullptr, MLTCP_BASE_SELECTABLE, true);
+	mltcp_flow_latch(&fl, &params, nullptr, MLTCP_BASE_SELECTABLE, nullptr);
 	if (iter_bytes)
 		mltcp_iter_set_fixed(&fl.iter, iter_bytes);
 	win.cwnd = 10;

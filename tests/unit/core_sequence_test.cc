@@ -52,7 +52,7 @@ uint64_t RunFlow(uint8_t base, bool f_moves, uint32_t seed, int acks)
 	mltcp_params_default(&defaults);
 	defaults.mode = MLTCP_MODE_BOTH;
 	mltcp_flow_init(&fl, 0, now);
-	mltcp_flow_latch(&fl, &defaults, nullptr, base, false);
+	mltcp_flow_latch(&fl, &defaults, nullptr, base, nullptr);
 	if (f_moves)
 		mltcp_iter_set_fixed(&fl.iter, 4u << 20);
 	win.cwnd = 10;

@@ -20,6 +20,14 @@ namespace
 static_assert(MLTCP_AF_INET == AF_INET && MLTCP_AF_INET6 == AF_INET6,
 	      "the policy's address families are the kernel's");
 
+// Hosts' lines the bounded cases are checked against: one with mean F of
+// exactly 1 (1.6, 0.2), where the bound is "mean F at most 1" alone, and one
+// above it (1.6, 0.8), where lines under the host's are allowed too.
+const mltcp_line kMeanOneHost = { 1638, 205 };
+const mltcp_line kHighHost = { 1638, 819 };
+// The host's line as the module's parameters start.
+const mltcp_line kDefaultHost = { MLTCP_DEFAULT_SLOPE, MLTCP_DEFAULT_INTERCEPT };
+
 mltcp_params Defaults()
 {
 	mltcp_params p{};
@@ -276,9 +284,9 @@ TEST(JobApply, FIsNeverZeroWhateverTheOrderOfChanges)
 	r.clear = MLTCP_JOB_F_SLOPE;
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 	mltcp_params d = Defaults();
-	EXPECT_EQ(mltcp_job_check_over(&spec, &d, false), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&spec, &d, nullptr), MLTCP_JOB_OK);
 	d.slope = 0;
-	EXPECT_EQ(mltcp_job_check_over(&spec, &d, false), MLTCP_JOB_E_F_ZERO);
+	EXPECT_EQ(mltcp_job_check_over(&spec, &d, nullptr), MLTCP_JOB_E_F_ZERO);
 }
 
 TEST(FLine, RangesZeroAndTheBound)
@@ -286,76 +294,119 @@ TEST(FLine, RangesZeroAndTheBound)
 	const uint32_t one = MLTCP_ONE;
 	struct {
 		uint32_t slope, intercept;
-		mltcp_job_error unbounded, bounded;
+		mltcp_job_error unbounded, mean_one_host, high_host;
 	} cases[] = {
-		{ MLTCP_DEFAULT_SLOPE, MLTCP_DEFAULT_INTERCEPT, MLTCP_JOB_OK, MLTCP_JOB_OK },
-		{ 0, 0, MLTCP_JOB_E_F_ZERO, MLTCP_JOB_E_F_ZERO },
-		{ 1, 0, MLTCP_JOB_OK, MLTCP_JOB_OK },
-		{ 0, 1, MLTCP_JOB_OK, MLTCP_JOB_OK },
-		{ 0, one, MLTCP_JOB_OK, MLTCP_JOB_OK },	    // const F = 1: the base
-		{ 0, one + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND }, // const F just above
-		{ 2 * one, 0, MLTCP_JOB_OK, MLTCP_JOB_OK },	    // F from 0 to 2, mean 1
-		{ 2 * one + 1, 0, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
-		{ one, one / 2, MLTCP_JOB_OK, MLTCP_JOB_OK },
-		{ one, one / 2 + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
-		{ 0, 16 * one, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND }, // "intercept 16"
-		{ MLTCP_SLOPE_MAX, MLTCP_INTERCEPT_MAX, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND },
-		{ MLTCP_SLOPE_MAX + 1, one, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE },
-		{ 0, MLTCP_INTERCEPT_MAX + 1, MLTCP_JOB_E_INTERCEPT, MLTCP_JOB_E_INTERCEPT },
-		{ 65536 + 100, 0, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE }, // never narrowed
+		{ 1638, 205, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 1638, 819, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_OK }, // the high host's
+		{ 0, 0, MLTCP_JOB_E_F_ZERO, MLTCP_JOB_E_F_ZERO, MLTCP_JOB_E_F_ZERO },
+		{ 1, 0, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 0, 1, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 0, one, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK }, // const F = 1: the base
+		// Const F just above: mean above 1, and above the high host at r = 0.
+		{ 0, one + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_E_BOUND },
+		{ 2 * one, 0, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK }, // F 0 to 2, mean 1
+		{ 2 * one + 1, 0, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_OK },
+		{ one, one / 2, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ one, one / 2 + 1, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_OK },
+		// Under the high host's line: at r = 0 and at r = 1, to the unit.
+		{ 2457, 0, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_OK },
+		{ 2458, 0, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_E_BOUND },
+		{ 1639, 819, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_E_BOUND },
+		{ 1637, 820, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_E_BOUND },
+		{ 0, 819, MLTCP_JOB_OK, MLTCP_JOB_OK, MLTCP_JOB_OK },
+		{ 1200, 819, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_OK },
+		{ 0, 16 * one, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND, MLTCP_JOB_E_BOUND }, // "intercept 16"
+		{ MLTCP_SLOPE_MAX, MLTCP_INTERCEPT_MAX, MLTCP_JOB_OK, MLTCP_JOB_E_BOUND,
+		  MLTCP_JOB_E_BOUND },
+		{ MLTCP_SLOPE_MAX + 1, one, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE },
+		{ 0, MLTCP_INTERCEPT_MAX + 1, MLTCP_JOB_E_INTERCEPT, MLTCP_JOB_E_INTERCEPT,
+		  MLTCP_JOB_E_INTERCEPT },
+		{ 65536 + 100, 0, MLTCP_JOB_E_SLOPE, MLTCP_JOB_E_SLOPE,
+		  MLTCP_JOB_E_SLOPE }, // never narrowed
 	};
 	for (const auto &c : cases) {
-		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, false), c.unbounded)
+		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, nullptr), c.unbounded)
 			<< c.slope << " " << c.intercept;
-		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, true), c.bounded)
+		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, &kMeanOneHost), c.mean_one_host)
+			<< c.slope << " " << c.intercept;
+		EXPECT_EQ(mltcp_f_line_check(c.slope, c.intercept, &kHighHost), c.high_host)
 			<< c.slope << " " << c.intercept;
 	}
+	// The line a container inherits is one it may write.
+	EXPECT_EQ(mltcp_f_line_check(kDefaultHost.slope, kDefaultHost.intercept, &kDefaultHost),
+		  MLTCP_JOB_OK);
 }
 
 // What the bound promises, through the core's own F and decrease factors:
-// every line it accepts has F <= 2 at every r, mean F over r <= 1, and in
-// md mode a mean decrease at least the base's (mean beta <= base beta).
-TEST(FLine, AcceptedLinesAreNoMoreAggressiveThanTheBase)
+// every line it accepts either is on average no more aggressive than the
+// base (F <= 2 at every r, mean F over r <= 1, and in md mode a mean
+// decrease at least the base's: mean beta <= base beta), or is nowhere
+// more aggressive than the host's line (F and beta at most the host's at
+// every r).
+TEST(FLine, AcceptedLinesAreNoMoreAggressiveThanTheBaseOrTheHost)
 {
 	const uint64_t bytes = 1 << 20;
+	const int steps = 256;
 	mltcp_iter it{};
 	mltcp_iter_init(&it, 0, 0);
 	mltcp_iter_set_fixed(&it, bytes);
-	int accepted = 0;
 
-	for (uint32_t slope = 0; slope <= 3 * MLTCP_ONE; slope += 8) {
-		for (uint32_t intercept = 0; intercept <= 2 * MLTCP_ONE; intercept += 8) {
-			if (mltcp_f_line_check(slope, intercept, true) != MLTCP_JOB_OK)
-				continue;
-			accepted++;
-			mltcp_params p = Defaults();
-			p.slope = static_cast<uint16_t>(slope);
-			p.intercept = static_cast<uint16_t>(intercept);
-			uint64_t sum_f = 0, sum_cubic = 0, sum_reno = 0;
-			uint32_t max_f = 0;
-			const int steps = 256;
-			for (int k = 0; k <= steps; k++) {
-				uint32_t f = mltcp_f(&it, &p, bytes * k / steps);
-				max_f = std::max(max_f, f);
-				sum_f += f;
-				sum_cubic += mltcp_md_beta(MLTCP_CUBIC_BETA, f);
-				sum_reno += mltcp_md_beta(MLTCP_RENO_BETA, f);
+	for (const mltcp_line *host : { &kMeanOneHost, &kHighHost }) {
+		mltcp_params h = Defaults();
+		h.slope = static_cast<uint16_t>(host->slope);
+		h.intercept = static_cast<uint16_t>(host->intercept);
+		int accepted = 0, under_host = 0;
+
+		for (uint32_t slope = 0; slope <= 3 * MLTCP_ONE; slope += 8) {
+			for (uint32_t intercept = 0; intercept <= 2 * MLTCP_ONE; intercept += 8) {
+				if (mltcp_f_line_check(slope, intercept, host) != MLTCP_JOB_OK)
+					continue;
+				accepted++;
+				mltcp_params p = Defaults();
+				p.slope = static_cast<uint16_t>(slope);
+				p.intercept = static_cast<uint16_t>(intercept);
+				uint64_t sum_f = 0, sum_cubic = 0, sum_reno = 0;
+				uint32_t max_f = 0;
+				bool below_host = true;
+				for (int k = 0; k <= steps; k++) {
+					uint64_t at = bytes * k / steps;
+					uint32_t f = mltcp_f(&it, &p, at), fh = mltcp_f(&it, &h, at);
+					max_f = std::max(max_f, f);
+					sum_f += f;
+					sum_cubic += mltcp_md_beta(MLTCP_CUBIC_BETA, f);
+					sum_reno += mltcp_md_beta(MLTCP_RENO_BETA, f);
+					below_host = below_host && f <= fh &&
+						     mltcp_md_beta(MLTCP_CUBIC_BETA, f) <=
+							     mltcp_md_beta(MLTCP_CUBIC_BETA, fh) &&
+						     mltcp_md_beta(MLTCP_RENO_BETA, f) <=
+							     mltcp_md_beta(MLTCP_RENO_BETA, fh);
+				}
+				// Means over the points; the fixed point rounds F down.
+				bool like_base =
+					max_f <= 2 * MLTCP_ONE &&
+					sum_f <= (steps + 1) * uint64_t(MLTCP_ONE) &&
+					sum_cubic <= (steps + 1) * uint64_t(MLTCP_CUBIC_BETA + 1) &&
+					sum_reno <= (steps + 1) * uint64_t(MLTCP_RENO_BETA + 1);
+				ASSERT_TRUE(like_base || below_host)
+					<< slope << " " << intercept << " under " << host->slope
+					<< " " << host->intercept;
+				under_host += !like_base;
 			}
-			ASSERT_LE(max_f, 2 * MLTCP_ONE) << slope << " " << intercept;
-			// Means over the points; the fixed point rounds F down.
-			ASSERT_LE(sum_f, (steps + 1) * uint64_t(MLTCP_ONE)) << slope << " " << intercept;
-			ASSERT_LE(sum_cubic, (steps + 1) * uint64_t(MLTCP_CUBIC_BETA + 1))
-				<< slope << " " << intercept;
-			ASSERT_LE(sum_reno, (steps + 1) * uint64_t(MLTCP_RENO_BETA + 1))
-				<< slope << " " << intercept;
 		}
+		EXPECT_GT(accepted, 10000);
+		// Above a mean of 1, the host's line widens the bound; at 1 it adds nothing.
+		if (host == &kHighHost)
+			EXPECT_GT(under_host, 1000);
+		else
+			EXPECT_EQ(under_host, 0);
 	}
-	EXPECT_GT(accepted, 10000);
 }
 
 TEST(JobCheckOver, TheLineAJobsFlowsLatch)
 {
-	mltcp_params d = Defaults(); // 1.6 and 0.2
+	mltcp_params d = Defaults();
+	d.slope = 1638; // 1.6
+	d.intercept = 205; // 0.2
 	mltcp_job_spec job{};
 	job.id = 1;
 
@@ -363,32 +414,34 @@ TEST(JobCheckOver, TheLineAJobsFlowsLatch)
 	job.fields = MLTCP_JOB_F_DPORT;
 	mltcp_params loud = d;
 	loud.intercept = 4 * MLTCP_ONE;
-	EXPECT_EQ(mltcp_job_check_over(&job, &loud, true), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &loud, &kMeanOneHost), MLTCP_JOB_OK);
 
-	// A slope alone meets the namespace's intercept: 1.7 / 2 + 0.2 > 1.
+	// A slope alone meets the namespace's intercept: 1.7 / 2 + 0.2 > 1,
+	// and 1.7 + 0.2 above the host's 1.8 at r = 1, but not the high host's 2.4.
 	job.fields = MLTCP_JOB_F_SLOPE;
 	job.slope = 1741; // 1.7
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_OK);
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_E_BOUND);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, nullptr), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, &kMeanOneHost), MLTCP_JOB_E_BOUND);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, &kHighHost), MLTCP_JOB_OK);
 	d.intercept = 0;
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, &kMeanOneHost), MLTCP_JOB_OK);
 
 	// An intercept alone meets the namespace's slope.
-	d = Defaults();
+	d.intercept = 205;
 	job.fields = MLTCP_JOB_F_INTERCEPT;
 	job.intercept = 16 * MLTCP_ONE;
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_OK);
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_E_BOUND);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, nullptr), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, &kHighHost), MLTCP_JOB_E_BOUND);
 	job.intercept = 0;
 	d.slope = 0;
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, false), MLTCP_JOB_E_F_ZERO);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, nullptr), MLTCP_JOB_E_F_ZERO);
 
 	// Exempt: F is 1 whatever the stored line says.
 	d = Defaults();
 	job.fields = MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT;
 	job.intercept = 16 * MLTCP_ONE;
 	job.exempt = 1;
-	EXPECT_EQ(mltcp_job_check_over(&job, &d, true), MLTCP_JOB_OK);
+	EXPECT_EQ(mltcp_job_check_over(&job, &d, &kMeanOneHost), MLTCP_JOB_OK);
 }
 
 // The module reports these messages as netlink extended acks, and the
@@ -537,14 +590,14 @@ TEST(FlowLatch, DefaultsAloneAndTheGlobalMode)
 	d.slope = 100;
 	d.mode = MLTCP_MODE_AI;
 	mltcp_flow_init(&fl, 1000, 5);
-	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, 100);
 	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
 	EXPECT_EQ(fl.iter.start_acked, 1000u);
 
 	// Latched again (a job change): the mode stays what the flow chose.
 	d.mode = MLTCP_MODE_MD;
-	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	EXPECT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.mode, MLTCP_MODE_AI);
 }
 
@@ -563,19 +616,19 @@ TEST(FlowLatch, MarkedIsTheJobsSettingOnly)
 
 	d.marked = 1; // not a default: ignored
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.marked, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.marked, 1);
 
 	r.values.marked = 0; // "marked off"
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 	EXPECT_EQ(spec.fields & MLTCP_JOB_F_MARKED, 0u);
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_SLOPE, MLTCP_BASE_SELECTABLE,
-				       false));
+				       nullptr));
 	EXPECT_EQ(fl.params.marked, 1) << "a change that does not name it";
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_MARKED, MLTCP_BASE_SELECTABLE,
-				       false));
+				       nullptr));
 	EXPECT_EQ(fl.params.marked, 0);
 }
 
@@ -612,7 +665,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	ASSERT_EQ(mltcp_job_apply(&spec, &r), MLTCP_JOB_OK);
 
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, 3000);
 	EXPECT_EQ(fl.params.intercept, d.intercept);
 	EXPECT_EQ(fl.params.idle_gap_us, 7000u);
@@ -623,7 +676,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	// mltcp_cubic keeps its own base whatever the job says.
 	mltcp_flow cub{};
 	mltcp_flow_init(&cub, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&cub, &d, &spec, MLTCP_BASE_CUBIC, false));
+	ASSERT_TRUE(mltcp_flow_latch(&cub, &d, &spec, MLTCP_BASE_CUBIC, nullptr));
 	EXPECT_EQ(cub.params.base, MLTCP_BASE_CUBIC);
 
 	mltcp_job_request ex = Request(4);
@@ -631,7 +684,7 @@ TEST(FlowLatch, JobOverridesThenExempt)
 	ex.values.exempt = 1;
 	ex.clear = MLTCP_JOB_F_ITER_BYTES;
 	ASSERT_EQ(mltcp_job_apply(&spec, &ex), MLTCP_JOB_OK);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, 0);
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 	EXPECT_FALSE(fl.iter.flags & MLTCP_ITER_FIXED);
@@ -643,15 +696,15 @@ TEST(FlowLatch, BaseChangeRestartsCubic)
 	mltcp_flow fl{};
 	mltcp_params d = Defaults();
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	fl.cubic.w_max = 77;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.cubic.w_max, 77u); // same base: state kept
 	mltcp_job_spec reno{};
 	reno.id = 1;
 	reno.fields = MLTCP_JOB_F_BASE;
 	reno.base = MLTCP_BASE_RENO;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &reno, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &reno, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.cubic.w_max, 0u);
 }
 
@@ -669,7 +722,7 @@ TEST(FlowRelatch, OnlyWhatTheChangeNames)
 	ASSERT_EQ(mltcp_job_apply(&spec, &add), MLTCP_JOB_OK);
 	mltcp_flow fl{};
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, nullptr));
 	ASSERT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
 	fl.cubic.w_max = 77;
 
@@ -686,7 +739,7 @@ TEST(FlowRelatch, OnlyWhatTheChangeNames)
 	ASSERT_EQ(mltcp_job_apply(&spec, &set), MLTCP_JOB_OK);
 	EXPECT_EQ(mltcp_job_changed(&set), static_cast<uint32_t>(MLTCP_JOB_F_SLOPE));
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&set),
-				       MLTCP_BASE_SELECTABLE, false));
+				       MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, 3 * MLTCP_ONE);
 	EXPECT_EQ(fl.params.intercept, 400); // the line whole, over today's defaults
 	EXPECT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
@@ -706,7 +759,7 @@ TEST(FlowRelatch, OnlyWhatTheChangeNames)
 	clear.clear = MLTCP_JOB_F_IDLE_GAP | MLTCP_JOB_F_DPORT;
 	ASSERT_EQ(mltcp_job_apply(&spec, &clear), MLTCP_JOB_OK);
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&clear),
-				       MLTCP_BASE_SELECTABLE, false));
+				       MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.idle_gap_us, 5000u);
 	EXPECT_EQ(fl.params.base, MLTCP_BASE_CUBIC);
 	EXPECT_EQ(fl.cubic.w_max, 77u);
@@ -715,14 +768,14 @@ TEST(FlowRelatch, OnlyWhatTheChangeNames)
 	base.values.base = MLTCP_BASE_RENO;
 	ASSERT_EQ(mltcp_job_apply(&spec, &base), MLTCP_JOB_OK);
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, &spec, mltcp_job_changed(&base),
-				       MLTCP_BASE_SELECTABLE, false));
+				       MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.base, MLTCP_BASE_RENO);
 	EXPECT_EQ(fl.cubic.w_max, 0u); // the new base from a clean state
 
 	// Deleted: what the job had returns to today's defaults, the rest stays.
 	fl.params.idle_gap_us = 9000;
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &now, nullptr, spec.fields & MLTCP_JOB_F_SETTINGS,
-				       MLTCP_BASE_SELECTABLE, false));
+				       MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, now.slope);
 	EXPECT_EQ(fl.params.base, MLTCP_BASE_RENO);
 	EXPECT_EQ(fl.params.idle_gap_us, 9000u);
@@ -738,14 +791,14 @@ TEST(FlowRelatch, TheLineIsOneSetting)
 	job.iter_bytes = 1 << 20;
 	mltcp_flow fl{};
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &kMeanOneHost));
 	ASSERT_EQ(fl.params.exempt, 1);
 
 	// No longer exempt: slope and intercept come back with it.
 	job.exempt = 0;
 	job.fields &= ~static_cast<uint32_t>(MLTCP_JOB_F_EXEMPT);
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &job, MLTCP_JOB_F_EXEMPT, MLTCP_BASE_SELECTABLE,
-				       true));
+				       &kMeanOneHost));
 	EXPECT_EQ(fl.params.exempt, 0);
 	EXPECT_EQ(fl.params.slope, d.slope);
 	EXPECT_EQ(fl.params.intercept, d.intercept);
@@ -757,7 +810,7 @@ TEST(FlowRelatch, TheLineIsOneSetting)
 	job.fields |= MLTCP_JOB_F_SLOPE;
 	job.slope = MLTCP_ONE;
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &high, &job, MLTCP_JOB_F_SLOPE, MLTCP_BASE_SELECTABLE,
-				       true));
+				       &kMeanOneHost));
 	EXPECT_EQ(fl.params.slope, 0);
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 }
@@ -773,7 +826,7 @@ TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)
 		bad.slope = slope;
 		bad.iter_bytes = 4096;
 		mltcp_flow_init(&fl, 0, 0);
-		EXPECT_FALSE(mltcp_flow_latch(&fl, &d, &bad, MLTCP_BASE_SELECTABLE, false));
+		EXPECT_FALSE(mltcp_flow_latch(&fl, &d, &bad, MLTCP_BASE_SELECTABLE, nullptr));
 		EXPECT_EQ(fl.params.slope, d.slope);
 		EXPECT_EQ(fl.iter.bytes, 0u);
 	}
@@ -790,30 +843,40 @@ TEST(FlowLatch, ALineBeyondTheBoundLatchesTheBase)
 	job.slope = 2 * MLTCP_ONE;
 	job.idle_gap_us = 5000;
 
-	// Accepted over intercept 0 (mean 1), then the namespace's intercept rose.
+	// Accepted over intercept 0 (mean 1), then the namespace's intercept rose
+	// (to 0.2: mean 1.1, and 2.2 at r = 1, above the host's 1.8).
 	d.intercept = 0;
 	mltcp_flow fl{};
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &kMeanOneHost));
 	EXPECT_EQ(fl.params.slope, 2 * MLTCP_ONE);
 	EXPECT_EQ(fl.params.intercept, 0);
-	d.intercept = MLTCP_DEFAULT_INTERCEPT;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	d.intercept = 205;
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &kMeanOneHost));
 	EXPECT_EQ(fl.params.slope, 0);
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 	EXPECT_EQ(fl.params.idle_gap_us, 5000u); // the job's other settings hold
 	EXPECT_EQ(fl.params.exempt, 0);		 // not exempt: the mode still applies
 	// The initial user namespace's flows keep the full range.
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(fl.params.slope, 2 * MLTCP_ONE);
-	EXPECT_EQ(fl.params.intercept, MLTCP_DEFAULT_INTERCEPT);
+	EXPECT_EQ(fl.params.intercept, 205);
+	// Under a host's line that is higher everywhere, the same line latches.
+	const mltcp_line steep = { 2 * MLTCP_ONE, MLTCP_ONE / 2 };
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &steep));
+	EXPECT_EQ(fl.params.slope, 2 * MLTCP_ONE);
+	// Crossing it (higher at r = 0, lower at r = 1): the base.
+	const mltcp_line flat_host = { 0, MLTCP_ONE * 2 };
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &flat_host));
+	EXPECT_EQ(fl.params.slope, 0);
+	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 
-	// Defaults beyond the bound (a module parameter the namespace follows).
+	// Defaults beyond the bound (the namespace's own, the host's line lowered since).
 	mltcp_params loud = Defaults();
 	loud.intercept = 16 * MLTCP_ONE;
 	mltcp_flow other{};
 	mltcp_flow_init(&other, 0, 0);
-	mltcp_flow_latch(&other, &loud, nullptr, MLTCP_BASE_SELECTABLE, true);
+	mltcp_flow_latch(&other, &loud, nullptr, MLTCP_BASE_SELECTABLE, &kMeanOneHost);
 	EXPECT_EQ(other.params.slope, 0);
 	EXPECT_EQ(other.params.intercept, MLTCP_ONE);
 
@@ -824,10 +887,10 @@ TEST(FlowLatch, ALineBeyondTheBoundLatchesTheBase)
 	zero.id = 2;
 	zero.fields = MLTCP_JOB_F_INTERCEPT;
 	zero.intercept = 0;
-	for (bool bounded : { false, true }) {
+	for (const mltcp_line *bound : { static_cast<const mltcp_line *>(nullptr), &kHighHost }) {
 		mltcp_flow z{};
 		mltcp_flow_init(&z, 0, 0);
-		mltcp_flow_latch(&z, &flat, &zero, MLTCP_BASE_SELECTABLE, bounded);
+		mltcp_flow_latch(&z, &flat, &zero, MLTCP_BASE_SELECTABLE, bound);
 		EXPECT_EQ(z.params.slope, 0);
 		EXPECT_EQ(z.params.intercept, MLTCP_ONE);
 	}
@@ -843,7 +906,7 @@ TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 	job.iter_bytes = 1 << 20;
 	mltcp_flow fl{};
 	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &kMeanOneHost));
 	EXPECT_EQ(fl.params.exempt, 1);
 	EXPECT_EQ(fl.params.mode, d.mode); // the flow's mode is kept for later
 	EXPECT_EQ(mltcp_f(&fl.iter, &fl.params, 1 << 19), MLTCP_ONE);
@@ -855,7 +918,7 @@ TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 	// No longer exempt: the job's flows restart again.
 	job.exempt = 0;
 	job.fields &= ~static_cast<uint32_t>(MLTCP_JOB_F_EXEMPT);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, true));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &job, MLTCP_BASE_SELECTABLE, &kMeanOneHost));
 	EXPECT_EQ(fl.params.exempt, 0);
 	EXPECT_TRUE(mltcp_restart_window(&fl.iter, &fl.params, MLTCP_CA_OPEN, MLTCP_INIT_CWND,
 					 &cwnd, &ssthresh));
@@ -865,7 +928,7 @@ TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 	d.exempt = 1;
 	mltcp_flow plain{};
 	mltcp_flow_init(&plain, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&plain, &d, nullptr, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&plain, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
 	EXPECT_EQ(plain.params.exempt, 0);
 }
 
@@ -879,7 +942,7 @@ TEST(FlowRecord, ReportsTheFlowsProgress)
 	spec.iter_bytes = 1000;
 	mltcp_flow_init(&fl, 100, 0);
 	fl.job = 42;
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, false));
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, &spec, MLTCP_BASE_SELECTABLE, nullptr));
 
 	mltcp_flow_record rec{};
 	mltcp_flow_fill_record(&rec, &fl, 600);

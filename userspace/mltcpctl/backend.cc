@@ -82,6 +82,23 @@ std::optional<bool> netns_bounded()
 	return st.st_ino != kInitUserNsInode;
 }
 
+// The bound the kernel checks the calling namespace's line against
+// (mltcp_f_line_check()): the host's line, the module parameters, where
+// the namespace is bounded; nullopt where it is not (global: the module
+// parameters themselves) or where that cannot be told, and then the
+// kernel decides alone.
+std::optional<mltcp_line> namespace_bound(bool global)
+{
+	if (global || !netns_bounded().value_or(false))
+		return std::nullopt;
+	try {
+		return mltcp_line{ read_default(MLTCP_PARAM_SLOPE, true),
+				   read_default(MLTCP_PARAM_INTERCEPT, true) };
+	} catch (const Error &) {
+		return std::nullopt;
+	}
+}
+
 std::string fixed_text(u32 value)
 {
 	char text[MLTCP_PARAM_TEXT];
@@ -122,15 +139,16 @@ std::vector<mltcp_param> write_order(const DefaultsChange &change, bool global)
 	u32 old_intercept = read_default(MLTCP_PARAM_INTERCEPT, global);
 	u32 new_slope = slope ? change.values.slope : old_slope;
 	u32 new_intercept = intercept ? change.values.intercept : old_intercept;
-	bool bounded = !global && netns_bounded().value_or(false);
+	std::optional<mltcp_line> host = namespace_bound(global);
+	const mltcp_line *bound = host ? &*host : nullptr;
 	std::string what = given_text(change, { MLTCP_PARAM_SLOPE, MLTCP_PARAM_INTERCEPT });
 
-	if (auto err = mltcp_f_line_check(new_slope, new_intercept, bounded))
+	if (auto err = mltcp_f_line_check(new_slope, new_intercept, bound))
 		throw Error(what + ": " + mltcp_job_strerror(err));
 	if (!slope || !intercept ||
-	    mltcp_f_line_check(new_slope, old_intercept, bounded) == MLTCP_JOB_OK)
+	    mltcp_f_line_check(new_slope, old_intercept, bound) == MLTCP_JOB_OK)
 		return order;
-	if (mltcp_f_line_check(old_slope, new_intercept, bounded) != MLTCP_JOB_OK)
+	if (mltcp_f_line_check(old_slope, new_intercept, bound) != MLTCP_JOB_OK)
 		throw Error(what + ": not reachable one sysctl at a time from slope " +
 			    fixed_text(old_slope) + " intercept " + fixed_text(old_intercept) +
 			    " (either order passes a refused line): change one of them first");

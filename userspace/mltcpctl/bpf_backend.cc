@@ -199,7 +199,7 @@ private:
 		if (!err.empty())
 			throw Error(err);
 		mltcp_params defaults = bpf::read_defaults(bpf::open_config());
-		if (auto line = mltcp_job_check_over(&spec, &defaults, false))
+		if (auto line = mltcp_job_check_over(&spec, &defaults, nullptr))
 			throw Error(job_ref(job.id) + ": " + mltcp_job_strerror(line));
 	}
 

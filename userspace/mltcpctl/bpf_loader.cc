@@ -709,7 +709,7 @@ mltcp_params read_defaults(const Fd &config)
 void check_defaults(const mltcp_params &defaults)
 {
 	// The maps are root's: the line is unbounded, but F may not be 0.
-	if (auto err = mltcp_f_line_check(defaults.slope, defaults.intercept, false))
+	if (auto err = mltcp_f_line_check(defaults.slope, defaults.intercept, nullptr))
 		throw Error(mltcp_job_strerror(err));
 	if (!mltcp_params_valid(&defaults) || defaults.exempt)
 		throw Error("invalid defaults");
