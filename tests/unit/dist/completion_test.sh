@@ -61,6 +61,17 @@ expect "mltcpctl job add 5 exempt " "$(xargs -n1 <<<"on off $job_words" | sort |
 expect "mltcpctl job del " "17 3"
 expect "mltcpctl job set 1" "17"
 expect "mltcpctl jo sh " "17 3"
+# A prefix of two spellings of one command is that command (mltcpctl's match).
+expect "mltcpctl job de " "17 3"
+expect "mltcpctl job ch 3 base " "cubic reno"
+expect "mltcpctl job li " "17 3"
+expect "mltcpctl ackmark de " "dev"
+expect "mltcpctl defaults l " "global"
+expect "mltcpctl defaults ch " "base global idle-gap intercept mode slope"
+# "s" is still set or show: ambiguous, nothing offered.
+expect "mltcpctl job s 3 base " ""
+# bpf's "show" is its status: no "global" there.
+expect "mltcpctl bpf show " ""
 expect "mltcpctl flow " "help show"
 expect "mltcpctl flow show job " "17 3"
 expect "mltcpctl monitor " "count help interval job"
