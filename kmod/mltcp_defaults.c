@@ -52,10 +52,10 @@ static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	/* Writers are serialised by kernel_param_lock(), or run at load time. */
 	if (which == MLTCP_PARAM_SLOPE &&
-	    mltcp_f_line_check(value, mltcp_default(MLTCP_PARAM_INTERCEPT), false))
+	    mltcp_f_line_check(value, mltcp_default(MLTCP_PARAM_INTERCEPT), NULL))
 		return -EINVAL;
 	if (which == MLTCP_PARAM_INTERCEPT &&
-	    mltcp_f_line_check(mltcp_default(MLTCP_PARAM_SLOPE), value, false))
+	    mltcp_f_line_check(mltcp_default(MLTCP_PARAM_SLOPE), value, NULL))
 		return -EINVAL;
 	WRITE_ONCE(mltcp_default_values[which], value);
 	return 0;

@@ -124,13 +124,16 @@ struct mltcp_line {
  *    namespace starts with, set by the initial namespace's root) somewhere
  *    in [0, 1], that is at r = 0 or at r = 1.
  * So a container may keep the host's line or lower it anywhere, and may
- * always choose a line that is on average its base algorithm, but cannot
- * make its flows more aggressive at any point of their iterations than
- * the host's operator chose for every flow. The bound is the host's line,
- * not "mean F at most 1", because that default is above 1 on average
- * (MLTCP_DEFAULT_INTERCEPT: measured neutral beside a bulk flow, where a
- * mean of 1 is not); a container must be able to write the line it
- * inherits. NULL: unbounded.
+ * always choose a line that is on average its base algorithm, but never
+ * one that is both above a mean of 1 and above the host's line somewhere.
+ * "Mean F at most 1" alone would forbid a host's line above a mean of 1
+ * to the containers that inherit it, and such lines were measured neutral
+ * beside a bulk flow where lines with a mean of 1 were not
+ * (docs/interleaving-study.md, "Beside a bulk flow"). NULL: unbounded.
+ *
+ * The host's line is read as two values (mltcp_net_bound()), each written
+ * alone: a check that races the host's own change of both may see a pair
+ * the host never set, each half of which it did.
  */
 enum mltcp_job_error mltcp_f_line_check(u32 slope, u32 intercept,
 					const struct mltcp_line *bound);

@@ -216,8 +216,10 @@ def test_container_under_a_host_line_above_a_mean_of_one():
         "$CTL" job add 4 slope 0 intercept 1.2 2>&1 || echo "refused $?"
         sysctl -q -w net.mltcp.slope=2.4 2>/dev/null || echo "refused"
         sysctl -q -w net.mltcp.intercept=0.5
-        # 1.9 + 0.5 is the host's 2.4 at r = 1.
-        sysctl -q -w net.mltcp.slope=1.9
+        # In 1/1024: 1.9 + 0.5 is 1946 + 512, one above the host's 1638 + 819;
+        # 1.899 is 1945, the host's F(1) exactly.
+        sysctl -q -w net.mltcp.slope=1.9 2>/dev/null || echo "refused"
+        sysctl -q -w net.mltcp.slope=1.899
         "$CTL" -j job show
         sysctl -n net.mltcp.slope net.mltcp.intercept
     """, check=True, FLOW=FLOW)
@@ -226,11 +228,11 @@ def test_container_under_a_host_line_above_a_mean_of_one():
     assert json.loads(lines[1]) == [[1.6, 0.8]]
     assert lines[2] == "mltcpctl: job 3: " + BOUND and lines[3] == "refused 1"
     assert lines[4] == "mltcpctl: job 4: " + BOUND and lines[5] == "refused 1"
-    assert lines[6] == "refused"
-    shown = {j["id"]: j for j in json.loads(lines[7])}
+    assert lines[6] == lines[7] == "refused"
+    shown = {j["id"]: j for j in json.loads(lines[8])}
     assert sorted(shown) == [1, 2]
     assert (shown[1]["slope"], shown[1]["intercept"]) == (2.0, 0.25)
-    assert lines[8:] == ["1.900", "0.500"]
+    assert lines[9:] == ["1.899", "0.500"]
 
 
 class HeldContainer:
@@ -242,10 +244,16 @@ class HeldContainer:
                                         "--regid=%d" % NOBODY, "--clear-groups",
                                         "unshare", "-Urn", "sleep", "60"])
         self.path = "/proc/%d/ns/net" % self.holder.pid
-        for _ in range(100):
-            if os.stat(self.path).st_ino != os.stat("/proc/self/ns/net").st_ino:
-                break
-            subprocess.run(["sleep", "0.05"])
+        try:
+            for _ in range(100):
+                if os.stat(self.path).st_ino != os.stat("/proc/self/ns/net").st_ino:
+                    break
+                subprocess.run(["sleep", "0.05"])
+            else:
+                raise AssertionError("the holder never left the host's network namespace")
+        except BaseException:
+            self.__exit__()
+            raise
 
     def run(self, *argv, **kw):
         return subprocess.run(["nsenter", "--net=" + self.path] + list(argv),

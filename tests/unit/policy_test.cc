@@ -844,7 +844,7 @@ TEST(FlowLatch, ALineBeyondTheBoundLatchesTheBase)
 	job.idle_gap_us = 5000;
 
 	// Accepted over intercept 0 (mean 1), then the namespace's intercept rose
-	// (to 0.2: mean 1.1, and 2.2 at r = 1, above the host's 1.8).
+	// (to 0.2: mean 1.2, and 2.2 at r = 1, above the host's 1.8).
 	d.intercept = 0;
 	mltcp_flow fl{};
 	mltcp_flow_init(&fl, 0, 0);

@@ -86,7 +86,9 @@ std::optional<bool> netns_bounded()
 // (mltcp_f_line_check()): the host's line, the module parameters, where
 // the namespace is bounded; nullopt where it is not (global: the module
 // parameters themselves) or where that cannot be told, and then the
-// kernel decides alone.
+// kernel decides alone. The parameters read back in thousandths, which for
+// 24 values in each 1024 is 1/1024 off the kernel's: at a line that close
+// to the host's, the kernel's answer is the one that holds.
 std::optional<mltcp_line> namespace_bound(bool global)
 {
 	if (global || !netns_bounded().value_or(false))
