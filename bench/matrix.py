@@ -32,7 +32,9 @@ BASE_ALGORITHMS = [
 # guest forwards about 200 Mbit/s in all, so guest points run at 50 Mbit/s.
 RATE_MBIT = 50
 GUEST_PERIOD_MS = 1000
-DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "md-restart", "base": "cubic"}
+# The shipped defaults (kmod/mltcp_core.h). Configurations carry them, so a
+# stored config.json runs with the line it was measured with.
+DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.8", "mode": "md-restart", "base": "cubic"}
 
 
 def job_for_fraction(name, fraction, period_ms, rate_mbit, offset_ms=0):
@@ -258,7 +260,8 @@ def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=
     return cfg
 
 
-def mltcp_alg(name, mode, slope="1.6", intercept="0.2", cc="mltcp"):
+def mltcp_alg(name, mode, slope=DEFAULT_PARAMS["slope"], intercept=DEFAULT_PARAMS["intercept"],
+              cc="mltcp"):
     return {"name": name, "cc": cc,
             "params": {"slope": slope, "intercept": intercept, "mode": mode}}
 

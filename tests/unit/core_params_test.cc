@@ -23,6 +23,16 @@ mltcp_params Defaults()
 	return p;
 }
 
+// The line with mean F exactly 1 over r (slope 1.6, intercept 0.2: 1638 / 2 +
+// 205 == 1024 in fixed point), whose decrease factors are round numbers.
+mltcp_params MeanOneLine()
+{
+	mltcp_params p = Defaults();
+	p.slope = 1638;
+	p.intercept = 205;
+	return p;
+}
+
 // An iteration of `bytes` (operator-fixed) that began at bytes_acked 0.
 mltcp_iter IterationOf(uint64_t bytes)
 {
@@ -65,7 +75,7 @@ TEST(ParseFixed, RejectsMalformedAndOutOfRangeWithoutWriting)
 TEST(ParseFixed, PrintsBackAsThousandths)
 {
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_SLOPE), 1600u);
-	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_INTERCEPT), 200u);
+	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_INTERCEPT), 800u);
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_ONE), 1000u);
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_SLOPE_MAX), 16000u);
 }
@@ -123,9 +133,9 @@ TEST(F, ValuesAtZeroHalfAndOneAndClampedAboveOne)
 	const uint64_t bytes = 10'000'000;
 	mltcp_iter it = IterationOf(bytes);
 
-	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);			   // F(0) = 0.2
-	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2); // F(0.5) = 1.0
-	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);	   // F(1) = 1.8
+	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);			   // F(0) = 0.8
+	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2); // F(0.5) = 1.6
+	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);	   // F(1) = 2.4
 	EXPECT_EQ(mltcp_ratio(&it, bytes), MLTCP_ONE);
 	// Past the end r stays at 1 (up to the overrun margin of 1/8).
 	EXPECT_EQ(mltcp_ratio(&it, bytes + bytes / 10), MLTCP_ONE);
@@ -158,20 +168,24 @@ TEST(F, NeutralWithoutIterationStructure)
 	EXPECT_EQ(mltcp_f(&zero, &zero_params, 12345), MLTCP_ONE);
 }
 
-// Mean F over r in [0, 1] is 1: on average no more aggressive than the base.
-TEST(F, DefaultMeanOverRatioIsOne)
+// Mean F over r in [0, 1] is slope / 2 + intercept: 1 for the mean-one
+// line, on average no more aggressive than the base; 1.6 for the defaults.
+TEST(F, MeanOverRatioIsHalfTheSlopePlusTheIntercept)
 {
-	const mltcp_params p = Defaults();
 	const uint64_t bytes = 1 << 30;
 	mltcp_iter it = IterationOf(bytes);
 	const int steps = 1 << 16;
-	double sum = 0;
 
-	EXPECT_EQ(p.slope / 2 + p.intercept, MLTCP_ONE); // exact in fixed point
-	for (int i = 0; i < steps; i++)
-		sum += mltcp_f(&it, &p, bytes * (2 * i + 1) / (2 * steps));
-	// Each sample is within (1 + slope) / 1024 of the exact value (see below).
-	EXPECT_NEAR(sum / steps / kOne, 1.0, 3.0 / kOne);
+	EXPECT_EQ(MeanOneLine().slope / 2 + MeanOneLine().intercept, MLTCP_ONE); // exact
+	EXPECT_EQ(Defaults().slope / 2 + Defaults().intercept, 1638u);		  // 1.6, exact
+	for (const mltcp_params &p : { MeanOneLine(), Defaults() }) {
+		double sum = 0;
+
+		for (int i = 0; i < steps; i++)
+			sum += mltcp_f(&it, &p, bytes * (2 * i + 1) / (2 * steps));
+		// Each sample is within (1 + slope) / 1024 of the exact value (see below).
+		EXPECT_NEAR(sum / steps / kOne, (p.slope / 2 + p.intercept) / kOne, 3.0 / kOne);
+	}
 }
 
 // Error bound: F is within (1 + slope) / 1024 of slope * r + intercept (at
@@ -197,7 +211,7 @@ TEST(F, FixedPointErrorIsBounded)
 
 TEST(F, MultiGigabyteIterationsKeepFullResolution)
 {
-	const mltcp_params p = Defaults();
+	const mltcp_params p = MeanOneLine();
 	const uint64_t bytes = 8ull << 30; // 8 GiB
 	mltcp_iter it = IterationOf(bytes);
 
@@ -231,9 +245,9 @@ TEST(DecreaseFactor, NeutralFGivesTheBaseBetaExactly)
 	EXPECT_EQ(mltcp_md_beta(MLTCP_CUBIC_BETA, MLTCP_ONE), MLTCP_CUBIC_BETA);
 }
 
-TEST(DecreaseFactor, AtRatioZeroAndOneWithDefaults)
+TEST(DecreaseFactor, AtRatioZeroAndOne)
 {
-	const mltcp_params p = Defaults();
+	const mltcp_params p = MeanOneLine();
 	const uint32_t f0 = p.intercept, f1 = p.intercept + p.slope;
 
 	// Reno: beta = 1 - 0.5 * (2 - F): F(0) = 0.2 -> 0.1, F(1) = 1.8 -> 0.9.
@@ -242,6 +256,14 @@ TEST(DecreaseFactor, AtRatioZeroAndOneWithDefaults)
 	// CUBIC: beta = 1 - 0.3 * (2 - F): 0.46 and 0.94.
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, f0) / kOne, 0.46, 2 / kOne);
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, f1) / kOne, 0.94, 2 / kOne);
+
+	// The defaults: F(0) = 0.8, G = 1.2; F(1) = 2.4, G at its floor of 1/16.
+	const mltcp_params d = Defaults();
+	const uint32_t d0 = d.intercept, d1 = d.intercept + d.slope;
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_RENO_BETA, d0) / kOne, 0.4, 2 / kOne);
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_RENO_BETA, d1) / kOne, 1 - 0.5 / 16, 2 / kOne);
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, d0) / kOne, 0.64, 2 / kOne);
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, d1) / kOne, 1 - 0.3 / 16, 2 / kOne);
 }
 
 TEST(DecreaseFactor, MonotonicInRatioAndBounded)

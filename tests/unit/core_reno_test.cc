@@ -102,6 +102,8 @@ TEST(RenoDecrease, MdModeBacksOffLessNearTheEnd)
 
 	mltcp_params_default(&p);
 	p.mode = MLTCP_MODE_MD;
+	p.slope = 1638;	   // 1.6
+	p.intercept = 205; // 0.2: F(0.5) = 1
 	mltcp_iter_init(&it, 0, 0);
 	mltcp_iter_set_fixed(&it, bytes);
 

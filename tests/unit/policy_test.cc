@@ -784,6 +784,8 @@ TEST(FlowRelatch, OnlyWhatTheChangeNames)
 TEST(FlowRelatch, TheLineIsOneSetting)
 {
 	mltcp_params d = Defaults();
+	d.slope = kMeanOneHost.slope; // within the bound below
+	d.intercept = kMeanOneHost.intercept;
 	mltcp_job_spec job{};
 	job.id = 1;
 	job.fields = MLTCP_JOB_F_EXEMPT | MLTCP_JOB_F_ITER_BYTES;
@@ -993,7 +995,7 @@ TEST(ParamText, NamesRoundTrip)
 TEST(ParamText, FormatsAsSysfsAlwaysHas)
 {
 	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_DEFAULT_SLOPE), "1.600");
-	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, MLTCP_DEFAULT_INTERCEPT), "0.200");
+	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, MLTCP_DEFAULT_INTERCEPT), "0.800");
 	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, 0), "0.000");
 	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_SLOPE_MAX), "16.000");
 	EXPECT_EQ(Format(MLTCP_PARAM_SLOPE, MLTCP_SLOPE_MAX + 1), "<invalid>");
