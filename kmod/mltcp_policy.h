@@ -127,8 +127,8 @@ struct mltcp_line {
  * always choose a line that is on average its base algorithm, but never
  * one that is both above a mean of 1 and above the host's line somewhere.
  * "Mean F at most 1" alone would forbid a host's line above a mean of 1
- * to the containers that inherit it, and such lines were measured neutral
- * beside a bulk flow where lines with a mean of 1 were not
+ * to the containers that inherit it, and such a line met the fairness
+ * target beside a bulk flow where lines with a mean of 1 did not
  * (docs/interleaving-study.md, "Beside a bulk flow"). NULL: unbounded.
  *
  * The host's line is read as two values (mltcp_net_bound()), each written

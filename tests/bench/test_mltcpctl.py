@@ -4,6 +4,7 @@ backend), built from configurations, and run against a stand-in tool."""
 import glob
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -166,3 +167,17 @@ def test_module_counters_come_from_debugfs(tmp_path, monkeypatch):
     assert mltcpctl.counters("module") == {"flows_started": 2, "iterations": 7, "gate_held": 1}
     monkeypatch.setattr(mltcpctl, "MODULE_STATS", str(tmp_path / "absent"))
     assert mltcpctl.counters("module") == {}
+
+
+def test_the_bench_default_line_is_the_shipped_one():
+    """matrix.DEFAULT_PARAMS is what configurations set as the defaults: the
+    line kmod/mltcp_core.h compiles in, to the 1/1024 unit."""
+    with open(os.path.join(paths.TOP, "kmod", "mltcp_core.h")) as f:
+        header = f.read()
+
+    def fixed(name):
+        return int(re.search(r"#define %s\s+(\d+)U" % name, header).group(1))
+
+    for key, name in (("slope", "MLTCP_DEFAULT_SLOPE"), ("intercept", "MLTCP_DEFAULT_INTERCEPT")):
+        assert round(float(matrix.DEFAULT_PARAMS[key]) * 1024) == fixed(name), key
+    assert matrix.DEFAULT_PARAMS["mode"] == "md-restart"

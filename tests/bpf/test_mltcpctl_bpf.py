@@ -364,7 +364,7 @@ def test_export_has_what_the_twin_counts(pair):
         proc.wait(timeout=30)
     labels = frozenset({"job": "1", "netns": NS_SEND, "backend": "bpf"}.items())
     assert after[("mltcp_job_flows", labels)] == 1
-    assert 0.19 <= after[("mltcp_job_f", labels)] <= 1.81
+    assert 0.79 <= after[("mltcp_job_f", labels)] <= 2.41  # the default line, 0.8 to 2.4
     assert after[("mltcp_flows", frozenset({"netns": NS_SEND, "backend": "bpf"}.items()))] >= 1
     # Host-wide: other flows may add to it, never less than this one's iterations.
     assert after[verdict] - before[verdict] >= bursts - 1

@@ -901,6 +901,8 @@ TEST(FlowLatch, ALineBeyondTheBoundLatchesTheBase)
 TEST(FlowLatch, ExemptIsTheBaseAlgorithmRestartIncluded)
 {
 	mltcp_params d = Defaults(); // md-restart
+	d.slope = kMeanOneHost.slope; // within the bound below: restarts are the question
+	d.intercept = kMeanOneHost.intercept;
 	mltcp_job_spec job{};
 	job.id = 1;
 	job.fields = MLTCP_JOB_F_EXEMPT | MLTCP_JOB_F_ITER_BYTES;
