@@ -35,8 +35,8 @@ extern "C" {
  * job as cubic, because the window's restart at every iteration and md's
  * harder back-off at small r both cost it (and the job spends longer at
  * small r when its neighbour never finishes); with this line the job was
- * 11% faster to 3% slower than as cubic there, and the bulk flow kept
- * 89-101% of its throughput (docs/interleaving-study.md, "The default
+ * 11% faster to 4% slower than as cubic there, and the bulk flow kept
+ * 89-102% of its throughput (docs/interleaving-study.md, "The default
  * moved to 1.6 / 0.8"). A container inherits the line and may keep or
  * lower it (mltcp_f_line_check()).
  */
