@@ -7,6 +7,9 @@
  * at load time and through /sys/module/tcp_mltcp/parameters/, and so is a
  * slope or intercept that would leave both 0 (mltcp_f_line_check()). Only
  * the initial user namespace's root writes them: they are unbounded.
+ * Slope and intercept are also the bound of containers' lines: a store of
+ * either brings the live flows of bounded namespaces under the line it
+ * makes (mltcp_flows_rebound()).
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -14,6 +17,7 @@
 #include <linux/sysfs.h>
 
 #include "mltcp_defaults.h"
+#include "mltcp_flows.h"
 
 /* Indexed by enum mltcp_param; each value is written whole by its setter. */
 static u32 mltcp_default_values[MLTCP_NR_PARAMS] __read_mostly = {
@@ -58,6 +62,9 @@ static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 	    mltcp_f_line_check(mltcp_default(MLTCP_PARAM_SLOPE), value, NULL))
 		return -EINVAL;
 	WRITE_ONCE(mltcp_default_values[which], value);
+	/* The bound of every container's flows: bring the live ones under it. */
+	if (which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT)
+		mltcp_flows_rebound();
 	return 0;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Live MLTCP flows from process context: the walk over the established hash,
- * snapshots for the netlink flow dump and debugfs, and re-latching the flows
- * of a job that changed.
+ * snapshots for the netlink flow dump and debugfs, re-latching the flows of
+ * a job that changed, and bounding containers' flows again when the host's
+ * line is stored (the same argument as a job change's, over every bounded
+ * namespace).
  *
  * How a job change reaches live flows: the writer publishes the job's new
  * configuration (RCU), drops the table lock, waits for a grace period, then
@@ -30,6 +32,8 @@
  * live flow holds the job's last configuration, whichever walk came last.
  */
 #include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sock_diag.h>
@@ -311,6 +315,65 @@ int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach)
 	return err;
 }
 
+/* Re-bounding after the host's line changed */
+
+/*
+ * Set once the module is ready for a walk (its namespaces' state exists):
+ * a store of a module parameter while the module loads finds no flow to
+ * bound, and needs no walk.
+ */
+static bool mltcp_flows_ready;
+
+void mltcp_flows_start(void)
+{
+	smp_store_release(&mltcp_flows_ready, true);
+}
+
+/* Live flows whose line a lowered host line turned into the base's. */
+static atomic_long_t mltcp_rebound_count;
+
+static int mltcp_rebound_one(struct sock *sk, void *arg)
+{
+	struct mltcp_line host;
+	const struct mltcp_line *bound;
+
+	lock_sock(sk);
+	bound = mltcp_net_bound(sock_net(sk), &host);
+	if (mltcp_owns(sk) && bound && mltcp_flow_rebound(inet_csk_ca(sk), bound))
+		atomic_long_inc(&mltcp_rebound_count);
+	release_sock(sk);
+	return 0;
+}
+
+void mltcp_flows_rebound(void)
+{
+	struct net *net;
+
+	if (!smp_load_acquire(&mltcp_flows_ready))
+		return;
+	/* Unloading: no socket runs our algorithms any more. */
+	if (!try_module_get(THIS_MODULE))
+		return;
+	/* As for a job change: every init that read the old line is done. */
+	synchronize_rcu();
+	/* Namespaces on the list have their state, and keep it until we let go. */
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		struct mltcp_line host;
+		struct mltcp_walk pos = { };
+		int tries = 0, err;
+
+		if (!mltcp_net_bound(net, &host))
+			continue;
+		do {
+			err = mltcp_walk_flows(net, 0, &pos, mltcp_rebound_one, NULL);
+			cond_resched();
+		} while (err == -ENOMEM && ++tries < MLTCP_RELATCH_TRIES);
+	}
+	up_read(&net_rwsem);
+	module_put(THIS_MODULE);
+}
+
 /* debugfs */
 
 static void mltcp_show_fixed(struct seq_file *m, const char *key, u32 fixed)
@@ -366,6 +429,7 @@ static int mltcp_relatch_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "changes %ld\n", atomic_long_read(&mltcp_relatch_changes));
 	seq_printf(m, "sockets_locked %ld\n", atomic_long_read(&mltcp_relatch_locked));
+	seq_printf(m, "rebound %ld\n", atomic_long_read(&mltcp_rebound_count));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_relatch);

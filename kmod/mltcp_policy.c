@@ -338,6 +338,21 @@ u32 mltcp_job_changed(const struct mltcp_job_request *req)
 /* Slope, intercept and exempt: the line F(r), latched and checked whole. */
 #define MLTCP_JOB_F_LINE (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT)
 
+/* A line beyond the bound is the base algorithm's: F is 1 (slope 0, intercept 1). */
+static bool mltcp_params_bound(struct mltcp_params *p, const struct mltcp_line *bound)
+{
+	if (mltcp_f_line_check(p->slope, p->intercept, bound) == MLTCP_JOB_OK)
+		return false;
+	p->slope = 0;
+	p->intercept = MLTCP_ONE;
+	return true;
+}
+
+bool mltcp_flow_rebound(struct mltcp_flow *fl, const struct mltcp_line *bound)
+{
+	return fl->params.mode && mltcp_params_bound(&fl->params, bound);
+}
+
 /* A live flow keeps what a change of its job does not name, and its mode. */
 static void mltcp_keep_unchanged(struct mltcp_params *p, const struct mltcp_params *live,
 				 u32 changed)
@@ -373,10 +388,7 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 		mltcp_keep_unchanged(&p, &fl->params, changed);
 	if (fixed_base != MLTCP_BASE_SELECTABLE)
 		p.base = (u8)fixed_base;
-	if (mltcp_f_line_check(p.slope, p.intercept, bound)) {
-		p.slope = 0;
-		p.intercept = MLTCP_ONE;
-	}
+	mltcp_params_bound(&p, bound);
 	/* A live flow that changes base starts the new one from a clean state. */
 	if (live && p.base != fl->params.base)
 		mltcp_cubic_init(&fl->cubic);

@@ -273,6 +273,13 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 			const struct mltcp_line *bound);
 
 /*
+ * A live flow after its bound changed (the host's line stored): the line it
+ * latched, if beyond bound, becomes the base algorithm's, as mltcp_flow_latch()
+ * would latch it now; everything else it keeps. Returns whether it changed.
+ */
+bool mltcp_flow_rebound(struct mltcp_flow *fl, const struct mltcp_line *bound);
+
+/*
  * One flow as every listing reports it: the module's netlink dump and
  * debugfs, and the BPF twin's flow iterator, which writes it as a binary
  * record that mltcpctl decodes. Fixed size; addresses in network order (IPv4

@@ -391,6 +391,7 @@ static int __init mltcp_register(void)
 		if (err)
 			goto out_algs;
 	}
+	mltcp_flows_start();
 	return 0;
 
 out_algs:

@@ -817,6 +817,49 @@ TEST(FlowRelatch, TheLineIsOneSetting)
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 }
 
+// The host's line lowered under a live flow's: the flow's line becomes the
+// base's if it is now beyond the bound, and nothing else moves.
+TEST(FlowRebound, BeyondTheNewBoundIsTheBase)
+{
+	mltcp_params d = Defaults();
+	d.slope = kHighHost.slope;
+	d.intercept = kHighHost.intercept;
+	d.idle_gap_us = 30000;
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, &kHighHost));
+	ASSERT_EQ(fl.params.intercept, kHighHost.intercept);
+	const mltcp_params before = fl.params;
+
+	// Still within: untouched.
+	EXPECT_FALSE(mltcp_flow_rebound(&fl, &kHighHost));
+	EXPECT_EQ(std::memcmp(&fl.params, &before, sizeof(before)), 0);
+
+	EXPECT_TRUE(mltcp_flow_rebound(&fl, &kMeanOneHost));
+	EXPECT_EQ(fl.params.slope, 0u);
+	EXPECT_EQ(fl.params.intercept, static_cast<uint32_t>(MLTCP_ONE));
+	EXPECT_EQ(fl.params.idle_gap_us, 30000u);
+	EXPECT_EQ(fl.params.mode, before.mode);
+	EXPECT_EQ(fl.params.base, before.base);
+	// The base line is within every bound: a second store changes nothing.
+	EXPECT_FALSE(mltcp_flow_rebound(&fl, &kMeanOneHost));
+
+	// A line with a mean of 1 is within any host's line.
+	mltcp_flow mean_one{};
+	mltcp_flow_init(&mean_one, 0, 0);
+	d.slope = kMeanOneHost.slope;
+	d.intercept = kMeanOneHost.intercept;
+	ASSERT_TRUE(mltcp_flow_latch(&mean_one, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
+	const mltcp_line low = { 0, 1 };
+	EXPECT_FALSE(mltcp_flow_rebound(&mean_one, &low));
+	EXPECT_EQ(mean_one.params.slope, kMeanOneHost.slope);
+
+	// A flow not yet latched has no line to bound.
+	mltcp_flow fresh{};
+	EXPECT_FALSE(mltcp_flow_rebound(&fresh, &low));
+	EXPECT_EQ(fresh.params.mode, 0);
+}
+
 TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)
 {
 	mltcp_params d = Defaults();
