@@ -660,6 +660,47 @@ int mltcp_format_fixed(u32 fixed, char *buf, u32 len)
 	return mltcp_format_end(buf, len, pos, ok);
 }
 
+/* fixed to the nearest 1/scale, and back to the nearest fixed as mltcp_parse_fixed() reads it. */
+static u32 mltcp_fixed_to_decimal(u32 fixed, u32 scale)
+{
+	return (u32)(((u64)fixed * scale + MLTCP_ONE / 2) >> MLTCP_SHIFT);
+}
+
+static u32 mltcp_decimal_to_fixed(u32 decimal, u32 scale)
+{
+	return (u32)mltcp_div64((u64)decimal * MLTCP_ONE + scale / 2, scale);
+}
+
+/*
+ * Thousandths step finer than 1/1024 only on average: 24 values in each
+ * unit share their nearest thousandth with a neighbour ("0.063" reads back
+ * as 65/1024, not 64/1024). Those print in ten-thousandths, whose half-step
+ * is a tenth of 1/1024, so every setting reads back as itself.
+ */
+#define MLTCP_SETTING_MILLI	1000
+#define MLTCP_SETTING_FINE	10000
+
+int mltcp_format_setting(u32 fixed, char *buf, u32 len)
+{
+	u32 scale = MLTCP_SETTING_MILLI, decimal, pos = 0;
+	int digits = 3;
+	bool ok = len > 0;
+
+	if (ok)
+		buf[0] = '\0';
+	if (fixed > MLTCP_SLOPE_MAX)
+		return mltcp_format_end(buf, len, 0, false);
+	decimal = mltcp_fixed_to_decimal(fixed, scale);
+	if (mltcp_decimal_to_fixed(decimal, scale) != fixed) {
+		scale = MLTCP_SETTING_FINE;
+		digits = 4;
+		decimal = mltcp_fixed_to_decimal(fixed, scale);
+	}
+	ok = ok && mltcp_put_u32(buf, len, &pos, decimal / scale, 1) &&
+	     mltcp_put(buf, len, &pos, ".") && mltcp_put_u32(buf, len, &pos, decimal % scale, digits);
+	return mltcp_format_end(buf, len, pos, ok);
+}
+
 int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len)
 {
 	const char *name = NULL;
@@ -672,11 +713,11 @@ int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len)
 	case MLTCP_PARAM_SLOPE:
 		if (value > MLTCP_SLOPE_MAX)
 			return mltcp_format_end(buf, len, 0, false);
-		return mltcp_format_fixed(value, buf, len);
+		return mltcp_format_setting(value, buf, len);
 	case MLTCP_PARAM_INTERCEPT:
 		if (value > MLTCP_INTERCEPT_MAX)
 			return mltcp_format_end(buf, len, 0, false);
-		return mltcp_format_fixed(value, buf, len);
+		return mltcp_format_setting(value, buf, len);
 	case MLTCP_PARAM_IDLE_GAP:
 		ok = ok && mltcp_put_u32(buf, len, &pos, value, 1);
 		return mltcp_format_end(buf, len, pos, ok);

@@ -385,13 +385,24 @@ int mltcp_mode_parse(const char *text);			/* enum mltcp_mode, or -1 */
 int mltcp_param_parse(enum mltcp_param which, const char *text, u32 *value);
 
 /*
- * Value to text, without newline: "1.600" (thousandths, as sysfs has always
- * shown them), "20000", "cubic", "md-restart". Returns the length, or -1 if
- * the value is invalid or buf too small (then buf holds "").
+ * Value to text, without newline: "1.600" (mltcp_format_setting()),
+ * "20000", "cubic", "md-restart". Returns the length, or -1 if the value is
+ * invalid or buf too small (then buf holds ""). What it writes,
+ * mltcp_param_parse() reads back as the same value.
  */
 int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len);
 
-/* "1.600" for a MLTCP_ONE-unit value; as mltcp_param_format() for slope. */
+/*
+ * A slope or intercept (MLTCP_ONE units, at most MLTCP_SLOPE_MAX) as text
+ * that reads back as itself: thousandths, "1.600", where they do, else
+ * ten-thousandths, "0.0625" (24 values in each unit). -1 as above.
+ */
+int mltcp_format_setting(u32 fixed, char *buf, u32 len);
+
+/*
+ * "1.600" for any MLTCP_ONE-unit value, always thousandths (columns line
+ * up): r and F as observed, which are read, never written back.
+ */
 int mltcp_format_fixed(u32 fixed, char *buf, u32 len);
 
 u32 mltcp_param_get(const struct mltcp_params *p, enum mltcp_param which);

@@ -263,12 +263,13 @@ def test_defaults_set_global_round_trips_exactly(netns_pair, loaded):
         st = status()["params"]
         assert (st["slope_fixed"], st["intercept_fixed"]) == (64, 1126)
         assert tool_json("defaults", "show") == {
-            "backend": "bpf", "scope": "global", "slope": 0.063, "intercept": 1.1,
+            "backend": "bpf", "scope": "global", "slope": 0.0625, "intercept": 1.1,
             "idle_gap_us": 1500000, "base": "reno", "mode": "both-restart"}
         # What show prints, set takes back.
         words = tool("defaults", "show").stdout.split()
         tool("defaults", "set", "global", *words)
         assert tool("defaults", "show").stdout.split() == words
+        assert status()["params"]["slope_fixed"] == 64
         # -n changes nothing for the host-wide set.
         tool("-n", NS_SEND, "defaults", "set", "global", "slope", "2")
         assert status()["params"]["slope_fixed"] == 2048

@@ -163,10 +163,14 @@ def test_mltcpctl_sets_a_namespace_and_sysctl_reads_it_back(ns):
         assert param("slope") == "1.600"
         # The exact value typed reaches the kernel, which rounds it as mltcpctl did.
         ctl("-n", ns.name, "defaults", "set", "slope", "0.0625")
+        # 64/1024 reads back as itself, not as "0.063" (65/1024 when written back).
+        assert ns.run("sysctl", "-n", "net.mltcp.slope").stdout.strip() == "0.0625"
+        ns.run("sysctl", "-q", "-w", "net.mltcp.slope=%s" % ns.run(
+            "sysctl", "-n", "net.mltcp.slope").stdout.strip())
         with in_netns(ns.name):
             pair = Pair(7153)
             try:
-                assert pair.flow()["slope"] == 0.063  # 64/1024, shown in thousandths
+                assert pair.flow()["slope"] == 0.0625
             finally:
                 pair.close()
     finally:

@@ -1051,7 +1051,7 @@ TEST(ParamText, FormatsAsSysfsAlwaysHas)
 	EXPECT_EQ(Format(MLTCP_PARAM_MODE, MLTCP_MODE_GATE), "<invalid>");
 	EXPECT_EQ(Format(MLTCP_PARAM_MODE, 0), "<invalid>");
 
-	// Every fixed-point value prints as the module always printed it.
+	// Observed values (r, F) always print in thousandths.
 	for (uint32_t v = 0; v <= MLTCP_SLOPE_MAX; v++) {
 		char want[32], got[MLTCP_PARAM_TEXT];
 		uint32_t milli = mltcp_fixed_to_milli(v);
@@ -1059,6 +1059,32 @@ TEST(ParamText, FormatsAsSysfsAlwaysHas)
 		ASSERT_GT(mltcp_format_fixed(v, got, sizeof(got)), 0);
 		ASSERT_STREQ(got, want) << v;
 	}
+
+	// Settings read back as themselves: in thousandths as the module always
+	// printed them where those do, else in ten-thousandths, 24 per unit.
+	int fine = 0;
+	for (uint32_t v = 0; v <= MLTCP_SLOPE_MAX; v++) {
+		char milli_text[32], got[MLTCP_PARAM_TEXT];
+		uint32_t milli = mltcp_fixed_to_milli(v), back = ~0u, from_milli = ~0u;
+		snprintf(milli_text, sizeof(milli_text), "%u.%03u", milli / 1000, milli % 1000);
+		ASSERT_EQ(mltcp_param_parse(MLTCP_PARAM_SLOPE, milli_text, &from_milli), 0);
+		ASSERT_GT(mltcp_param_format(MLTCP_PARAM_SLOPE, v, got, sizeof(got)), 0);
+		ASSERT_EQ(mltcp_param_parse(MLTCP_PARAM_SLOPE, got, &back), 0) << got;
+		ASSERT_EQ(back, v) << got;
+		if (from_milli == v) {
+			ASSERT_STREQ(got, milli_text);
+		} else {
+			ASSERT_EQ(std::strlen(got), std::strlen(milli_text) + 1) << got;
+			fine++;
+		}
+	}
+	EXPECT_EQ(fine, 24 * 16);
+	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, 64), "0.0625");
+	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, 65), "0.063");
+	EXPECT_EQ(Format(MLTCP_PARAM_INTERCEPT, MLTCP_DEFAULT_INTERCEPT), "0.800");
+	char small[6]; // "0.0625" and its NUL do not fit
+	EXPECT_EQ(mltcp_format_setting(64, small, sizeof(small)), -1);
+	EXPECT_EQ(mltcp_format_setting(MLTCP_SLOPE_MAX + 1, small, sizeof(small)), -1);
 
 	// r and F in debugfs go beyond the tunables' range.
 	for (uint32_t v : { 16385u, 32768u, 65535u, 1u << 20, 0xffffffffu }) {

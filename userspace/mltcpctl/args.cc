@@ -1075,7 +1075,7 @@ std::string format_fixed(uint32_t fixed)
 	char buf[MLTCP_PARAM_TEXT];
 	std::string out;
 
-	if (mltcp_format_fixed(fixed, buf, sizeof(buf)) < 0)
+	if (mltcp_format_setting(fixed, buf, sizeof(buf)) < 0)
 		return "?";
 	out = buf;
 	// "1.600" to "1.6", "16.000" to "16".

@@ -30,7 +30,8 @@ std::string usage(std::string_view topic);
 // A step number of "job mark": 1-4294967295; nullopt if the text is not one.
 std::optional<uint32_t> parse_step(std::string_view text);
 
-// Fixed-point (1/1024) value as the user writes it: "1.6", "0.2", "16".
+// A slope or intercept (1/1024 units) as the user writes it, and as it reads
+// back as itself: "1.6", "0.2", "16", "0.0625" (mltcp_format_setting()).
 std::string format_fixed(uint32_t fixed);
 
 // "10.0.0.0/8", "fd00::/64".

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "args.h"
 #include "commands.h"
 #include "fd.h"
 #include "mltcp_bpf.h"
@@ -86,9 +87,9 @@ std::optional<bool> netns_bounded()
 // (mltcp_f_line_check()): the host's line, the module parameters, where
 // the namespace is bounded; nullopt where it is not (global: the module
 // parameters themselves) or where that cannot be told, and then the
-// kernel decides alone. The parameters read back in thousandths, which for
-// 24 values in each 1024 is 1/1024 off the kernel's: at a line that close
-// to the host's, the kernel's answer is the one that holds.
+// kernel decides alone. The parameters read back exactly
+// (mltcp_format_setting()); read as two values, a host's change between
+// the reads can be seen half done, and then the kernel's answer holds.
 std::optional<mltcp_line> namespace_bound(bool global)
 {
 	if (global || !netns_bounded().value_or(false))
@@ -99,13 +100,6 @@ std::optional<mltcp_line> namespace_bound(bool global)
 	} catch (const Error &) {
 		return std::nullopt;
 	}
-}
-
-std::string fixed_text(u32 value)
-{
-	char text[MLTCP_PARAM_TEXT];
-
-	return mltcp_format_fixed(value, text, sizeof(text)) < 0 ? "?" : text;
 }
 
 std::string given_text(const DefaultsChange &change, std::initializer_list<mltcp_param> which)
@@ -152,7 +146,7 @@ std::vector<mltcp_param> write_order(const DefaultsChange &change, bool global)
 		return order;
 	if (mltcp_f_line_check(old_slope, new_intercept, bound) != MLTCP_JOB_OK)
 		throw Error(what + ": not reachable one sysctl at a time from slope " +
-			    fixed_text(old_slope) + " intercept " + fixed_text(old_intercept) +
+			    format_fixed(old_slope) + " intercept " + format_fixed(old_intercept) +
 			    " (either order passes a refused line): change one of them first");
 	std::swap(order[0], order[1]); // the intercept first
 	return order;

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "args.h"
 #include "mltcp_policy.h"
@@ -77,6 +78,14 @@ void flow_identity(Printer &p, const Flow &f)
 double fixed_value(uint32_t fixed)
 {
 	return mltcp_fixed_to_milli(fixed) / 1000.0;
+}
+
+double setting_value(uint32_t fixed)
+{
+	char buf[MLTCP_PARAM_TEXT];
+
+	return mltcp_format_setting(fixed, buf, sizeof(buf)) < 0 ? fixed_value(fixed)
+								  : std::strtod(buf, nullptr);
 }
 
 Printer::Printer(std::ostream &out, bool json, bool pretty)
@@ -167,9 +176,9 @@ void print_job(Printer &p, const Job &j)
 				     : "cgroup " + path);
 	}
 	if (j.slope)
-		p.field("slope", fixed_value(*j.slope), "slope " + format_fixed(*j.slope));
+		p.field("slope", setting_value(*j.slope), "slope " + format_fixed(*j.slope));
 	if (j.intercept)
-		p.field("intercept", fixed_value(*j.intercept),
+		p.field("intercept", setting_value(*j.intercept),
 			"intercept " + format_fixed(*j.intercept));
 	if (j.idle_gap_us)
 		p.field("idle_gap_us", *j.idle_gap_us,
@@ -217,8 +226,8 @@ void print_flow(Printer &p, const Flow &f)
 		"last-iter " + mltcp::format_duration_us(f.last_iter_us));
 	p.field("r", fixed_value(f.r), "r " + milli3(f.r));
 	p.field("f", fixed_value(f.f), "F " + milli3(f.f));
-	p.field("slope", fixed_value(f.slope), "slope " + format_fixed(f.slope));
-	p.field("intercept", fixed_value(f.intercept), "intercept " + format_fixed(f.intercept));
+	p.field("slope", setting_value(f.slope), "slope " + format_fixed(f.slope));
+	p.field("intercept", setting_value(f.intercept), "intercept " + format_fixed(f.intercept));
 	p.field("idle_gap_us", f.idle_gap_us,
 		"idle-gap " + mltcp::format_duration_us(f.idle_gap_us));
 	p.end_object();
@@ -230,8 +239,8 @@ namespace
 // Each default once: its JSON key and value, and its text as "defaults set" takes it.
 template <typename Fn> void each_default(const mltcp_params &params, Fn fn)
 {
-	fn("slope", fixed_value(params.slope), "slope " + format_fixed(params.slope));
-	fn("intercept", fixed_value(params.intercept),
+	fn("slope", setting_value(params.slope), "slope " + format_fixed(params.slope));
+	fn("intercept", setting_value(params.intercept),
 	   "intercept " + format_fixed(params.intercept));
 	fn("idle_gap_us", params.idle_gap_us,
 	   "idle-gap " + mltcp::format_duration_us(params.idle_gap_us));

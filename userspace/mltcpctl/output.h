@@ -64,8 +64,12 @@ nlohmann::json params_json(const mltcp_params &params);
 // filter of another program at its place is named as such.
 void print_ackmark(Printer &p, const ackmark::Marker &m);
 
-// Fixed point (1/1024) as a JSON number rounded to thousandths.
+// r or F (1/1024 units) as a JSON number rounded to thousandths.
 double fixed_value(uint32_t fixed);
+
+// A slope or intercept as a JSON number, the decimal the text shows
+// (mltcp_format_setting()): it reads back as the same setting.
+double setting_value(uint32_t fixed);
 
 } // namespace mltcpctl
 

@@ -289,6 +289,9 @@ TEST(Args, FormatFixed)
 	EXPECT_EQ(format_fixed(16384), "16");
 	EXPECT_EQ(format_fixed(0), "0");
 	EXPECT_EQ(format_fixed(128), "0.125");
+	// 64/1024: "0.063" would read back as 65; a setting reads back as itself.
+	EXPECT_EQ(format_fixed(64), "0.0625");
+	EXPECT_EQ(format_fixed(65), "0.063");
 }
 
 // run [job ID] [parent PATH] [MATCH]... [SETTING]... -- COMMAND [ARG]...
