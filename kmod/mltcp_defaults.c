@@ -9,7 +9,7 @@
  * the initial user namespace's root writes them: they are unbounded.
  * Slope and intercept are also the bound of containers' lines: a store of
  * either brings the live flows of bounded namespaces under the line it
- * makes (mltcp_flows_rebound()).
+ * makes when it lowers either (mltcp_flows_rebound()).
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -42,6 +42,7 @@ static enum mltcp_param mltcp_param_of(const struct kernel_param *kp)
 static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 {
 	enum mltcp_param which = mltcp_param_of(kp);
+	bool lowered;
 	u32 value;
 
 	/*
@@ -61,9 +62,11 @@ static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 	if (which == MLTCP_PARAM_INTERCEPT &&
 	    mltcp_f_line_check(mltcp_default(MLTCP_PARAM_SLOPE), value, NULL))
 		return -EINVAL;
+	lowered = (which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT) &&
+		  value < mltcp_default(which);
 	WRITE_ONCE(mltcp_default_values[which], value);
 	/* The bound of every container's flows: bring the live ones under it. */
-	if (which == MLTCP_PARAM_SLOPE || which == MLTCP_PARAM_INTERCEPT)
+	if (lowered)
 		mltcp_flows_rebound();
 	return 0;
 }

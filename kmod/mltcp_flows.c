@@ -33,11 +33,13 @@
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sock_diag.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <net/inet_hashtables.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
@@ -315,63 +317,151 @@ int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach)
 	return err;
 }
 
-/* Re-bounding after the host's line changed */
+/* Re-bounding after the host's line was lowered */
 
 /*
- * Set once the module is ready for a walk (its namespaces' state exists):
- * a store of a module parameter while the module loads finds no flow to
- * bound, and needs no walk.
+ * Set while a store of the host's line may queue the walk: from the moment
+ * the namespaces' state exists (module init) until module exit, which
+ * clears it, waits out stores in flight (they run under the parameters'
+ * lock) and cancels the walk before that state goes.
  */
-static bool mltcp_flows_ready;
+static bool mltcp_rebound_ready;
 
-void mltcp_flows_start(void)
-{
-	smp_store_release(&mltcp_flows_ready, true);
-}
-
-/* Live flows whose line a lowered host line turned into the base's. */
+/* Live flows of containers the walk gave a new line. */
 static atomic_long_t mltcp_rebound_count;
 
+static void mltcp_rebound_work_fn(struct work_struct *work);
+static DECLARE_WORK(mltcp_rebound_work, mltcp_rebound_work_fn);
+
+/*
+ * The flow's line is beyond its namespace's bound now: latch the line again
+ * as a new flow of its job would (the namespace's defaults as they are, the
+ * job's line over them, the base's if still beyond), as a change of its
+ * job naming the line does. Its other settings it keeps.
+ */
 static int mltcp_rebound_one(struct sock *sk, void *arg)
 {
-	struct mltcp_line host;
+	struct mltcp_flow *fl = inet_csk_ca(sk);
 	const struct mltcp_line *bound;
+	struct mltcp_params defaults;
+	struct mltcp_line host;
+	struct net *net;
 
+	/* Hashed sockets of a namespace being dismantled are left to it. */
+	net = maybe_get_net(sock_net(sk));
+	if (!net)
+		return 0;
 	lock_sock(sk);
-	bound = mltcp_net_bound(sock_net(sk), &host);
-	if (mltcp_owns(sk) && bound && mltcp_flow_rebound(inet_csk_ca(sk), bound))
+	rcu_read_lock();
+	bound = mltcp_net_bound(net, &host);
+	if (mltcp_owns(sk) && mltcp_flow_beyond(fl, bound)) {
+		mltcp_net_defaults(net, &defaults);
+		mltcp_flow_relatch(fl, &defaults, mltcp_job_spec_of_key(net, fl->job),
+				   MLTCP_JOB_F_LINE, mltcp_fixed_base(sk), bound);
 		atomic_long_inc(&mltcp_rebound_count);
+		mltcp_jobs_gen_bump(net);	/* a flow dump across it is told */
+	}
+	rcu_read_unlock();
 	release_sock(sk);
+	put_net(net);
 	return 0;
+}
+
+static void mltcp_rebound_walk(struct net *net)
+{
+	struct mltcp_walk pos = { };
+	int tries = 0, err;
+
+	do {
+		err = mltcp_walk_flows(net, 0, &pos, mltcp_rebound_one, NULL);
+		cond_resched();
+	} while (err == -ENOMEM && ++tries < MLTCP_RELATCH_TRIES);
+	if (err)
+		pr_warn_ratelimited("tcp_mltcp: out of memory: some containers' flows keep a line above the host's\n");
+}
+
+static bool mltcp_own_hash(const struct net *net)
+{
+	return net->ipv4.tcp_death_row.hashinfo != init_net.ipv4.tcp_death_row.hashinfo;
+}
+
+/*
+ * Namespaces with an established hash of their own (tcp_child_ehash_entries)
+ * that are bounded, each with a reference: at most max of them.
+ */
+static unsigned int mltcp_own_hash_nets(struct net **nets, unsigned int max)
+{
+	struct mltcp_line host;
+	unsigned int n = 0;
+	struct net *net;
+
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		if (n < max && mltcp_own_hash(net) && mltcp_net_bound(net, &host)) {
+			nets[n] = maybe_get_net(net);
+			if (nets[n])
+				n++;
+		}
+	}
+	up_read(&net_rwsem);
+	return n;
+}
+
+/*
+ * A work item, so that the store returns at once and holds no lock while
+ * the walk waits on a socket lock: a container's process that keeps its own
+ * socket locked (a send blocked on a page fault) delays its own flows'
+ * bound, never the host's writer or the creation of namespaces.
+ */
+static void mltcp_rebound_work_fn(struct work_struct *work)
+{
+	struct net **nets;
+	unsigned int max = 0, n, i;
+	struct net *net;
+
+	/* As for a job change: every init that read the old line is done. */
+	synchronize_rcu();
+	/* The global hash holds every namespace's sockets but those below. */
+	mltcp_rebound_walk(NULL);
+
+	down_read(&net_rwsem);
+	for_each_net(net)
+		max += mltcp_own_hash(net);
+	up_read(&net_rwsem);
+	if (!max)
+		return;
+	nets = kmalloc_array(max, sizeof(*nets), GFP_KERNEL);
+	if (!nets) {
+		pr_warn_ratelimited("tcp_mltcp: out of memory: some containers' flows keep a line above the host's\n");
+		return;
+	}
+	/* Namespaces created since latch the line stored already. */
+	n = mltcp_own_hash_nets(nets, max);
+	for (i = 0; i < n; i++) {
+		mltcp_rebound_walk(nets[i]);
+		put_net(nets[i]);
+	}
+	kfree(nets);
 }
 
 void mltcp_flows_rebound(void)
 {
-	struct net *net;
+	if (READ_ONCE(mltcp_rebound_ready))
+		queue_work(system_unbound_wq, &mltcp_rebound_work);
+}
 
-	if (!smp_load_acquire(&mltcp_flows_ready))
-		return;
-	/* Unloading: no socket runs our algorithms any more. */
-	if (!try_module_get(THIS_MODULE))
-		return;
-	/* As for a job change: every init that read the old line is done. */
-	synchronize_rcu();
-	/* Namespaces on the list have their state, and keep it until we let go. */
-	down_read(&net_rwsem);
-	for_each_net(net) {
-		struct mltcp_line host;
-		struct mltcp_walk pos = { };
-		int tries = 0, err;
+void mltcp_flows_start(void)
+{
+	WRITE_ONCE(mltcp_rebound_ready, true);
+}
 
-		if (!mltcp_net_bound(net, &host))
-			continue;
-		do {
-			err = mltcp_walk_flows(net, 0, &pos, mltcp_rebound_one, NULL);
-			cond_resched();
-		} while (err == -ENOMEM && ++tries < MLTCP_RELATCH_TRIES);
-	}
-	up_read(&net_rwsem);
-	module_put(THIS_MODULE);
+void mltcp_flows_stop(void)
+{
+	WRITE_ONCE(mltcp_rebound_ready, false);
+	/* A store that saw it set has queued its walk once this returns. */
+	kernel_param_lock(THIS_MODULE);
+	kernel_param_unlock(THIS_MODULE);
+	cancel_work_sync(&mltcp_rebound_work);
 }
 
 /* debugfs */

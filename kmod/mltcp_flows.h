@@ -68,22 +68,25 @@ void mltcp_flow_record_owned(struct sock *sk, struct mltcp_flow_record *rec);
 int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach);
 
 /*
- * Once the module's namespaces' state exists (the end of module init):
- * from then on mltcp_flows_rebound() walks.
+ * After the host's line (the module parameters slope and intercept) was
+ * lowered: queues a walk over every bounded namespace's live flows
+ * (mltcp_net_bound()) that latches the line again, as a new flow of its
+ * job would, on those whose line is beyond the host's now
+ * (mltcp_flow_beyond()). Returns at once; the walk (a work item) sleeps for
+ * an RCU grace period and on socket locks, and a flow it cannot reach for
+ * want of memory keeps its line. Nothing is queued outside
+ * mltcp_flows_start() ... mltcp_flows_stop().
  */
+void mltcp_flows_rebound(void);
+
+/* Once the namespaces' state exists (module init), before any flow. */
 void mltcp_flows_start(void);
 
 /*
- * After the host's line (the module parameters slope and intercept) was
- * stored: each live flow of a bounded namespace (mltcp_net_bound()) whose
- * line is beyond the line now stored takes the base algorithm's, as a new
- * flow of its namespace would (mltcp_flow_rebound()). Process context:
- * sleeps for an RCU grace period and on socket locks, and holds off the
- * creation and removal of namespaces while it walks; a flow it could not
- * reach for want of memory keeps its line. No walk before
- * mltcp_flows_start() or while the module is being unloaded.
+ * Before the namespaces' state goes (module exit, or init failing after
+ * mltcp_flows_start()): no walk is queued or running once it returns.
  */
-void mltcp_flows_rebound(void);
+void mltcp_flows_stop(void);
 
 /* Creates "flows" and "relatch" in the module's debugfs directory. */
 void mltcp_flows_debugfs_init(struct dentry *dir);

@@ -335,22 +335,19 @@ u32 mltcp_job_changed(const struct mltcp_job_request *req)
 	return (req->given | req->clear) & MLTCP_JOB_F_SETTINGS;
 }
 
-/* Slope, intercept and exempt: the line F(r), latched and checked whole. */
-#define MLTCP_JOB_F_LINE (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT)
-
 /* A line beyond the bound is the base algorithm's: F is 1 (slope 0, intercept 1). */
-static bool mltcp_params_bound(struct mltcp_params *p, const struct mltcp_line *bound)
+static void mltcp_params_bound(struct mltcp_params *p, const struct mltcp_line *bound)
 {
 	if (mltcp_f_line_check(p->slope, p->intercept, bound) == MLTCP_JOB_OK)
-		return false;
+		return;
 	p->slope = 0;
 	p->intercept = MLTCP_ONE;
-	return true;
 }
 
-bool mltcp_flow_rebound(struct mltcp_flow *fl, const struct mltcp_line *bound)
+bool mltcp_flow_beyond(const struct mltcp_flow *fl, const struct mltcp_line *bound)
 {
-	return fl->params.mode && mltcp_params_bound(&fl->params, bound);
+	return fl->params.mode && bound &&
+	       mltcp_f_line_check(fl->params.slope, fl->params.intercept, bound) != MLTCP_JOB_OK;
 }
 
 /* A live flow keeps what a change of its job does not name, and its mode. */

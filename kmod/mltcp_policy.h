@@ -228,6 +228,9 @@ void mltcp_flow_init(struct mltcp_flow *fl, u64 bytes_acked, u32 now_us);
 	 MLTCP_JOB_F_ITER_BYTES | MLTCP_JOB_F_BASE | MLTCP_JOB_F_EXEMPT |	\
 	 MLTCP_JOB_F_MARKED)
 
+/* Slope, intercept and exempt: the line F(r), latched and checked whole. */
+#define MLTCP_JOB_F_LINE (MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT | MLTCP_JOB_F_EXEMPT)
+
 /* The settings a change of a job names: given or cleared (see mltcp_flow_relatch()). */
 u32 mltcp_job_changed(const struct mltcp_job_request *req);
 
@@ -273,11 +276,11 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 			const struct mltcp_line *bound);
 
 /*
- * A live flow after its bound changed (the host's line stored): the line it
- * latched, if beyond bound, becomes the base algorithm's, as mltcp_flow_latch()
- * would latch it now; everything else it keeps. Returns whether it changed.
+ * A latched flow whose line is beyond bound (NULL: unbounded, never): the
+ * host's line was lowered under it, and mltcp_flow_relatch() naming the line
+ * brings it back under, as a new flow would latch.
  */
-bool mltcp_flow_rebound(struct mltcp_flow *fl, const struct mltcp_line *bound);
+bool mltcp_flow_beyond(const struct mltcp_flow *fl, const struct mltcp_line *bound);
 
 /*
  * One flow as every listing reports it: the module's netlink dump and

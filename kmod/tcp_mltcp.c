@@ -386,17 +386,19 @@ static int __init mltcp_register(void)
 	mltcp_flows_debugfs_init(mltcp_debugfs);
 	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
 
+	/* Before any flow can latch: a host's line lowered from here reaches it. */
+	mltcp_flows_start();
 	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
 		err = tcp_register_congestion_control(&mltcp_ops[i]);
 		if (err)
 			goto out_algs;
 	}
-	mltcp_flows_start();
 	return 0;
 
 out_algs:
 	while (--i >= 0)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	mltcp_flows_stop();
 	debugfs_remove_recursive(mltcp_debugfs);
 	mltcp_genl_exit();
 out_jobs:
@@ -413,6 +415,7 @@ static void __exit mltcp_unregister(void)
 
 	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	mltcp_flows_stop();
 	debugfs_remove_recursive(mltcp_debugfs);
 	mltcp_genl_exit();
 	mltcp_jobs_exit();

@@ -25,7 +25,7 @@ import pytest
 
 from bench.topology import Netns
 from netlab import write_file
-from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs
+from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, wait_for
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
@@ -284,66 +284,80 @@ def test_host_line_lowered_under_a_containers_latches_the_base():
 
 HOLD = """
 import socket, sys
-l = socket.socket(); l.bind(("127.0.0.1", 7170)); l.listen(1)
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 7170)); l.listen(1)
 c = socket.socket()
 c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
 c.connect(("127.0.0.1", 7170)); s, _ = l.accept()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
 print("up", flush=True)
 sys.stdin.read()
 """
 
 
 def rebound_count():
-    """Live flows a store of the host's line gave the base's line (debugfs)."""
+    """Live flows a lowered host's line gave a new line (debugfs)."""
     with open("/sys/kernel/debug/tcp_mltcp/relatch") as f:
         return int(dict(line.split() for line in f)["rebound"])
 
 
 def held_lines(path=None):
-    """The lines of the held flow (HOLD, dport 7170) in the namespace at path
-    (None: the host's)."""
+    """The held pair's lines (HOLD): the connecting side's, whose job is
+    dport 7170, then the accepted side's, which follows the namespace's
+    defaults; in the namespace at path (None: the host's)."""
     out = ctl_json(*(["-n", path] if path else []), "flow", "show")
-    return [[f["slope"], f["intercept"]] for f in out if f["dport"] == 7170]
+    return ([[f["slope"], f["intercept"]] for f in out if f["dport"] == 7170] +
+            [[f["slope"], f["intercept"]] for f in out if f["sport"] == 7170])
 
 
-def test_host_line_lowered_under_a_containers_live_flow_bounds_it():
-    """The host's line stored below a container's live flow's brings the
-    flow under it at once: the base (slope 0, intercept 1), as its new
-    flows would latch. A flow of the initial user namespace keeps its line,
-    and raising the host's line again gives nothing back: a flow takes a
-    line only when it latches."""
+def start_hold(*prefix):
+    proc = subprocess.Popen(list(prefix) + ["/usr/bin/python3", "-c", HOLD],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().strip()
+    if line != "up":
+        proc.kill()
+        proc.wait()
+        raise AssertionError("the held pair did not come up (%r)" % line)
+    return proc
+
+
+def stop_hold(proc):
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def test_host_line_lowered_under_a_containers_live_flows_bounds_them():
+    """The host's line lowered below a container's live flows' lines
+    reaches them (a work item, within moments): each latches its line again
+    as a new flow would, the job's line over the namespace's defaults (here
+    beyond the new bound: the base's, slope 0, intercept 1) or the defaults,
+    which follow the host's line. Flows of the initial user namespace keep
+    theirs, and raising the host's line again gives nothing back: a flow
+    takes a line only when it latches."""
     set_host_line("1.6", "0.8")
-    host_flow = subprocess.Popen(["/usr/bin/python3", "-c", HOLD], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True)
+    ctl("job", "add", 1, "dport", 7170, "slope", 2, "intercept", "0.25")
+    host_pair = start_hold()
     try:
         with HeldContainer() as c:
             c.run("ip", "link", "set", "lo", "up", check=True)
             ctl("-n", c.path, "job", "add", 1, "dport", 7170, "slope", 2, "intercept", "0.25")
-            ctl("job", "add", 1, "dport", 7170, "slope", 2, "intercept", "0.25")
-            held = subprocess.Popen(["nsenter", "--net=" + c.path, "/usr/bin/python3", "-c",
-                                     HOLD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    text=True)
+            pair = start_hold("nsenter", "--net=" + c.path)
             try:
-                assert held.stdout.readline().strip() == "up"
-                assert host_flow.stdout.readline().strip() == "up"
-                assert held_lines(c.path) == [[2.0, 0.25]]
-                assert held_lines() == [[2.0, 0.25]]
-                # Every MLTCP flow of the container is beyond 1.6, 0.2 (the
-                # held flow's job line, or the inherited 1.6, 0.8).
-                beyond = len(ctl_json("-n", c.path, "flow", "show"))
+                assert held_lines(c.path) == [[2.0, 0.25], [1.6, 0.8]]
+                assert held_lines() == [[2.0, 0.25], [1.6, 0.8]]
                 before = rebound_count()
                 set_host_line("1.6", "0.2")
-                assert rebound_count() - before == beyond
-                assert held_lines(c.path) == [[0.0, 1.0]]
-                assert held_lines() == [[2.0, 0.25]]
+                assert wait_for(lambda: held_lines(c.path) == [[0.0, 1.0], [1.6, 0.2]]), \
+                    held_lines(c.path)
+                assert rebound_count() - before >= 2
+                assert held_lines() == [[2.0, 0.25], [1.6, 0.8]]
                 set_host_line("1.6", "0.8")
-                assert held_lines(c.path) == [[0.0, 1.0]]
+                subprocess.run(["sleep", "0.5"])
+                assert held_lines(c.path) == [[0.0, 1.0], [1.6, 0.2]]
             finally:
-                held.stdin.close()
-                held.wait(timeout=30)
+                stop_hold(pair)
     finally:
-        host_flow.stdin.close()
-        host_flow.wait(timeout=30)
+        stop_hold(host_pair)
 
 
 # ---- the initial user namespace ----

@@ -817,47 +817,54 @@ TEST(FlowRelatch, TheLineIsOneSetting)
 	EXPECT_EQ(fl.params.intercept, MLTCP_ONE);
 }
 
-// The host's line lowered under a live flow's: the flow's line becomes the
-// base's if it is now beyond the bound, and nothing else moves.
-TEST(FlowRebound, BeyondTheNewBoundIsTheBase)
+// The host's line lowered under a live flow's: a flow beyond the new bound
+// latches its line again as a new flow would (the defaults as they are now,
+// the job's line over them, the base's if still beyond); nothing else moves.
+TEST(FlowBeyond, RelatchingTheLineBringsItUnder)
 {
 	mltcp_params d = Defaults();
 	d.slope = kHighHost.slope;
 	d.intercept = kHighHost.intercept;
 	d.idle_gap_us = 30000;
-	mltcp_flow fl{};
-	mltcp_flow_init(&fl, 0, 0);
-	ASSERT_TRUE(mltcp_flow_latch(&fl, &d, nullptr, MLTCP_BASE_SELECTABLE, &kHighHost));
-	ASSERT_EQ(fl.params.intercept, kHighHost.intercept);
-	const mltcp_params before = fl.params;
+	mltcp_flow follower{}, with_job{};
+	mltcp_flow_init(&follower, 0, 0);
+	mltcp_flow_init(&with_job, 0, 0);
+	mltcp_job_spec job{};
+	job.id = 1;
+	job.fields = MLTCP_JOB_F_SLOPE | MLTCP_JOB_F_INTERCEPT;
+	job.slope = 2 * MLTCP_ONE;
+	job.intercept = MLTCP_ONE / 4;
+	ASSERT_TRUE(mltcp_flow_latch(&follower, &d, nullptr, MLTCP_BASE_SELECTABLE, &kHighHost));
+	ASSERT_TRUE(mltcp_flow_latch(&with_job, &d, &job, MLTCP_BASE_SELECTABLE, &kHighHost));
+	ASSERT_EQ(with_job.params.slope, 2u * MLTCP_ONE);
+	EXPECT_FALSE(mltcp_flow_beyond(&follower, &kHighHost));
+	EXPECT_FALSE(mltcp_flow_beyond(&with_job, &kHighHost));
+	EXPECT_FALSE(mltcp_flow_beyond(&with_job, nullptr));
 
-	// Still within: untouched.
-	EXPECT_FALSE(mltcp_flow_rebound(&fl, &kHighHost));
-	EXPECT_EQ(std::memcmp(&fl.params, &before, sizeof(before)), 0);
-
-	EXPECT_TRUE(mltcp_flow_rebound(&fl, &kMeanOneHost));
-	EXPECT_EQ(fl.params.slope, 0u);
-	EXPECT_EQ(fl.params.intercept, static_cast<uint32_t>(MLTCP_ONE));
-	EXPECT_EQ(fl.params.idle_gap_us, 30000u);
-	EXPECT_EQ(fl.params.mode, before.mode);
-	EXPECT_EQ(fl.params.base, before.base);
-	// The base line is within every bound: a second store changes nothing.
-	EXPECT_FALSE(mltcp_flow_rebound(&fl, &kMeanOneHost));
-
-	// A line with a mean of 1 is within any host's line.
-	mltcp_flow mean_one{};
-	mltcp_flow_init(&mean_one, 0, 0);
+	// The host's line lowered to (1.6, 0.2); a namespace that never wrote
+	// its own defaults follows it.
+	EXPECT_TRUE(mltcp_flow_beyond(&follower, &kMeanOneHost));
+	EXPECT_TRUE(mltcp_flow_beyond(&with_job, &kMeanOneHost));
+	const mltcp_params kept = with_job.params;
 	d.slope = kMeanOneHost.slope;
 	d.intercept = kMeanOneHost.intercept;
-	ASSERT_TRUE(mltcp_flow_latch(&mean_one, &d, nullptr, MLTCP_BASE_SELECTABLE, nullptr));
-	const mltcp_line low = { 0, 1 };
-	EXPECT_FALSE(mltcp_flow_rebound(&mean_one, &low));
-	EXPECT_EQ(mean_one.params.slope, kMeanOneHost.slope);
+	mltcp_flow_relatch(&follower, &d, nullptr, MLTCP_JOB_F_LINE, MLTCP_BASE_SELECTABLE,
+			   &kMeanOneHost);
+	mltcp_flow_relatch(&with_job, &d, &job, MLTCP_JOB_F_LINE, MLTCP_BASE_SELECTABLE,
+			   &kMeanOneHost);
+	EXPECT_EQ(follower.params.slope, kMeanOneHost.slope);
+	EXPECT_EQ(follower.params.intercept, kMeanOneHost.intercept);
+	EXPECT_EQ(with_job.params.slope, 0u);
+	EXPECT_EQ(with_job.params.intercept, static_cast<uint32_t>(MLTCP_ONE));
+	EXPECT_EQ(with_job.params.idle_gap_us, kept.idle_gap_us);
+	EXPECT_EQ(with_job.params.mode, kept.mode);
+	EXPECT_EQ(with_job.params.base, kept.base);
+	EXPECT_FALSE(mltcp_flow_beyond(&follower, &kMeanOneHost));
+	EXPECT_FALSE(mltcp_flow_beyond(&with_job, &kMeanOneHost));
 
 	// A flow not yet latched has no line to bound.
 	mltcp_flow fresh{};
-	EXPECT_FALSE(mltcp_flow_rebound(&fresh, &low));
-	EXPECT_EQ(fresh.params.mode, 0);
+	EXPECT_FALSE(mltcp_flow_beyond(&fresh, &kMeanOneHost));
 }
 
 TEST(FlowLatch, OutOfRangeJobFallsBackToDefaults)

@@ -3,8 +3,8 @@
 
 #include <arpa/inet.h>
 
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 
 #include "args.h"
 #include "mltcp_policy.h"
@@ -83,9 +83,13 @@ double fixed_value(uint32_t fixed)
 double setting_value(uint32_t fixed)
 {
 	char buf[MLTCP_PARAM_TEXT];
+	double value = 0;
+	int len = mltcp_format_setting(fixed, buf, sizeof(buf));
 
-	return mltcp_format_setting(fixed, buf, sizeof(buf)) < 0 ? fixed_value(fixed)
-								  : std::strtod(buf, nullptr);
+	// from_chars: the "C" locale's decimal point, whatever the process's.
+	if (len < 0 || std::from_chars(buf, buf + len, value).ec != std::errc())
+		return fixed_value(fixed);
+	return value;
 }
 
 Printer::Printer(std::ostream &out, bool json, bool pretty)
