@@ -351,6 +351,9 @@ static int mltcp_rebound_one(struct sock *sk, void *arg)
 	net = maybe_get_net(sock_net(sk));
 	if (!net)
 		return 0;
+	/* Fixed for the namespace's life: the host's own sockets are not locked. */
+	if (!mltcp_net_bound(net, &host))
+		goto out;
 	lock_sock(sk);
 	rcu_read_lock();
 	bound = mltcp_net_bound(net, &host);
@@ -363,6 +366,7 @@ static int mltcp_rebound_one(struct sock *sk, void *arg)
 	}
 	rcu_read_unlock();
 	release_sock(sk);
+out:
 	put_net(net);
 	return 0;
 }
