@@ -34,7 +34,7 @@ RATE_MBIT = 50
 GUEST_PERIOD_MS = 1000
 # The shipped defaults (kmod/mltcp_core.h). Configurations carry them, so a
 # stored config.json runs with the line it was measured with.
-DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.8", "mode": "md-restart", "base": "cubic"}
+DEFAULT_PARAMS = {"slope": "1.6", "intercept": "0.7", "mode": "md-restart", "base": "cubic"}
 
 
 def job_for_fraction(name, fraction, period_ms, rate_mbit, offset_ms=0):

@@ -78,7 +78,7 @@ class Defaults:
                        stdout=subprocess.DEVNULL)
 
     def show(self):
-        """{"backend": "kmod", "scope": "global", "slope": 1.6, "intercept": 0.8,
+        """{"backend": "kmod", "scope": "global", "slope": 1.6, "intercept": 0.7,
         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}"""
         out = subprocess.run(defaults_show_argv(self.tool, self.backend), check=True,
                              capture_output=True, text=True).stdout

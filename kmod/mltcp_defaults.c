@@ -89,7 +89,7 @@ static const struct kernel_param_ops mltcp_param_ops = {
 module_param_cb(slope, &mltcp_param_ops, &mltcp_default_values[MLTCP_PARAM_SLOPE], 0644);
 MODULE_PARM_DESC(slope, "F(r) = slope * r + intercept: slope, decimal in [0, 16] (default 1.6)");
 module_param_cb(intercept, &mltcp_param_ops, &mltcp_default_values[MLTCP_PARAM_INTERCEPT], 0644);
-MODULE_PARM_DESC(intercept, "F(r) = slope * r + intercept: intercept, decimal in [0, 16] (default 0.8)");
+MODULE_PARM_DESC(intercept, "F(r) = slope * r + intercept: intercept, decimal in [0, 16] (default 0.7)");
 module_param_cb(idle_gap_us, &mltcp_param_ops, &mltcp_default_values[MLTCP_PARAM_IDLE_GAP], 0644);
 MODULE_PARM_DESC(idle_gap_us, "idle time that starts a new iteration, us in [1000, 60000000] (default 20000)");
 module_param_cb(base, &mltcp_param_ops, &mltcp_default_values[MLTCP_PARAM_BASE], 0644);

@@ -38,7 +38,7 @@ RATE_MBIT = 1000
 
 TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
 OBJECT = Path(os.environ.get("MLTCP_BPF_OBJECT", TOP / "build/bpf/mltcp.bpf.o"))
-DEFAULTS = ("slope", "1.6", "intercept", "0.8", "idle-gap", "20ms", "base", "cubic", "mode",
+DEFAULTS = ("slope", "1.6", "intercept", "0.7", "idle-gap", "20ms", "base", "cubic", "mode",
             "md-restart")
 
 
@@ -162,7 +162,7 @@ def test_load_registers_the_three_names():
     assert st["loaded"] and st["backend"] == "bpf" and st["flows"]
     assert sorted(m["name"] for m in st["struct_ops"] if m["state"] == "inuse") == sorted(NAMES)
     assert st["params"] == {
-        "slope": 1.6, "slope_fixed": 1638, "intercept": 0.8, "intercept_fixed": 819,
+        "slope": 1.6, "slope_fixed": 1638, "intercept": 0.7, "intercept_fixed": 717,
         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart",
     }
     for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows", "jobs"):
@@ -247,13 +247,13 @@ def test_load_takes_initial_values():
 
 
 def test_defaults_show_is_global_either_way(netns_pair, loaded):
-    want = {"backend": "bpf", "scope": "global", "slope": 1.6, "intercept": 0.8,
+    want = {"backend": "bpf", "scope": "global", "slope": 1.6, "intercept": 0.7,
             "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}
     assert tool_json("defaults", "show") == want
     assert tool_json("defaults", "show", "global") == want
     assert tool_json("-b", "bpf", "-n", NS_SEND, "defaults", "show") == want
     assert tool("defaults", "show").stdout == (
-        "slope 1.6 intercept 0.8 idle-gap 20ms base cubic mode md-restart\n")
+        "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode md-restart\n")
 
 
 def test_defaults_set_global_round_trips_exactly(netns_pair, loaded):

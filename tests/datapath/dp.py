@@ -34,9 +34,9 @@ BACKENDS = ("kmod", "bpf")
 NAMES = ("mltcp", "mltcp_reno", "mltcp_cubic")
 JOB_PORT, OTHER_PORT = 5301, 9000
 # The shipped defaults, as "defaults show" prints them and as set takes them.
-DEFAULTS = ("slope", "1.6", "intercept", "0.8", "idle-gap", "20ms", "base", "cubic", "mode",
+DEFAULTS = ("slope", "1.6", "intercept", "0.7", "idle-gap", "20ms", "base", "cubic", "mode",
             "md-restart")
-DEFAULT_SETTINGS = {"slope": 1.6, "intercept": 0.8, "idle_gap_us": 20000}
+DEFAULT_SETTINGS = {"slope": 1.6, "intercept": 0.7, "idle_gap_us": 20000}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -27,7 +27,7 @@ def test_set_changes_the_defaults_of_new_flows(backend, net):
         backend.set_defaults(*DEFAULTS)
     assert (fresh["slope"], fresh["intercept"], fresh["base"]) == (3.2, 0.4, "reno")
     # Latched when the flow chose MLTCP.
-    assert (latched["slope"], latched["intercept"], latched["base"]) == (1.6, 0.8, "cubic")
+    assert (latched["slope"], latched["intercept"], latched["base"]) == (1.6, 0.7, "cubic")
 
 
 def test_idle_gap_set_globally_takes_effect(backend, net):

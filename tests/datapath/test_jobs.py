@@ -68,12 +68,12 @@ def test_fixed_iteration_size_sets_r_and_f(backend, net):
     finally:
         f.close()
     assert flow["job"] == 1 and flow["ca"] == "mltcp"
-    assert flow["slope"] == 2.5 and flow["intercept"] == 0.8  # intercept: the default
+    assert flow["slope"] == 2.5 and flow["intercept"] == 0.7  # intercept: the default
     assert flow["iter_bytes"] == 64 * MIB and flow["iter_fixed"] is True
     assert flow["idle_gap_us"] == 20000 and flow["base"] == "cubic"
     r = flow["bytes_this_iter"] / (64 * MIB)
     assert abs(flow["r"] - r) <= 0.002
-    assert abs(flow["f"] - (0.8 + 2.5 * flow["r"])) <= 0.002
+    assert abs(flow["f"] - (0.7 + 2.5 * flow["r"])) <= 0.002
     assert "job 1 ca mltcp base cubic" in text and "iter-bytes 64M fixed" in text, text
 
 

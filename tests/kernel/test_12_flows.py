@@ -84,7 +84,7 @@ def test_job_change_reaches_the_live_flow(pairs):
     ctl("job", "del", 2)
     flow = pair.flow()
     assert flow["job"] is None and flow["exempt"] is False
-    assert flow["slope"] == 1.6 and flow["intercept"] == 0.8 and flow["base"] == "cubic"
+    assert flow["slope"] == 1.6 and flow["intercept"] == 0.7 and flow["base"] == "cubic"
     assert flow["idle_gap_us"] == 20000
 
 

@@ -71,7 +71,7 @@ def test_events_match_the_flow_and_its_job(dumbbell, tracing):
     assert all(e["bytes"] == NBYTES for e in mine[1:]), [e["bytes"] for e in mine]
     # The learned size after the last boundary is what flow show reports;
     # F at each boundary is the new iteration's F at r = 0: the intercept
-    # (0.8, 819/1024) once a size is known, exactly 1.0 before.
+    # (0.7, 717/1024) once a size is known, exactly 1.0 before.
     assert mine[-1]["iter_bytes"] == flow["iter_bytes"]
     for e in mine:
-        assert e["f"] == (819 if e["iter_bytes"] else 1024), e
+        assert e["f"] == (717 if e["iter_bytes"] else 1024), e

@@ -79,7 +79,7 @@ def test_node_agent_reports_the_module_and_the_defaults():
         done = agent(env["MLTCP_DEFAULTS"].replace("slope 1.6", "slope 1.7"))
         assert done.returncode == 0, done.stderr
         assert "mltcp-node: datapath: tcp_mltcp module" in done.stdout
-        assert "slope 1.7 intercept 0.8 idle-gap 20ms" in done.stdout, "the defaults it set"
+        assert "slope 1.7 intercept 0.7 idle-gap 20ms" in done.stdout, "the defaults it set"
         assert ctl_json("defaults", "show", "global")["slope"] == 1.7
     finally:
         assert agent(env["MLTCP_DEFAULTS"]).returncode == 0

@@ -75,7 +75,7 @@ TEST(ParseFixed, RejectsMalformedAndOutOfRangeWithoutWriting)
 TEST(ParseFixed, PrintsBackAsThousandths)
 {
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_SLOPE), 1600u);
-	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_INTERCEPT), 800u);
+	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_DEFAULT_INTERCEPT), 700u);
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_ONE), 1000u);
 	EXPECT_EQ(mltcp_fixed_to_milli(MLTCP_SLOPE_MAX), 16000u);
 }
@@ -133,9 +133,9 @@ TEST(F, ValuesAtZeroHalfAndOneAndClampedAboveOne)
 	const uint64_t bytes = 10'000'000;
 	mltcp_iter it = IterationOf(bytes);
 
-	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);			   // F(0) = 0.8
-	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2); // F(0.5) = 1.6
-	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);	   // F(1) = 2.4
+	EXPECT_EQ(mltcp_f(&it, &p, 0), p.intercept);			   // F(0) = 0.7
+	EXPECT_EQ(mltcp_f(&it, &p, bytes / 2), p.intercept + p.slope / 2); // F(0.5) = 1.5
+	EXPECT_EQ(mltcp_f(&it, &p, bytes), p.intercept + p.slope);	   // F(1) = 2.3
 	EXPECT_EQ(mltcp_ratio(&it, bytes), MLTCP_ONE);
 	// Past the end r stays at 1 (up to the overrun margin of 1/8).
 	EXPECT_EQ(mltcp_ratio(&it, bytes + bytes / 10), MLTCP_ONE);
@@ -257,12 +257,12 @@ TEST(DecreaseFactor, AtRatioZeroAndOne)
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, f0) / kOne, 0.46, 2 / kOne);
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, f1) / kOne, 0.94, 2 / kOne);
 
-	// The defaults: F(0) = 0.8, G = 1.2; F(1) = 2.4, G at its floor of 1/16.
+	// The defaults: F(0) = 0.7, G = 1.3; F(1) = 2.3, G at its floor of 1/16.
 	const mltcp_params d = Defaults();
 	const uint32_t d0 = d.intercept, d1 = d.intercept + d.slope;
-	EXPECT_NEAR(mltcp_md_beta(MLTCP_RENO_BETA, d0) / kOne, 0.4, 2 / kOne);
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_RENO_BETA, d0) / kOne, 0.35, 2 / kOne);
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_RENO_BETA, d1) / kOne, 1 - 0.5 / 16, 2 / kOne);
-	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, d0) / kOne, 0.64, 2 / kOne);
+	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, d0) / kOne, 0.61, 2 / kOne);
 	EXPECT_NEAR(mltcp_md_beta(MLTCP_CUBIC_BETA, d1) / kOne, 1 - 0.3 / 16, 2 / kOne);
 }
 

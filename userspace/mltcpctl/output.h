@@ -50,7 +50,7 @@ void print_flow(Printer &p, const Flow &flow);
 // The fields `monitor` refreshes: who the flow is, its job, r, F, cwnd.
 void print_flow_brief(Printer &p, const Flow &flow);
 
-// The defaults: "slope 1.6 intercept 0.8 idle-gap 20ms base cubic mode
+// The defaults: "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode
 // md-restart", the words "defaults set" takes; JSON adds backend and scope.
 void print_defaults(Printer &p, const Defaults &d);
 

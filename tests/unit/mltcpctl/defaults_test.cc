@@ -224,11 +224,11 @@ TEST(Defaults, Printing)
 	Defaults d{ "kmod", false, defaults() };
 
 	EXPECT_EQ(print(false, d),
-		  "slope 1.6 intercept 0.8 idle-gap 20ms base cubic mode md-restart\n");
+		  "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode md-restart\n");
 	nlohmann::json j = nlohmann::json::parse(print(true, d));
 	EXPECT_EQ(j,
 		  nlohmann::json::parse(
-			  R"({"backend": "kmod", "scope": "netns", "slope": 1.6, "intercept": 0.8,
+			  R"({"backend": "kmod", "scope": "netns", "slope": 1.6, "intercept": 0.7,
 			         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"})"));
 	d = { "bpf", true, defaults() };
 	j = nlohmann::json::parse(print(true, d));
@@ -236,11 +236,11 @@ TEST(Defaults, Printing)
 	EXPECT_EQ(j["scope"], "global");
 
 	EXPECT_EQ(params_text(defaults()),
-		  "slope 1.6 intercept 0.8 idle-gap 20ms base cubic mode md-restart");
+		  "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode md-restart");
 	j = params_json(defaults());
 	EXPECT_EQ(j["slope"], 1.6);
 	EXPECT_EQ(j["slope_fixed"], MLTCP_DEFAULT_SLOPE);
-	EXPECT_EQ(j["intercept"], 0.8);
+	EXPECT_EQ(j["intercept"], 0.7);
 	EXPECT_EQ(j["intercept_fixed"], MLTCP_DEFAULT_INTERCEPT);
 	EXPECT_EQ(j["idle_gap_us"], 20000);
 	EXPECT_EQ(j["base"], "cubic");
