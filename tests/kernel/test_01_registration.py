@@ -40,7 +40,7 @@ def test_names_are_available():
 def test_parameters_show_their_defaults():
     params = "/sys/module/tcp_mltcp/parameters/"
     assert read(params + "slope") == "1.600"
-    assert read(params + "intercept") == "0.800"
+    assert read(params + "intercept") == "0.700"
     assert read(params + "idle_gap_us") == "20000"
     assert read(params + "base") == "cubic"
     assert read(params + "mode") == "md-restart"

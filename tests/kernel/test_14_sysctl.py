@@ -14,7 +14,7 @@ from nl_ctl import NOBODY, Pair, clear_jobs, ctl, ctl_json, error_line, in_netns
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
-DEFAULTS = {"slope": "1.600", "intercept": "0.800", "idle_gap_us": "20000", "base": "cubic"}
+DEFAULTS = {"slope": "1.600", "intercept": "0.700", "idle_gap_us": "20000", "base": "cubic"}
 BAD = [
     ("slope", "16.001"), ("slope", "17"), ("slope", "-1"), ("slope", "abc"), ("slope", "1."),
     ("slope", ""), ("slope", "0x2"), ("slope", "1.5 "), ("slope", "1" * 30),
