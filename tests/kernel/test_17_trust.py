@@ -374,12 +374,9 @@ def test_initial_namespace_keeps_the_full_range():
         ctl("-n", ns.name, "defaults", "set", "slope", "16")
     finally:
         ns.close()
-    before = read("intercept")
-    try:
-        subprocess.run(["sysctl", "-q", "-w", "net.mltcp.intercept=16"], check=True)
-        assert read("intercept") == "16.000"
-    finally:
-        write_file(SYSCTL + "intercept", before + "\n")
+    # The host's own namespace is not written: a namespace that writes a
+    # sysctl stops following the module parameter for good, which would
+    # change what every later test's flows latch.
 
 
 def test_a_containers_namespace_is_bounded_for_the_host_too():
