@@ -9,7 +9,7 @@
  * the initial user namespace's root writes them: they are unbounded.
  * Slope and intercept are also the bound of containers' lines: a store of
  * either brings the live flows of bounded namespaces under the line it
- * makes when it lowers either (mltcp_flows_rebound()).
+ * makes when it lowers either (mltcp_defaults_on_line_lowered()).
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -17,7 +17,6 @@
 #include <linux/sysfs.h>
 
 #include "mltcp_defaults.h"
-#include "mltcp_flows.h"
 
 /* Indexed by enum mltcp_param; each value is written whole by its setter. */
 static u32 mltcp_default_values[MLTCP_NR_PARAMS] __read_mostly = {
@@ -33,6 +32,13 @@ u32 mltcp_default(enum mltcp_param which)
 	return READ_ONCE(mltcp_default_values[which]);
 }
 
+static void (*mltcp_line_lowered)(void);
+
+void mltcp_defaults_on_line_lowered(void (*fn)(void))
+{
+	WRITE_ONCE(mltcp_line_lowered, fn);
+}
+
 /* Each parameter's arg is its slot in mltcp_default_values. */
 static enum mltcp_param mltcp_param_of(const struct kernel_param *kp)
 {
@@ -42,6 +48,7 @@ static enum mltcp_param mltcp_param_of(const struct kernel_param *kp)
 static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 {
 	enum mltcp_param which = mltcp_param_of(kp);
+	void (*lowered_hook)(void);
 	bool lowered;
 	u32 value;
 
@@ -66,8 +73,9 @@ static int mltcp_param_store(const char *val, const struct kernel_param *kp)
 		  value < mltcp_default(which);
 	WRITE_ONCE(mltcp_default_values[which], value);
 	/* The bound of every container's flows: bring the live ones under it. */
-	if (lowered)
-		mltcp_flows_rebound();
+	lowered_hook = READ_ONCE(mltcp_line_lowered);
+	if (lowered && lowered_hook)
+		lowered_hook();
 	return 0;
 }
 

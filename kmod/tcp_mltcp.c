@@ -41,6 +41,7 @@
 #include <net/tcp.h>
 
 #include "compat.h"
+#include "mltcp_defaults.h"
 #include "mltcp_flows.h"
 #include "mltcp_genl.h"
 #include "mltcp_jobs.h"
@@ -388,6 +389,7 @@ static int __init mltcp_register(void)
 
 	/* Before any flow can latch: a host's line lowered from here reaches it. */
 	mltcp_flows_start();
+	mltcp_defaults_on_line_lowered(mltcp_flows_rebound);
 	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
 		err = tcp_register_congestion_control(&mltcp_ops[i]);
 		if (err)
@@ -398,6 +400,7 @@ static int __init mltcp_register(void)
 out_algs:
 	while (--i >= 0)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	mltcp_defaults_on_line_lowered(NULL);
 	mltcp_flows_stop();
 	debugfs_remove_recursive(mltcp_debugfs);
 	mltcp_genl_exit();
@@ -415,6 +418,7 @@ static void __exit mltcp_unregister(void)
 
 	for (i = ARRAY_SIZE(mltcp_ops) - 1; i >= 0; i--)
 		tcp_unregister_congestion_control(&mltcp_ops[i]);
+	mltcp_defaults_on_line_lowered(NULL);
 	mltcp_flows_stop();
 	debugfs_remove_recursive(mltcp_debugfs);
 	mltcp_genl_exit();
