@@ -414,8 +414,9 @@ static unsigned int mltcp_own_hash_nets(struct net **nets, unsigned int max)
 /*
  * A work item, so that the store returns at once and holds no lock while
  * the walk waits on a socket lock: a container's process that keeps its own
- * socket locked (a send blocked on a page fault) delays its own flows'
- * bound, never the host's writer or the creation of namespaces.
+ * socket locked (a send blocked on a page fault) delays the walk, and with
+ * it the flows after that socket and later lowerings, never the host's
+ * writer or the creation of namespaces.
  */
 static void mltcp_rebound_work_fn(struct work_struct *work)
 {
