@@ -319,14 +319,6 @@ int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach)
 
 /* Re-bounding after the host's line was lowered */
 
-/*
- * Set while a store of the host's line may queue the walk: from the moment
- * the namespaces' state exists (module init) until module exit, which
- * clears it, waits out stores in flight (they run under the parameters'
- * lock) and cancels the walk before that state goes.
- */
-static bool mltcp_rebound_ready;
-
 /* Live flows of containers the walk gave a new line. */
 static atomic_long_t mltcp_rebound_count;
 
@@ -451,19 +443,12 @@ static void mltcp_rebound_work_fn(struct work_struct *work)
 
 void mltcp_flows_rebound(void)
 {
-	if (READ_ONCE(mltcp_rebound_ready))
-		queue_work(system_unbound_wq, &mltcp_rebound_work);
-}
-
-void mltcp_flows_start(void)
-{
-	WRITE_ONCE(mltcp_rebound_ready, true);
+	queue_work(system_unbound_wq, &mltcp_rebound_work);
 }
 
 void mltcp_flows_stop(void)
 {
-	WRITE_ONCE(mltcp_rebound_ready, false);
-	/* A store that saw it set has queued its walk once this returns. */
+	/* A store that saw the hook set has queued its walk once this returns. */
 	kernel_param_lock(THIS_MODULE);
 	kernel_param_unlock(THIS_MODULE);
 	cancel_work_sync(&mltcp_rebound_work);

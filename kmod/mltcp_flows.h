@@ -69,22 +69,20 @@ int mltcp_flows_relatch(struct net *net, u32 key, u32 changed, bool detach);
 
 /*
  * After the host's line (the module parameters slope and intercept) was
- * lowered: queues a walk over every bounded namespace's live flows
- * (mltcp_net_bound()) that latches the line again, as a new flow of its
- * job would, on those whose line is beyond the host's now
- * (mltcp_flow_beyond()). Returns at once; the walk (a work item) sleeps for
- * an RCU grace period and on socket locks, and a flow it cannot reach for
- * want of memory keeps its line. Nothing is queued outside
- * mltcp_flows_start() ... mltcp_flows_stop().
+ * lowered (the hook of mltcp_defaults_on_line_lowered(), set by module init
+ * once the namespaces' state exists): queues a walk over every bounded
+ * namespace's live flows (mltcp_net_bound()) that latches the line again,
+ * as a new flow of its job would, on those whose line is beyond the host's
+ * now (mltcp_flow_beyond()). Returns at once, without sleeping; the walk (a
+ * work item) sleeps for an RCU grace period and on socket locks, and a flow
+ * it cannot reach for want of memory keeps its line.
  */
 void mltcp_flows_rebound(void);
 
-/* Once the namespaces' state exists (module init), before any flow. */
-void mltcp_flows_start(void);
-
 /*
- * Before the namespaces' state goes (module exit, or init failing after
- * mltcp_flows_start()): no walk is queued or running once it returns.
+ * Before the namespaces' state goes (module exit, or init failing), with
+ * the hook cleared: waits out stores in flight and cancels the walk, so
+ * none is queued or running once it returns.
  */
 void mltcp_flows_stop(void);
 

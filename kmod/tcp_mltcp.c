@@ -388,7 +388,6 @@ static int __init mltcp_register(void)
 	debugfs_create_file("stats", 0444, mltcp_debugfs, NULL, &mltcp_stats_fops);
 
 	/* Before any flow can latch: a host's line lowered from here reaches it. */
-	mltcp_flows_start();
 	mltcp_defaults_on_line_lowered(mltcp_flows_rebound);
 	for (i = 0; i < ARRAY_SIZE(mltcp_ops); i++) {
 		err = tcp_register_congestion_control(&mltcp_ops[i]);
