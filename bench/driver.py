@@ -145,7 +145,8 @@ class Experiment:
 
     def __init__(self, cfg, point):
         sim_only = [key for key in ("ecn_mark_bytes", "ecn_kmin_bytes", "ecn_kmax_bytes",
-                                    "ecn_pmax", "topology", "port_queue") if cfg.get(key)]
+                                    "ecn_pmax", "topology", "port_queue", "reverse_rate_mbit")
+                    if cfg.get(key)]
         if sim_only:
             raise SystemExit("driver: %s: the simulator's only (bench run --sim)"
                              % ", ".join(sim_only))

@@ -542,6 +542,22 @@ def diag_exchange(iterations=100, repeats=5):
     return study_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats)
 
 
+def diag_asym(iterations=100, repeats=5):
+    """Issue 14's asymmetric exchange, in the simulator: the study's pair
+    exchanging at +-5 ms of compute jitter, the bottleneck's reverse
+    direction (worker 1 to worker 0) at the forward rate, twice it and five
+    times it, beside the pair pushing one way; cubic and md-restart. A
+    faster reverse direction shortens its contest and the queue the forward
+    flows' ACKs wait in: if exchange's noise comes from the two contests or
+    the ACKs, it falls towards the push's as the reverse grows faster."""
+    variants = (("exchange", "", {}),
+                ("exchange", "-rev2x", {"reverse_rate_mbit": 2 * HOST_RATE_MBIT}),
+                ("exchange", "-rev5x", {"reverse_rate_mbit": 5 * HOST_RATE_MBIT}),
+                ("push", "", {}))
+    return study_pair_sim("asym", variants, (5,), candidates("cubic", "md-restart"),
+                          iterations, repeats)
+
+
 def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats):
     """The study's pair (two jobs of 0.4, 200 Mbit/s, 256 KiB, no added
     delay) in the simulator, per variant (collective, name suffix, extra
@@ -697,7 +713,8 @@ SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count
         "study-restart": study_restart, "host-gbit": host_gbit,
         "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
         "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map,
-        "diag-exchange": diag_exchange, "cluster": cluster, "diag-host-acks": diag_host_acks,
+        "diag-exchange": diag_exchange, "diag-asym": diag_asym, "cluster": cluster,
+        "diag-host-acks": diag_host_acks,
         "gate-sim": gate_sim, "gate-host": gate_host, "ackmark-host": ackmark_host,
         "gate-guest": gate_guest,
         "gate-overload": gate_overload}

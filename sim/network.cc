@@ -104,10 +104,20 @@ void Network::AddPort(const std::string &group, const std::string &name, Ptr<Net
 	port->name = name;
 	port->disc = disc;
 	port->device_queue = DynamicCast<PointToPointNetDevice>(device)->GetQueue();
-	port->device_queue->TraceConnectWithoutContext(
-		"Drop", MakeBoundCallback(
-				+[](uint64_t *count, Ptr<const Packet>) { ++*count; },
-				&port->device_drops));
+	auto count = MakeBoundCallback(+[](uint64_t *n, Ptr<const Packet>) { ++*n; },
+				       &port->device_drops);
+	port->device_queue->TraceConnectWithoutContext("Drop", count);
+	// Without a queue disc, a packet that meets the device's queue stopped
+	// (full, by its flow control) is dropped by the node's traffic-control
+	// layer, not by the queue. The port is the only device of its node that
+	// fills (the dumbbell's switch: its host links run 100 times faster
+	// into 16 MB), so the layer's drops are the port's.
+	if (!disc) {
+		const bool connected =
+			device->GetNode()->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+				"TcDrop", count);
+		NS_ABORT_MSG_UNLESS(connected, "no TrafficControlLayer TcDrop trace");
+	}
 	m_ports.push_back(std::move(port));
 }
 
@@ -171,6 +181,9 @@ void Network::BuildDumbbell(const Point &point, uint64_t queue_limit)
 	Ipv4AddressHelper addresses;
 	TrafficControlHelper no_qdisc;
 	NetDeviceContainer core = bottleneck.Install(switches.Get(0), switches.Get(1));
+	if (point.reverse_rate_mbit)
+		core.Get(1)->SetAttribute("DataRate",
+					  DataRateValue(link_rate(point.reverse_rate_mbit)));
 	addresses.SetBase("10.255.0.0", "255.255.255.0");
 	addresses.Assign(core);
 	no_qdisc.Uninstall(core);

@@ -5,8 +5,9 @@
 // The dumbbell (the default) is the guest driver's: job j's worker 0 on host
 // Lj and worker 1 on Rj, every host on a fast link (100 times the bottleneck
 // rate, no delay) to its side's switch, and between the switches the
-// bottleneck: the point's rate, half the base RTT each way, a drop-tail
-// queue (or a PortQueueDisc where the point marks or serves ACKs first).
+// bottleneck: the point's rate (right to left its reverse rate, if it
+// has one), half the base RTT each way, a drop-tail queue (or a
+// PortQueueDisc where the point marks or serves ACKs first).
 //
 // The leaf-spine fabric (issue 13, item 7) is a data-center cluster: hosts
 // on leaves, every leaf linked to every spine, each host on one link to its

@@ -286,6 +286,17 @@ Point parse_point(const std::string &json_text)
 			refuse("bulk flows cannot run in the simulator yet");
 		if (!cfg.contains("jobs") || !cfg["jobs"].is_array() || cfg["jobs"].empty())
 			refuse("\"jobs\" must be a list of at least one job");
+		if (cfg.contains("reverse_rate_mbit")) {
+			point.reverse_rate_mbit = number(cfg, "reverse_rate_mbit");
+			if (point.reverse_rate_mbit < point.rate_mbit ||
+			    point.reverse_rate_mbit > 1e6)
+				refuse("reverse_rate_mbit: from rate_mbit up to 1e6 (the ideal "
+				       "counts rate_mbit, so the reverse direction may only "
+				       "be faster)");
+			if (cfg.contains("topology"))
+				refuse("reverse_rate_mbit: the dumbbell's only, not a "
+				       "\"topology\"'s");
+		}
 		if (cfg.contains("topology"))
 			point.leaf_spine = parse_topology(cfg["topology"], point.rate_mbit);
 		for (const json &j : cfg["jobs"])

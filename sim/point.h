@@ -65,6 +65,11 @@ struct LeafSpine {
 struct Point {
 	std::string name;
 	double rate_mbit = 0;
+	// The dumbbell's right-to-left direction (worker 1 to worker 0), if
+	// faster than rate_mbit: issue 14's asymmetric exchange, where one
+	// direction's contest is short. 0: rate_mbit, as the guest's tbf. Never
+	// slower, so that the ideal (counted at rate_mbit) stays the ideal.
+	double reverse_rate_mbit = 0;
 	double rtt_ms = 0;
 	uint64_t iterations = 0;
 	unsigned repeats = 1;

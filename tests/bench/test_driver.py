@@ -115,6 +115,10 @@ def test_ecn_points_are_refused_outside_the_simulator():
     cfg = dict(random_start_config(), ecn_kmin_bytes=5000, ecn_kmax_bytes=200000, ecn_pmax=0.01)
     with pytest.raises(SystemExit, match="ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax"):
         driver.Experiment(cfg, None)
+    # An asymmetric bottleneck too: the rig shapes both directions alike.
+    cfg = dict(random_start_config(), reverse_rate_mbit=1000)
+    with pytest.raises(SystemExit, match="reverse_rate_mbit: the simulator's only"):
+        driver.Experiment(cfg, None)
 
 
 def test_odd_rings_and_unknown_shapers_are_refused():

@@ -64,7 +64,7 @@ def test_every_sim_point_of_the_sets_gets_a_command_line(tmp_path):
     """Sim-only keys (ack_priority without a shaper, ECN marks) are the
     simulator's: the command line is built for every sim point of the sets
     that name them, with the queue limit the driver would give."""
-    for name in ("gate-sim", "diag-exchange"):
+    for name in ("gate-sim", "diag-exchange", "diag-asym"):
         for cfg in configurations(name):
             point = run.rundir.Point(str(tmp_path / cfg["name"]))
             point.write_config(cfg)

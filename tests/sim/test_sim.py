@@ -227,6 +227,57 @@ def test_a_marking_threshold_at_or_over_the_limit_is_refused(tmp_path):
     sim_refuses(tmp_path, cfg, "ecn_mark_bytes", "37500", "queue limit")
 
 
+def test_a_faster_reverse_direction_takes_the_reverse_contest_off_the_bottleneck(tmp_path):
+    """Issue 14's asymmetric exchange: two exchanging jobs of the study's
+    on a 64 KiB drop-tail, the right-to-left direction 500 times the rate (past
+    the hosts' own links, which are 100 times it). Both directions drop
+    when they run at one rate; with the reverse that fast, only the forward
+    one does, and every iteration still finishes."""
+    jobs = matrix.identical_jobs(2, 0.4, 200, 200, "exchange")
+    algorithms = [{"name": "cubic", "cc": "cubic"}]
+    drops = {}
+    for name, extra in (("same", {}), ("fast", {"reverse_rate_mbit": 100000})):
+        cfg = matrix.sim_point("reverse-" + name, jobs, 200, 0, 65536, 10, 1, algorithms,
+                               **extra)
+        repeat = run_config(tmp_path, cfg).repeats("cubic")[0]
+        assert repeat.meta["failures"] == []
+        drops[name] = repeat.meta["drops"]["bottleneck"]
+    assert drops["same"]["to-right"] > 0 and drops["same"]["to-left"] > 0, drops
+    assert drops["fast"]["to-right"] > 0 and drops["fast"]["to-left"] == 0, drops
+
+
+def test_the_drop_tail_dumbbell_counts_its_drops_as_the_port_queue_disc_does(tmp_path):
+    """Without a queue disc, ns-3 drops a packet that meets the bottleneck's
+    device queue stopped in the switch's traffic-control layer, not in the
+    queue; meta.json counted only the queue's own (1 to 3 where the queue
+    disc, the same limit, counted hundreds). Two exchanging jobs of the
+    study's on a 64 KiB drop-tail, with and without the PortQueueDisc in
+    front of the device (port_queue, one band): both count drops each way,
+    and within a factor of two of each other."""
+    jobs = matrix.identical_jobs(2, 0.4, 200, 200, "exchange")
+    drops = {}
+    for name, extra in (("device", {}), ("disc", {"port_queue": True})):
+        cfg = matrix.sim_point("drops-" + name, jobs, 200, 0, 65536, 10, 1,
+                               [{"name": "cubic", "cc": "cubic"}], **extra)
+        drops[name] = run_config(tmp_path, cfg).repeats("cubic")[0].meta["drops"]["bottleneck"]
+    for way in ("to-right", "to-left"):
+        assert drops["device"][way] >= 50 and drops["disc"][way] >= 50, drops
+        assert 0.5 <= drops["device"][way] / drops["disc"][way] <= 2, drops
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda c: c.update(reverse_rate_mbit=10), ("reverse_rate_mbit", "faster")),
+    (lambda c: c.update(reverse_rate_mbit=2e6), ("reverse_rate_mbit", "1e6")),
+    (lambda c: c.update(reverse_rate_mbit=2000,
+                        topology={"kind": "leaf-spine", "leaves": 2, "spines": 2,
+                                  "hosts_per_leaf": 2}), ("reverse_rate_mbit", "dumbbell")),
+])
+def test_a_bad_reverse_rate_is_refused(tmp_path, change, words):
+    cfg = smoke_config()
+    change(cfg)
+    sim_refuses(tmp_path, cfg, *words)
+
+
 def leaf_spine_config():
     """Two exchanging jobs on 2 leaves x 2 spines x 2 hosts, each job across
     the leaves (bench.matrix.sim_point with a topology)."""
