@@ -36,11 +36,12 @@ extern "C" {
  * harder back-off at small r both cost it (and the job spends longer at
  * small r when its neighbour never finishes). 1.6 / 0.8 fixed the job's
  * side but left a bulk flow beside a job on the wire 80% of the time with
- * 86-90% of what it had beside cubic; 1.6 / 0.7 left it 89.8% and 91.2%
- * in two runs (90.3% over their 15 repeats), the job at most 3.3% slower
- * than as cubic (up to 11.5% faster) at every point measured (docs/interleaving-study.md, "The
- * default moved to 1.6 / 0.8" and "Then to 1.6 / 0.7"). A container inherits the line
- * and may keep or lower it (mltcp_f_line_check()).
+ * 86-90% of what it had beside cubic; 1.6 / 0.7 left it 90.5% (30 repeats),
+ * and two jobs of 0.3 beside it were 5.6% slower than as cubic (25
+ * repeats), the least miss of the lines measured: 1.6 / 0.6 made them 7.6%
+ * slower (docs/interleaving-study.md, "Then to 1.6 / 0.7" and "Where issue
+ * 14 ends"). A container inherits the line and may keep or lower it
+ * (mltcp_f_line_check()).
  */
 #define MLTCP_DEFAULT_SLOPE	1638U	/* 1.6 */
 #define MLTCP_DEFAULT_INTERCEPT	717U	/* 0.7 */
