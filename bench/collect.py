@@ -11,8 +11,9 @@ its directory's), and results.json and results.md over all of them. The
 commit stamped is the points' own (analyze.summarize() stamps the commit a
 point started at); points measured at different commits are all named,
 oldest first, joined by "+". The date is when the first repeat started
-(the raw logs' start_at), or, for points kept without raw logs, when they
-were analyzed. A point whose workers failed keeps bench run's error.
+(the raw logs' start_at), or, for points kept without raw logs and for
+simulated points (whose start_at is simulated time), when they were
+analyzed. A point whose workers failed keeps bench run's error.
 Nothing is measured again; OUT must not exist, and is made whole or not at
 all.
 """
@@ -28,9 +29,11 @@ STAMP = "%Y%m%dT%H%MZ"
 
 def started(point, summary):
     """When the point's first repeat started (UTC, bench run's stamp), or
-    when it was analyzed if its raw logs are gone."""
+    when it was analyzed if its raw logs are gone or its clock was ns-3's
+    (mltcp-sim's start_at counts simulated seconds from 0)."""
     starts = [r.meta["start_at"] for alg in summary["algorithms"]
-              for r in point.repeats(alg) if "start_at" in r.meta]
+              for r in point.repeats(alg)
+              if "start_at" in r.meta and r.meta.get("backend") != "ns-3"]
     if starts:
         return datetime.datetime.fromtimestamp(min(starts), datetime.timezone.utc).strftime(STAMP)
     analyzed = summary.get("date")

@@ -12,9 +12,9 @@ def algorithm(mean):
             "stable_repeats": 1, "converged_iteration": [3], "rtos": [0]}
 
 
-def make_point(path, name, commit, date, means, start_at=None, failures=()):
+def make_point(path, name, commit, date, means, start_at=None, failures=(), backend="bpf"):
     point = rundir.Point(str(path))
-    cfg = {"backend": "bpf", "rate_mbit": 200, "rtt_ms": 0,
+    cfg = {"backend": backend, "rate_mbit": 200, "rtt_ms": 0,
            "jobs": [{"name": "job1", "bytes": 1912813, "compute_ms": 120}]}
     point.write_config(dict(cfg, name=name) if name else cfg)
     algs = {a: dict(algorithm(m), failures=list(failures)) for a, m in means.items()}
@@ -22,7 +22,7 @@ def make_point(path, name, commit, date, means, start_at=None, failures=()):
                          "ideal_valid": True, "algorithms": algs})
     for rep, alg in enumerate(means):
         if start_at is not None:
-            point.write_repeat(alg, 0, {"start_at": start_at + 60 * rep}, [])
+            point.write_repeat(alg, 0, {"start_at": start_at + 60 * rep, "backend": backend}, [])
     return point
 
 
@@ -44,6 +44,15 @@ def test_points_are_copied_under_their_names_and_tabled(tmp_path):
     # bench regime reads the set as it reads bench run's.
     assert {name for name, _, _, _ in regime.load([str(out)])} == {"fair", "two"}
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".collect-")] == []
+
+
+def test_a_simulated_point_is_stamped_when_analyzed_not_at_its_simulated_start(tmp_path):
+    # mltcp-sim's start_at is 0.1 simulated seconds: 1970 if read as a wall clock.
+    make_point(tmp_path / "s", "dc2", "abc1234", "2026-11-24T15:30:00+00:00",
+               {"cubic": 27.1, "ai": 24.0}, start_at=0.1, backend="ns-3")
+    doc = collect.gather(str(tmp_path / "o"), [str(tmp_path / "s")])
+    assert doc["date"] == "20261124T1530Z"
+    assert "Measured 20261124T1530Z at commit abc1234" in (tmp_path / "o" / "results.md").read_text()
 
 
 def test_an_unnamed_point_takes_its_directorys_name_and_failures_are_kept(tmp_path):
