@@ -9,6 +9,8 @@ repeat):
         meta.json                  start time, RTOs, bottleneck drops, failures, defaults in force
         samples.json               [[unix time, [bytes each sampled flow sent into the switch]], ...]
         <job>-r<rank>.jsonl        one worker's mltcp-trainsim log (docs/trainsim.md)
+        <job>-r<rank>.window.jsonl the simulator's trace of that worker's sending
+                                   window, with "window_trace" (sim/point.h)
     summary.json, report.md, *.png written by `python3 -m bench analyze`
 
 A results directory (`python3 -m bench run SET...`) holds a point directory
@@ -31,6 +33,7 @@ import os
 
 FORMAT = 1
 CONFIG, SUMMARY, RESULTS = "config.json", "summary.json", "results.json"
+WINDOW_TRACE = ".window.jsonl"  # beside a worker's log: mltcp-sim's window_trace
 
 
 class FormatError(ValueError):
@@ -83,9 +86,21 @@ class Repeat:
         """Every worker's log records, worker after worker."""
         records = []
         for log in sorted(glob.glob(os.path.join(self.path, "*.jsonl"))):
+            if log.endswith(WINDOW_TRACE):
+                continue
             with open(log) as f:
                 records += [json.loads(line) for line in f if line.strip()]
         return records
+
+    def window_trace(self, job, rank):
+        """A worker's sending window at every change ({"t", "cwnd",
+        "ssthresh", "state", and "r", "f" for MLTCP}), or None if the point
+        did not trace it."""
+        path = os.path.join(self.path, "%s-r%d%s" % (job, rank, WINDOW_TRACE))
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()]
 
 
 class Point:

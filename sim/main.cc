@@ -30,7 +30,8 @@
 // regime) negotiates ECN on every flow and its switch ports mark instead of
 // only dropping, as one with DCQCN's ramp ("ecn_kmin_bytes", "ecn_kmax_bytes",
 // "ecn_pmax") does; one with "ack_priority" serves pure ACKs first there (all:
-// PortQueueDisc). "dcqcn" and "mltcp-dcqcn" are ns3::TcpDcqcn
+// PortQueueDisc). "window_trace": true adds each worker's sending window at
+// every change (<job>-r<rank>.window.jsonl beside its log). "dcqcn" and "mltcp-dcqcn" are ns3::TcpDcqcn
 // (sim/tcp_dcqcn.h), at the point's rate, on a marking point only.
 #include <chrono>
 #include <cmath>
@@ -231,6 +232,12 @@ std::vector<std::string> run_once(const Run &run)
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
 				config, make_cc(run.alg, point, run.queue_limit), run.alg.cc,
 				*logs.back(), 0);
+			if (point.window_trace) {
+				logs.push_back(std::make_unique<std::ofstream>(
+					run.dir / (job.name + "-r" + std::to_string(rank) +
+						   ".window.jsonl")));
+				worker->TraceWindow(*logs.back());
+			}
 			// Even ranks on the job's first host, odd on its second, each
 			// on a port of its own (bench.driver.ring_port()).
 			const unsigned next = (rank + 1) % job.ranks;

@@ -269,7 +269,8 @@ Point parse_point(const std::string &json_text)
 			point.ecn_mark_bytes = count(cfg, "ecn_mark_bytes", UINT32_MAX);
 		parse_ramp(cfg, point);
 		for (auto [key, flag] : { std::pair{ "ack_priority", &point.ack_priority },
-					  std::pair{ "port_queue", &point.port_queue } }) {
+					  std::pair{ "port_queue", &point.port_queue },
+					  std::pair{ "window_trace", &point.window_trace } }) {
 			if (!cfg.contains(key))
 				continue;
 			if (!cfg[key].is_boolean())

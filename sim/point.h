@@ -91,6 +91,10 @@ struct Point {
 	// The PortQueueDisc at the bottleneck even without marks or priority
 	// (the control for either).
 	bool port_queue = false;
+	// Each sending socket's window, ssthresh and state at every change, to
+	// raw/<algorithm>/rep<k>/<job>-r<rank>.window.jsonl (TrainingWorker::
+	// TraceWindow()): a line per ACK, for looking at one point closely.
+	bool window_trace = false;
 	// Linux's defaults: tcp_rto_min (200 ms) and the stand-in for the ACK
 	// sent when the application reads a burst's last segment (sim/main.cc).
 	// Data-center points set them as such fabrics do (`ip route ... rto_min`,

@@ -2,6 +2,7 @@
 #include "training_worker.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -53,6 +54,15 @@ void TrainingWorker::StartApplication()
 	tcp->TraceConnectWithoutContext("Tx", MakeCallback(&TrainingWorker::Sent, this));
 	tcp->TraceConnectWithoutContext("CongState",
 					MakeCallback(&TrainingWorker::StateChanged, this));
+	if (m_windowTrace) {
+		UintegerValue segment;
+		m_send->GetAttribute("SegmentSize", segment);
+		m_segmentSize = std::max<uint32_t>(1, static_cast<uint32_t>(segment.Get()));
+		tcp->TraceConnectWithoutContext("CongestionWindow",
+						MakeCallback(&TrainingWorker::WindowChanged, this));
+		tcp->TraceConnectWithoutContext("SlowStartThreshold",
+						MakeCallback(&TrainingWorker::SsthreshChanged, this));
+	}
 	UintegerValue size;
 	m_send->GetAttribute("SndBufSize", size);
 	m_sndBufSize = static_cast<uint32_t>(size.Get()); // asked at every ACK's callback
@@ -82,6 +92,42 @@ void TrainingWorker::StateChanged(TcpSocketState::TcpCongState_t,
 {
 	if (now == TcpSocketState::CA_LOSS)
 		m_lossStates++;
+	m_state = now;
+	WriteWindow();
+}
+
+void TrainingWorker::WindowChanged(uint32_t, uint32_t now)
+{
+	m_cwndBytes = now;
+	WriteWindow();
+}
+
+void TrainingWorker::SsthreshChanged(uint32_t, uint32_t now)
+{
+	m_ssthreshBytes = now;
+	WriteWindow();
+}
+
+// One line of the window trace: when (the records' clock), the window and
+// ssthresh in segments, the state by ns-3's name, and for an MLTCP flow its
+// progress r and F as every listing reports them (mltcp_flow_fill_record()).
+void TrainingWorker::WriteWindow() const
+{
+	if (!m_windowTrace)
+		return;
+	char line[192];
+	int n = std::snprintf(line, sizeof(line), "{\"t\":%.6f,\"cwnd\":%u,\"ssthresh\":%u,\"state\":\"%s\"",
+			      Ns(Simulator::Now()) / 1e9, m_cwndBytes / m_segmentSize,
+			      m_ssthreshBytes / m_segmentSize,
+			      TcpSocketState::TcpCongStateName[m_state]);
+	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc)) {
+		mltcp_flow_record rec{};
+		mltcp_flow_fill_record(&rec, &mltcp->Flow(), mltcp->BytesAcked());
+		n += std::snprintf(line + n, sizeof(line) - n, ",\"r\":%.4f,\"f\":%.4f",
+				   static_cast<double>(rec.r) / MLTCP_ONE,
+				   static_cast<double>(rec.f) / MLTCP_ONE);
+	}
+	*m_windowTrace << line << "}\n";
 }
 
 uint64_t TrainingWorker::Timeouts() const

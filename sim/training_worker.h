@@ -56,6 +56,10 @@ public:
 	ns3::Ptr<ns3::TcpCongestionOps> SenderCc() const { return m_cc; }
 	// Writes the summary line (status "complete" or "failed").
 	void Finish();
+	// Before it starts: a JSON line to out at every change of its sending
+	// socket's window, ssthresh or congestion state (a point's
+	// "window_trace"). Off by default: a line per ACK.
+	void TraceWindow(std::ostream &out) { m_windowTrace = &out; }
 
 protected:
 	void StartApplication() override;
@@ -67,6 +71,9 @@ private:
 		  ns3::Ptr<const ns3::TcpSocketBase> socket);
 	void StateChanged(ns3::TcpSocketState::TcpCongState_t before,
 			  ns3::TcpSocketState::TcpCongState_t now);
+	void WindowChanged(uint32_t before, uint32_t now);
+	void SsthreshChanged(uint32_t before, uint32_t now);
+	void WriteWindow() const;
 	void BeginIteration();
 	void BeginCommunication();
 	void BeginStep();
@@ -99,6 +106,12 @@ private:
 	uint64_t m_retrans = 0, m_lossStates = 0;
 	uint32_t m_sndBufSize = 0;
 	uint32_t m_highestSent = 0; // for counting retransmissions
+
+	// The window trace: the sending socket's last values, in bytes.
+	std::ostream *m_windowTrace = nullptr;
+	uint32_t m_segmentSize = 1;
+	uint32_t m_cwndBytes = 0, m_ssthreshBytes = 0;
+	ns3::TcpSocketState::TcpCongState_t m_state = ns3::TcpSocketState::CA_OPEN;
 };
 
 } // namespace mltcp::sim

@@ -246,6 +246,48 @@ def test_a_faster_reverse_direction_takes_the_reverse_contest_off_the_bottleneck
     assert drops["fast"]["to-right"] > 0 and drops["fast"]["to-left"] == 0, drops
 
 
+def test_a_window_trace_follows_each_sender_and_changes_nothing(tmp_path):
+    """"window_trace": each worker's sending window, ssthresh and state at
+    every change, beside its log. Two pushing jobs on a 64 KiB drop-tail
+    contend, so the trace must see recoveries; MLTCP's flows carry their
+    progress r and F, F on the rule's line (1.6 r + 0.2 for r in [0, 1])
+    once the iteration's size is learned.
+    The same point without the trace gives the same iterations to the
+    nanosecond, and the bench reads the same records."""
+    jobs = matrix.identical_jobs(2, 0.4, 200, 200, "push")
+    algorithms = [{"name": "cubic", "cc": "cubic"}, matrix.mltcp_alg("ai", "ai", "1.6", "0.2")]
+    points = {}
+    for name, extra in (("plain", {}), ("traced", {"window_trace": True})):
+        cfg = matrix.sim_point("trace-" + name, jobs, 200, 0, 65536, 6, 1, algorithms, **extra)
+        points[name] = run_config(tmp_path, cfg)
+    states = {"CA_OPEN", "CA_DISORDER", "CA_CWR", "CA_RECOVERY", "CA_LOSS"}
+    for alg in ("cubic", "ai"):
+        plain = points["plain"].repeats(alg)[0]
+        traced = points["traced"].repeats(alg)[0]
+        assert traced.records == plain.records, alg
+        assert plain.window_trace("job1", 0) is None
+        seen = set()
+        for job in ("job1", "job2"):
+            trace = traced.window_trace(job, 0)
+            assert len(trace) > 100, (alg, job, len(trace))
+            times = [x["t"] for x in trace]
+            assert times == sorted(times)
+            assert all(x["state"] in states for x in trace)
+            assert all(x["cwnd"] >= 1 for x in trace[1:])
+            seen |= {x["state"] for x in trace}
+            if alg == "ai":
+                # F is 1 (and r 0) until the detector has learned the
+                # iteration's size, in the first iteration.
+                learned = [x for x in trace if not (x["r"] == 0 and x["f"] == 1)]
+                assert len(learned) > len(trace) // 2, (job, len(learned), len(trace))
+                for x in learned:
+                    assert 0 <= x["r"] <= 1 and x["f"] == pytest.approx(
+                        0.2 + 1.6 * x["r"], abs=0.01), (job, x)
+            # Each worker's receiving side sends no data: a line or none.
+            assert len(traced.window_trace(job, 1) or []) <= 2
+        assert "CA_RECOVERY" in seen, (alg, seen)
+
+
 def test_the_drop_tail_dumbbell_counts_its_drops_as_the_port_queue_disc_does(tmp_path):
     """Without a queue disc, ns-3 drops a packet that meets the bottleneck's
     device queue stopped in the switch's traffic-control layer, not in the
