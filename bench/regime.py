@@ -3,7 +3,8 @@
 and shift map (issue 13, items 4 to 6).
 
     python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
-                            [--shift-points A,B] DIR...
+                            [--shift-points A,B] [--shift-table] [--contest-table]
+                            DIR...
 
 The table gives, for every point and rule:
   - RTTs per phase: a job's communication phase at line rate over the base RTT;
@@ -45,6 +46,16 @@ period, beside the fluid model's prediction (HotNets'24, Eq. 2):
 (S, I: the rule's slope and intercept; a: the communication fraction; T: the
 period). A rule that behaves as the paper says follows the curve; one that
 only pushes to the edge of the free region shows no restoring force past aT.
+--shift-table gives the same in numbers: per two-job point and rule, the
+mean measured shift in each bin of D (SHIFT_BIN of the period) beside the
+model's at the bin's middle.
+
+--contest-table reads the simulator's window traces ("window_trace"): per
+two-job point and rule, the iterations in which both jobs' phases overlapped,
+and in that overlap the entries into Recovery and into Loss (an RTO) of the
+job that started its phase first (the leader) and of the other (the
+follower). The fluid model has the leader win the contest; a rule whose
+leaders time out more than their followers hands the lead back.
 """
 import os
 import statistics
@@ -236,6 +247,111 @@ def fluid_shift(d, fraction, slope, intercept):
     return slope * d * (fraction - d) / (fraction * intercept + slope * d)
 
 
+SHIFT_BIN = 0.05  # of the period: --shift-table's bins of D
+
+
+def rule_line(cfg, alg):
+    """(slope, intercept) an MLTCP rule ran at, or None for a base algorithm."""
+    if not alg["cc"].startswith("mltcp"):
+        return None
+    params = dict(cfg.get("default_params", {}), **alg.get("params", {}))
+    return float(params["slope"]), float(params["intercept"])
+
+
+def shift_rows(points):
+    """Per two-job point, rule and bin of D that has shifts: the bin's start,
+    the mean measured shift, how many, and the model's at the bin's middle
+    (None for a base algorithm)."""
+    out = []
+    for name, cfg, _, point in points:
+        if point is None or len(cfg["jobs"]) != 2:
+            continue
+        period_s, comm_s = ideal_period(cfg)
+        for alg in cfg["algorithms"]:
+            bins = {}
+            for rep in point.repeats(alg["name"]):
+                for d, shift in shifts(rep.records, period_s):
+                    bins.setdefault(min(int(d / SHIFT_BIN), int(0.5 / SHIFT_BIN) - 1),
+                                    []).append(shift)
+            line = rule_line(cfg, alg)
+            for b, values in sorted(bins.items()):
+                middle = (b + 0.5) * SHIFT_BIN
+                out.append({"point": name, "rule": alg["name"], "d": b * SHIFT_BIN,
+                            "shift": statistics.mean(values), "n": len(values),
+                            "model": fluid_shift(middle, comm_s / period_s, *line)
+                            if line else None})
+    return out
+
+
+def shift_table(points):
+    lines = ["| point | rule | D / period | measured shift (mean) | iterations | fluid model |",
+             "|---|---|---|---|---|---|"]
+    for r in shift_rows(points):
+        lines.append("| %s | %s | %.2f-%.2f | %+.4f | %d | %s |" % (
+            r["point"], r["rule"], r["d"], r["d"] + SHIFT_BIN, r["shift"], r["n"],
+            fmt(r["model"], "%+.4f")))
+    return "\n".join(lines)
+
+
+def contest(repeat, jobs):
+    """(overlapped iterations, their overlap in seconds, {(role, state):
+    entries}) of one repeat of a two-job point from its window traces (worker 0 of each job sends the
+    contested direction), or None where they were not written."""
+    traces = {job: repeat.window_trace(job, 0) for job in jobs}
+    if any(t is None for t in traces.values()):
+        return None
+    its = metrics.job_iterations(repeat.records)
+    counts = {(role, state): 0 for role in ("leader", "follower")
+              for state in ("CA_RECOVERY", "CA_LOSS")}
+    overlapped, overlap_s = 0, 0.0
+    for a, b in zip(its[jobs[0]], its[jobs[1]]):
+        (lead, la), (follow, fa) = sorted(((jobs[0], a), (jobs[1], b)), key=lambda x: x[1][1])
+        lo, hi = fa[1], min(la[2], fa[2])
+        if hi <= lo:
+            continue
+        overlapped += 1
+        overlap_s += hi - lo
+        for role, job in (("leader", lead), ("follower", follow)):
+            state = None
+            for x in traces[job]:
+                if x["t"] > hi:
+                    break
+                if x["t"] >= lo and x["state"] != state and (role, x["state"]) in counts:
+                    counts[(role, x["state"])] += 1
+                state = x["state"]
+    return overlapped, overlap_s, counts
+
+
+def contest_rows(points):
+    out = []
+    for name, cfg, _, point in points:
+        if point is None or len(cfg["jobs"]) != 2:
+            continue
+        jobs = sorted(job["name"] for job in cfg["jobs"])
+        for alg in cfg["algorithms"]:
+            found = [c for c in (contest(rep, jobs) for rep in point.repeats(alg["name"]))
+                     if c is not None]
+            if not found:
+                continue
+            total = {k: sum(c[2][k] for c in found) for k in found[0][2]}
+            out.append({"point": name, "rule": alg["name"], "repeats": len(found),
+                        "overlapped": sum(c[0] for c in found),
+                        "overlap_ms": 1e3 * sum(c[1] for c in found), "entries": total})
+    return out
+
+
+def contest_table(points):
+    lines = ["| point | rule | repeats | overlapped iterations | overlap, ms | leader: "
+             "recoveries, RTOs | follower: recoveries, RTOs |", "|---|---|---|---|---|---|---|"]
+    for r in contest_rows(points):
+        e = r["entries"]
+        lines.append("| %s | %s | %d | %d | %.0f | %d, %d | %d, %d |" % (
+            r["point"], r["rule"], r["repeats"], r["overlapped"], r["overlap_ms"],
+            e[("leader", "CA_RECOVERY")], e[("leader", "CA_LOSS")],
+            e[("follower", "CA_RECOVERY")], e[("follower", "CA_LOSS")]))
+    return "\n".join(lines)
+
+
 def plot_regime(points, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -292,9 +408,9 @@ def plot_shift(points, path, names=None):
                 continue
             pts = [s for rep in point.repeats(rule) for s in shifts(rep.records, period_s)]
             ax.scatter([d for d, _ in pts], [s for _, s in pts], s=3, alpha=0.3)
-            params = dict(cfg.get("default_params", {}), **alg.get("params", {}))
-            if alg["cc"].startswith("mltcp"):
-                slope, intercept = float(params["slope"]), float(params["intercept"])
+            line = rule_line(cfg, alg)
+            if line:
+                slope, intercept = line
                 xs = [i / 200 * 0.5 for i in range(201)]
                 ax.plot(xs, [fluid_shift(x, fraction, slope, intercept) for x in xs],
                         color="r", lw=1, label="fluid model")
@@ -315,6 +431,11 @@ def add_arguments(parser):
     parser.add_argument("--regime-plot", metavar="FILE.png")
     parser.add_argument("--shift-plot", metavar="FILE.png")
     parser.add_argument("--shift-points", help="comma-separated two-job points for --shift-plot")
+    parser.add_argument("--shift-table", action="store_true",
+                        help="the mean measured shift per bin of D beside the fluid model's")
+    parser.add_argument("--contest-table", action="store_true",
+                        help="from window traces: leaders' and followers' recoveries and RTOs "
+                        "while two jobs' phases overlap")
 
 
 def main(args):
@@ -322,6 +443,12 @@ def main(args):
     print(table(points))
     print()
     print(cost_table(points))
+    if args.shift_table:
+        print()
+        print(shift_table(points))
+    if args.contest_table:
+        print()
+        print(contest_table(points))
     if args.regime_plot:
         plot_regime(points, args.regime_plot)
     if args.shift_plot:

@@ -78,6 +78,9 @@ class FakeRepeat:
     def __init__(self, recs):
         self.records = recs
 
+    def window_trace(self, job, rank):
+        return None
+
 
 class FakePoint:
     def __init__(self, repeats):
@@ -117,3 +120,75 @@ def test_load_takes_a_point_directory_as_bench_run_config_makes_it(tmp_path):
     assert name == "p" and got_cfg["jobs"] == cfg["jobs"]
     assert got["algorithms"]["cubic"]["mean_iter_ms"] == 52.0
     assert got_point.path == point.path
+
+
+def two_job_cfg(algorithms):
+    return {"rate_mbit": 1000, "rtt_ms": 0.2, "algorithms": algorithms,
+            "default_params": {"slope": "1.6", "intercept": "0.2"},
+            "jobs": [{"name": "job%d" % j, "bytes": 2391017, "compute_ms": 30}
+                     for j in (1, 2)]}
+
+
+def test_the_shift_table_bins_the_measured_shifts_beside_the_rules_model():
+    cfg = two_job_cfg([{"name": "cubic", "cc": "cubic"},
+                       {"name": "ai", "cc": "mltcp", "params": {"mode": "ai"}}])
+    period, _ = regime.ideal_period(cfg)
+    first = [1.0 + i * period for i in range(4)]
+    # D / T: 0.11, 0.12, 0.32, 0.30: shifts +0.01 and -0.02 in the bin
+    # 0.10-0.15, +0.20 from 0.12 into the bin's of 0.30-0.35.
+    second = [c + d * period for c, d in zip(first, (0.11, 0.12, 0.32, 0.30))]
+    point = FakePoint([FakeRepeat(records("job1", first) + records("job2", second))])
+    rows = {(r["rule"], round(r["d"], 2)): r
+            for r in regime.shift_rows([("p", cfg, None, point)])}
+    assert set(rows) == {("cubic", 0.10), ("cubic", 0.30), ("ai", 0.10), ("ai", 0.30)}
+    ai = rows[("ai", 0.10)]
+    assert ai["n"] == 2 and ai["shift"] == pytest.approx((0.01 + 0.20) / 2)
+    assert ai["model"] == pytest.approx(regime.fluid_shift(0.125, 0.4, 1.6, 0.2), rel=1e-3)
+    assert rows[("ai", 0.30)]["shift"] == pytest.approx(-0.02)
+    assert rows[("cubic", 0.10)]["model"] is None
+    assert "| p | ai | 0.10-0.15 | +0.1050 | 2 | +0.1" in regime.shift_table(
+        [("p", cfg, None, point)])
+
+
+class TracedRepeat(FakeRepeat):
+    def __init__(self, recs, traces):
+        super().__init__(recs)
+        self.traces = traces
+
+    def window_trace(self, job, rank):
+        return self.traces.get(job) if rank == 0 else None
+
+
+def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
+    cfg = two_job_cfg([{"name": "ai", "cc": "mltcp"}])
+    # job2 leads (comm from 1.000 and 1.050), job1 follows 10 ms later; each
+    # phase lasts 20 ms, so 10 ms of each overlaps. A third pair of phases
+    # does not overlap at all.
+    recs = (records("job1", [1.010, 1.060, 1.130]) +
+            records("job2", [1.000, 1.050, 1.100]))
+
+    def line(t, state):
+        return {"t": t, "cwnd": 10, "ssthresh": 10, "state": state}
+    traces = {
+        # The leader: recovery then an RTO in the first overlap, recovery in
+        # the second; its recovery before the overlap and one in the third
+        # pair's phases (no overlap) do not count.
+        "job2": [line(1.005, "CA_RECOVERY"), line(1.006, "CA_OPEN"),
+                 line(1.012, "CA_RECOVERY"), line(1.013, "CA_LOSS"), line(1.016, "CA_OPEN"),
+                 line(1.062, "CA_RECOVERY"), line(1.063, "CA_OPEN"),
+                 line(1.110, "CA_RECOVERY"), line(1.111, "CA_OPEN")],
+        # The follower: one recovery in the second overlap, staying in it
+        # across several lines (one entry).
+        "job1": [line(1.061, "CA_DISORDER"), line(1.064, "CA_RECOVERY"),
+                 line(1.065, "CA_RECOVERY"), line(1.066, "CA_OPEN")],
+    }
+    point = FakePoint([TracedRepeat(recs, traces)] * 2)
+    [row] = regime.contest_rows([("p", cfg, None, point)])
+    assert row["repeats"] == 2 and row["overlapped"] == 4
+    assert row["overlap_ms"] == pytest.approx(40)
+    assert row["entries"] == {("leader", "CA_RECOVERY"): 4, ("leader", "CA_LOSS"): 2,
+                              ("follower", "CA_RECOVERY"): 2, ("follower", "CA_LOSS"): 0}
+    assert "| p | ai | 2 | 4 | 40 | 4, 2 | 2, 0 |" in regime.contest_table(
+        [("p", cfg, None, point)])
+    # Without traces there is no row.
+    assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
