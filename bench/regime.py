@@ -54,7 +54,7 @@ model's at the bin's middle.
 two-job point and rule, the iterations in which both jobs' phases overlapped,
 and in that overlap the entries into Recovery and into Loss (an RTO) of the
 job that started its phase first (the leader) and of the other (the
-follower). The fluid model has the leader win the contest; a rule whose
+follower), and of the RTOs those that ended a fast recovery. The fluid model has the leader win the contest; a rule whose
 leaders time out more than their followers hands the lead back.
 """
 import os
@@ -293,6 +293,11 @@ def shift_table(points):
     return "\n".join(lines)
 
 
+# An RTO that ends a fast recovery (from Disorder or Recovery): a
+# retransmission lost too, or too little left in flight to find the rest.
+IN_RECOVERY = "CA_LOSS from recovery"
+
+
 def contest(repeat, jobs):
     """(overlapped iterations, their overlap in seconds, {(role, state):
     entries}) of one repeat of a two-job point from its window traces (worker 0 of each job sends the
@@ -302,7 +307,7 @@ def contest(repeat, jobs):
         return None
     its = metrics.job_iterations(repeat.records)
     counts = {(role, state): 0 for role in ("leader", "follower")
-              for state in ("CA_RECOVERY", "CA_LOSS")}
+              for state in ("CA_RECOVERY", "CA_LOSS", IN_RECOVERY)}
     overlapped, overlap_s = 0, 0.0
     for a, b in zip(its[jobs[0]], its[jobs[1]]):
         (lead, la), (follow, fa) = sorted(((jobs[0], a), (jobs[1], b)), key=lambda x: x[1][1])
@@ -318,6 +323,8 @@ def contest(repeat, jobs):
                     break
                 if x["t"] >= lo and x["state"] != state and (role, x["state"]) in counts:
                     counts[(role, x["state"])] += 1
+                    if x["state"] == "CA_LOSS" and state in ("CA_DISORDER", "CA_RECOVERY"):
+                        counts[(role, IN_RECOVERY)] += 1
                 state = x["state"]
     return overlapped, overlap_s, counts
 
@@ -342,13 +349,14 @@ def contest_rows(points):
 
 def contest_table(points):
     lines = ["| point | rule | repeats | overlapped iterations | overlap, ms | leader: "
-             "recoveries, RTOs | follower: recoveries, RTOs |", "|---|---|---|---|---|---|---|"]
+             "recoveries, RTOs (in recovery) | follower: recoveries, RTOs (in recovery) |",
+             "|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
         e = r["entries"]
-        lines.append("| %s | %s | %d | %d | %.0f | %d, %d | %d, %d |" % (
+        lines.append("| %s | %s | %d | %d | %.0f | %d, %d (%d) | %d, %d (%d) |" % (
             r["point"], r["rule"], r["repeats"], r["overlapped"], r["overlap_ms"],
-            e[("leader", "CA_RECOVERY")], e[("leader", "CA_LOSS")],
-            e[("follower", "CA_RECOVERY")], e[("follower", "CA_LOSS")]))
+            *(e[(role, state)] for role in ("leader", "follower")
+              for state in ("CA_RECOVERY", "CA_LOSS", IN_RECOVERY))))
     return "\n".join(lines)
 
 

@@ -187,8 +187,10 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     assert row["repeats"] == 2 and row["overlapped"] == 4
     assert row["overlap_ms"] == pytest.approx(40)
     assert row["entries"] == {("leader", "CA_RECOVERY"): 4, ("leader", "CA_LOSS"): 2,
-                              ("follower", "CA_RECOVERY"): 2, ("follower", "CA_LOSS"): 0}
-    assert "| p | ai | 2 | 4 | 40 | 4, 2 | 2, 0 |" in regime.contest_table(
+                              ("leader", regime.IN_RECOVERY): 2,
+                              ("follower", "CA_RECOVERY"): 2, ("follower", "CA_LOSS"): 0,
+                              ("follower", regime.IN_RECOVERY): 0}
+    assert "| p | ai | 2 | 4 | 40 | 4, 2 (2) | 2, 0 (0) |" in regime.contest_table(
         [("p", cfg, None, point)])
     # Without traces there is no row.
     assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
