@@ -63,7 +63,7 @@ import threading
 import time
 import zlib
 
-from bench import metrics, mltcpctl, paths, rundir, topology
+from bench import matrix, metrics, mltcpctl, paths, rundir, topology
 
 # Job j's rank r listens on ring_port(JOB_PORT + j, r) (JOB_PORT + j for ranks
 # 0 and 1); bulk flow b's iperf3 on BULK_PORT + b, on hosts of its own.
@@ -253,7 +253,7 @@ class Experiment:
         cfg, net = self.cfg, self.net
         tag = "%s/rep%d" % (alg["name"], rep)
         default_params = cfg.get("default_params", {})
-        params = dict(default_params, **alg.get("params", {}))
+        params = matrix.algorithm_params(cfg, alg)
         if params:
             self.defaults.set(params)
         defaults = self.defaults.show()

@@ -260,6 +260,13 @@ def host_point(name, jobs, buffer_bytes, iterations=100, repeats=10, algorithms=
     return cfg
 
 
+def algorithm_params(cfg, alg):
+    """The MLTCP parameters a point sets for one of its algorithms: the
+    point's defaults with the algorithm's own over them. What neither names
+    stays as the module (or twin) has it."""
+    return dict(cfg.get("default_params", {}), **alg.get("params", {}))
+
+
 def mltcp_alg(name, mode, slope=DEFAULT_PARAMS["slope"], intercept=DEFAULT_PARAMS["intercept"],
               cc="mltcp"):
     return {"name": name, "cc": cc,

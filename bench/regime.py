@@ -51,16 +51,19 @@ mean measured shift in each bin of D (SHIFT_BIN of the period) beside the
 model's at the bin's middle.
 
 --contest-table reads the simulator's window traces ("window_trace"): per
-two-job point and rule, the iterations in which both jobs' phases overlapped,
+two-job point and rule, the pairs of phases (one of each job) that overlapped,
 and in that overlap the entries into Recovery and into Loss (an RTO) of the
 job that started its phase first (the leader) and of the other (the
-follower), and of the RTOs those that ended a fast recovery. The fluid model has the leader win the contest; a rule whose
-leaders time out more than their followers hands the lead back.
+follower), and of the RTOs those that ended a fast recovery (from Recovery;
+not from Disorder, where no retransmission was under way). The fluid model
+has the leader win the contest; a rule whose leaders time out more than
+their followers hands the lead back.
 """
+import bisect
 import os
 import statistics
 
-from bench import metrics, rundir
+from bench import matrix, metrics, rundir
 
 
 def rtts_per_phase(cfg):
@@ -254,7 +257,7 @@ def rule_line(cfg, alg):
     """(slope, intercept) an MLTCP rule ran at, or None for a base algorithm."""
     if not alg["cc"].startswith("mltcp"):
         return None
-    params = dict(cfg.get("default_params", {}), **alg.get("params", {}))
+    params = dict(matrix.DEFAULT_PARAMS, **matrix.algorithm_params(cfg, alg))
     return float(params["slope"]), float(params["intercept"])
 
 
@@ -271,8 +274,10 @@ def shift_rows(points):
             bins = {}
             for rep in point.repeats(alg["name"]):
                 for d, shift in shifts(rep.records, period_s):
-                    bins.setdefault(min(int(d / SHIFT_BIN), int(0.5 / SHIFT_BIN) - 1),
-                                    []).append(shift)
+                    # The epsilon keeps a D on a bin's edge (0.30) in the
+                    # bin it starts, against floating point (0.30 / 0.05).
+                    b = min(int(d / SHIFT_BIN + 1e-9), int(0.5 / SHIFT_BIN) - 1)
+                    bins.setdefault(b, []).append(shift)
             line = rule_line(cfg, alg)
             for b, values in sorted(bins.items()):
                 middle = (b + 0.5) * SHIFT_BIN
@@ -293,40 +298,67 @@ def shift_table(points):
     return "\n".join(lines)
 
 
-# An RTO that ends a fast recovery (from Disorder or Recovery): a
-# retransmission lost too, or too little left in flight to find the rest.
-IN_RECOVERY = "CA_LOSS from recovery"
+# What --contest-table counts while two phases overlap: entries into these
+# states, and the RTOs that ended a fast recovery under way (a retransmission
+# lost too, or too little left in flight to find the rest: what RACK-TLP
+# finds without the timer).
+CONTEST_STATES = ("CA_RECOVERY", "CA_LOSS")
+RTO_FROM_RECOVERY = "RTO from recovery"
+
+
+def overlaps(its_a, its_b):
+    """Every pair of phases, one of each job, that overlap on the wire: (the
+    pair's leader index 0 or 1, the overlap's start, its end). Phases pair
+    by their intervals, not their iteration numbers: jobs more than half a
+    period apart overlap with the other's next iteration."""
+    out = []
+    k = 0
+    for a in its_a:
+        while k < len(its_b) and its_b[k][2] <= a[1]:
+            k += 1
+        j = k
+        while j < len(its_b) and its_b[j][1] < a[2]:
+            b = its_b[j]
+            lo, hi = max(a[1], b[1]), min(a[2], b[2])
+            if hi > lo:
+                out.append((0 if a[1] <= b[1] else 1, lo, hi))
+            j += 1
+    return out
+
+
+def entries(trace, times, lo, hi):
+    """{state or RTO_FROM_RECOVERY: count} of the trace's entries into
+    CONTEST_STATES in [lo, hi]; a state entered before lo does not count."""
+    counts = dict.fromkeys(CONTEST_STATES + (RTO_FROM_RECOVERY,), 0)
+    i = bisect.bisect_left(times, lo)
+    state = trace[i - 1]["state"] if i else None
+    for x in trace[i:bisect.bisect_right(times, hi)]:
+        if x["state"] != state and x["state"] in CONTEST_STATES:
+            counts[x["state"]] += 1
+            if x["state"] == "CA_LOSS" and state == "CA_RECOVERY":
+                counts[RTO_FROM_RECOVERY] += 1
+        state = x["state"]
+    return counts
 
 
 def contest(repeat, jobs):
-    """(overlapped iterations, their overlap in seconds, {(role, state):
-    entries}) of one repeat of a two-job point from its window traces (worker 0 of each job sends the
-    contested direction), or None where they were not written."""
-    traces = {job: repeat.window_trace(job, 0) for job in jobs}
-    if any(t is None for t in traces.values()):
+    """(overlapping phase pairs, their overlap in seconds, {(role, state):
+    entries}) of one repeat of a two-job point from its window traces, or
+    None where they were not written. Only rank 0's sending is traced here:
+    the whole contest for pushing jobs, one direction of an exchange."""
+    traces = [repeat.window_trace(job, 0) for job in jobs]
+    if any(t is None for t in traces):
         return None
+    times = [[x["t"] for x in t] for t in traces]
     its = metrics.job_iterations(repeat.records)
-    counts = {(role, state): 0 for role in ("leader", "follower")
-              for state in ("CA_RECOVERY", "CA_LOSS", IN_RECOVERY)}
-    overlapped, overlap_s = 0, 0.0
-    for a, b in zip(its[jobs[0]], its[jobs[1]]):
-        (lead, la), (follow, fa) = sorted(((jobs[0], a), (jobs[1], b)), key=lambda x: x[1][1])
-        lo, hi = fa[1], min(la[2], fa[2])
-        if hi <= lo:
-            continue
-        overlapped += 1
-        overlap_s += hi - lo
-        for role, job in (("leader", lead), ("follower", follow)):
-            state = None
-            for x in traces[job]:
-                if x["t"] > hi:
-                    break
-                if x["t"] >= lo and x["state"] != state and (role, x["state"]) in counts:
-                    counts[(role, x["state"])] += 1
-                    if x["state"] == "CA_LOSS" and state in ("CA_DISORDER", "CA_RECOVERY"):
-                        counts[(role, IN_RECOVERY)] += 1
-                state = x["state"]
-    return overlapped, overlap_s, counts
+    counts = {(role, key): 0 for role in ("leader", "follower")
+              for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)}
+    pairs = overlaps(its[jobs[0]], its[jobs[1]])
+    for leader, lo, hi in pairs:
+        for job, role in ((leader, "leader"), (1 - leader, "follower")):
+            for key, n in entries(traces[job], times[job], lo, hi).items():
+                counts[(role, key)] += n
+    return len(pairs), sum(hi - lo for _, lo, hi in pairs), counts
 
 
 def contest_rows(points):
@@ -348,15 +380,15 @@ def contest_rows(points):
 
 
 def contest_table(points):
-    lines = ["| point | rule | repeats | overlapped iterations | overlap, ms | leader: "
-             "recoveries, RTOs (in recovery) | follower: recoveries, RTOs (in recovery) |",
+    lines = ["| point | rule | repeats | overlapping phase pairs | overlap, ms | leader: "
+             "recoveries, RTOs (from recovery) | follower: recoveries, RTOs (from recovery) |",
              "|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
         e = r["entries"]
         lines.append("| %s | %s | %d | %d | %.0f | %d, %d (%d) | %d, %d (%d) |" % (
             r["point"], r["rule"], r["repeats"], r["overlapped"], r["overlap_ms"],
-            *(e[(role, state)] for role in ("leader", "follower")
-              for state in ("CA_RECOVERY", "CA_LOSS", IN_RECOVERY))))
+            *(e[(role, key)] for role in ("leader", "follower")
+              for key in CONTEST_STATES + (RTO_FROM_RECOVERY,))))
     return "\n".join(lines)
 
 

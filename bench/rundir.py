@@ -9,8 +9,8 @@ repeat):
         meta.json                  start time, RTOs, bottleneck drops, failures, defaults in force
         samples.json               [[unix time, [bytes each sampled flow sent into the switch]], ...]
         <job>-r<rank>.jsonl        one worker's mltcp-trainsim log (docs/trainsim.md)
-        <job>-r<rank>.window.jsonl the simulator's trace of that worker's sending
-                                   window, with "window_trace" (sim/point.h)
+        <job>-r<rank>.window.jsonl the simulator's trace of that worker's
+                                   sending window ("window_trace", sim/point.h)
     summary.json, report.md, *.png written by `python3 -m bench analyze`
 
 A results directory (`python3 -m bench run SET...`) holds a point directory

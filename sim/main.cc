@@ -30,9 +30,10 @@
 // regime) negotiates ECN on every flow and its switch ports mark instead of
 // only dropping, as one with DCQCN's ramp ("ecn_kmin_bytes", "ecn_kmax_bytes",
 // "ecn_pmax") does; one with "ack_priority" serves pure ACKs first there (all:
-// PortQueueDisc). "window_trace": true adds each worker's sending window at
-// every change (<job>-r<rank>.window.jsonl beside its log). "dcqcn" and "mltcp-dcqcn" are ns3::TcpDcqcn
+// PortQueueDisc). "dcqcn" and "mltcp-dcqcn" are ns3::TcpDcqcn
 // (sim/tcp_dcqcn.h), at the point's rate, on a marking point only.
+// "window_trace": true adds each worker's sending window at every change
+// (<job>-r<rank>.window.jsonl beside its log).
 #include <chrono>
 #include <cmath>
 #include <filesystem>

@@ -2,7 +2,8 @@
 #include "training_worker.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cstdint>
+#include <iomanip>
 
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -55,9 +56,13 @@ void TrainingWorker::StartApplication()
 	tcp->TraceConnectWithoutContext("CongState",
 					MakeCallback(&TrainingWorker::StateChanged, this));
 	if (m_windowTrace) {
-		UintegerValue segment;
+		UintegerValue segment, ssthresh;
 		m_send->GetAttribute("SegmentSize", segment);
 		m_segmentSize = std::max<uint32_t>(1, static_cast<uint32_t>(segment.Get()));
+		// The window's trace fires first, at connect: the ssthresh it
+		// goes out with is the socket's initial one, not a zero.
+		m_send->GetAttribute("InitialSlowStartThreshold", ssthresh);
+		m_ssthreshBytes = static_cast<uint32_t>(ssthresh.Get());
 		tcp->TraceConnectWithoutContext("CongestionWindow",
 						MakeCallback(&TrainingWorker::WindowChanged, this));
 		tcp->TraceConnectWithoutContext("SlowStartThreshold",
@@ -109,25 +114,28 @@ void TrainingWorker::SsthreshChanged(uint32_t, uint32_t now)
 }
 
 // One line of the window trace: when (the records' clock), the window and
-// ssthresh in segments, the state by ns-3's name, and for an MLTCP flow its
-// progress r and F as every listing reports them (mltcp_flow_fill_record()).
+// ssthresh in whole segments (ssthresh null while it is ns-3's "none yet",
+// UINT32_MAX), the state by ns-3's name, and for an MLTCP flow its progress
+// r and F as every listing reports them (mltcp_flow_fill_record()).
 void TrainingWorker::WriteWindow() const
 {
 	if (!m_windowTrace)
 		return;
-	char line[192];
-	int n = std::snprintf(line, sizeof(line), "{\"t\":%.6f,\"cwnd\":%u,\"ssthresh\":%u,\"state\":\"%s\"",
-			      Ns(Simulator::Now()) / 1e9, m_cwndBytes / m_segmentSize,
-			      m_ssthreshBytes / m_segmentSize,
-			      TcpSocketState::TcpCongStateName[m_state]);
+	std::ostream &out = *m_windowTrace;
+	out << "{\"t\":" << std::fixed << std::setprecision(6) << Ns(Simulator::Now()) / 1e9
+	    << ",\"cwnd\":" << m_cwndBytes / m_segmentSize << ",\"ssthresh\":";
+	if (m_ssthreshBytes == UINT32_MAX)
+		out << "null";
+	else
+		out << m_ssthreshBytes / m_segmentSize;
+	out << ",\"state\":\"" << TcpSocketState::TcpCongStateName[m_state] << '"';
 	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc)) {
 		mltcp_flow_record rec{};
 		mltcp_flow_fill_record(&rec, &mltcp->Flow(), mltcp->BytesAcked());
-		n += std::snprintf(line + n, sizeof(line) - n, ",\"r\":%.4f,\"f\":%.4f",
-				   static_cast<double>(rec.r) / MLTCP_ONE,
-				   static_cast<double>(rec.f) / MLTCP_ONE);
+		out << std::setprecision(4) << ",\"r\":" << static_cast<double>(rec.r) / MLTCP_ONE
+		    << ",\"f\":" << static_cast<double>(rec.f) / MLTCP_ONE;
 	}
-	*m_windowTrace << line << "}\n";
+	out << "}\n";
 }
 
 uint64_t TrainingWorker::Timeouts() const

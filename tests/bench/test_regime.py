@@ -134,8 +134,8 @@ def test_the_shift_table_bins_the_measured_shifts_beside_the_rules_model():
                        {"name": "ai", "cc": "mltcp", "params": {"mode": "ai"}}])
     period, _ = regime.ideal_period(cfg)
     first = [1.0 + i * period for i in range(4)]
-    # D / T: 0.11, 0.12, 0.32, 0.30: shifts +0.01 and -0.02 in the bin
-    # 0.10-0.15, +0.20 from 0.12 into the bin's of 0.30-0.35.
+    # D / T: 0.11, 0.12, 0.32, 0.30. The shifts +0.01 (from 0.11) and +0.20
+    # (from 0.12) fall in the bin 0.10-0.15, -0.02 (from 0.32) in 0.30-0.35.
     second = [c + d * period for c, d in zip(first, (0.11, 0.12, 0.32, 0.30))]
     point = FakePoint([FakeRepeat(records("job1", first) + records("job2", second))])
     rows = {(r["rule"], round(r["d"], 2)): r
@@ -161,36 +161,54 @@ class TracedRepeat(FakeRepeat):
 
 def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     cfg = two_job_cfg([{"name": "ai", "cc": "mltcp"}])
-    # job2 leads (comm from 1.000 and 1.050), job1 follows 10 ms later; each
-    # phase lasts 20 ms, so 10 ms of each overlaps. A third pair of phases
-    # does not overlap at all.
-    recs = (records("job1", [1.010, 1.060, 1.130]) +
-            records("job2", [1.000, 1.050, 1.100]))
+    # Phases of 20 ms. job2 leads job1 by 10 ms in iterations 0 and 1 (10 ms
+    # overlaps). job1's iteration 2 (1.170-1.190) is 70 ms after job2's and
+    # meets job2's iteration 3 (1.180-1.200) instead, led by job1: phases
+    # pair by their intervals, not their iteration numbers.
+    recs = (records("job1", [1.010, 1.060, 1.170]) +
+            records("job2", [1.000, 1.050, 1.100, 1.180]))
 
     def line(t, state):
         return {"t": t, "cwnd": 10, "ssthresh": 10, "state": state}
     traces = {
-        # The leader: recovery then an RTO in the first overlap, recovery in
-        # the second; its recovery before the overlap and one in the third
-        # pair's phases (no overlap) do not count.
-        "job2": [line(1.005, "CA_RECOVERY"), line(1.006, "CA_OPEN"),
-                 line(1.012, "CA_RECOVERY"), line(1.013, "CA_LOSS"), line(1.016, "CA_OPEN"),
+        "job2": [line(1.005, "CA_RECOVERY"),  # entered before the overlap
+                 line(1.011, "CA_RECOVERY"),  # still in it: no entry
+                 line(1.012, "CA_LOSS"),  # an RTO ending a recovery
+                 line(1.016, "CA_OPEN"),
                  line(1.062, "CA_RECOVERY"), line(1.063, "CA_OPEN"),
-                 line(1.110, "CA_RECOVERY"), line(1.111, "CA_OPEN")],
-        # The follower: one recovery in the second overlap, staying in it
-        # across several lines (one entry).
+                 line(1.110, "CA_RECOVERY"), line(1.111, "CA_OPEN"),  # no overlap
+                 line(1.182, "CA_LOSS"), line(1.184, "CA_OPEN")],  # an RTO from Open
         "job1": [line(1.061, "CA_DISORDER"), line(1.064, "CA_RECOVERY"),
-                 line(1.065, "CA_RECOVERY"), line(1.066, "CA_OPEN")],
+                 line(1.065, "CA_RECOVERY"), line(1.066, "CA_OPEN"),
+                 line(1.185, "CA_DISORDER"), line(1.186, "CA_LOSS"),  # from Disorder
+                 line(1.187, "CA_OPEN")],
     }
     point = FakePoint([TracedRepeat(recs, traces)] * 2)
     [row] = regime.contest_rows([("p", cfg, None, point)])
-    assert row["repeats"] == 2 and row["overlapped"] == 4
-    assert row["overlap_ms"] == pytest.approx(40)
-    assert row["entries"] == {("leader", "CA_RECOVERY"): 4, ("leader", "CA_LOSS"): 2,
-                              ("leader", regime.IN_RECOVERY): 2,
-                              ("follower", "CA_RECOVERY"): 2, ("follower", "CA_LOSS"): 0,
-                              ("follower", regime.IN_RECOVERY): 0}
-    assert "| p | ai | 2 | 4 | 40 | 4, 2 (2) | 2, 0 (0) |" in regime.contest_table(
+    assert row["repeats"] == 2 and row["overlapped"] == 6
+    assert row["overlap_ms"] == pytest.approx(60)
+    e = row["entries"]
+    # Leaders: job2's recovery at 1.062, its RTO at 1.012 (from Recovery),
+    # job1's at 1.186 (from Disorder); followers: job1's recovery at 1.064,
+    # job2's RTO at 1.182 (from Open). Twice.
+    assert [e[("leader", k)] for k in ("CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)] \
+        == [2, 4, 2]
+    assert [e[("follower", k)] for k in ("CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)] \
+        == [2, 2, 0]
+    assert "| p | ai | 2 | 6 | 60 | 2, 4 (2) | 2, 2 (0) |" in regime.contest_table(
         [("p", cfg, None, point)])
     # Without traces there is no row.
     assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
+
+
+def test_the_shift_tables_bins_keep_their_edges_and_the_farthest_distance():
+    cfg = two_job_cfg([{"name": "ai", "cc": "mltcp"}])
+    period, _ = regime.ideal_period(cfg)
+    first = [1.0 + i * period for i in range(3)]
+    # D / T: 0.30 (on an edge: its own bin, 0.30-0.35), then 0.5 (the
+    # largest distance: the last bin, 0.45-0.50), then 0.5 again.
+    second = [c + d * period for c, d in zip(first, (0.30, 0.5, 0.5))]
+    point = FakePoint([FakeRepeat(records("job1", first) + records("job2", second))])
+    rows = {round(r["d"], 2): r for r in regime.shift_rows([("p", cfg, None, point)])}
+    assert set(rows) == {0.30, 0.45}
+    assert rows[0.30]["shift"] == pytest.approx(0.2) and rows[0.45]["shift"] == pytest.approx(0)
