@@ -52,10 +52,10 @@ model's at the bin's middle.
 
 --contest-table reads the simulator's window traces ("window_trace"): per
 two-job point and rule, the pairs of phases (one of each job) that overlapped,
-and in that overlap the entries into Recovery and into Loss (an RTO) of the
-job that started its phase first (the leader) and of the other (the
-follower), and of the RTOs those that ended a fast recovery (from Recovery;
-not from Disorder, where no retransmission was under way). The fluid model
+and in that overlap the entries into CWR (ECN's cut), Recovery and Loss (an
+RTO) of the job that started its phase first (the leader) and of the other
+(the follower), and of the RTOs those that ended a fast recovery (from
+Recovery; not from Disorder, where no retransmission was under way). The fluid model
 has the leader win the contest; a rule whose leaders time out more than
 their followers hands the lead back.
 """
@@ -299,10 +299,11 @@ def shift_table(points):
 
 
 # What --contest-table counts while two phases overlap: entries into these
-# states, and the RTOs that ended a fast recovery under way (a retransmission
-# lost too, or too little left in flight to find the rest: what RACK-TLP
-# finds without the timer).
-CONTEST_STATES = ("CA_RECOVERY", "CA_LOSS")
+# states (CWR: a cut for ECN marks, on a marking port the usual one), and
+# the RTOs that ended a fast recovery under way (a retransmission lost too,
+# or too little left in flight to find the rest: what RACK-TLP finds
+# without the timer).
+CONTEST_STATES = ("CA_CWR", "CA_RECOVERY", "CA_LOSS")
 RTO_FROM_RECOVERY = "RTO from recovery"
 
 
@@ -380,12 +381,12 @@ def contest_rows(points):
 
 
 def contest_table(points):
-    lines = ["| point | rule | repeats | overlapping phase pairs | overlap, ms | leader: "
-             "recoveries, RTOs (from recovery) | follower: recoveries, RTOs (from recovery) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| point | rule | repeats | overlapping phase pairs | overlap, ms | leader: CWR, "
+             "recoveries, RTOs (from recovery) | follower: CWR, recoveries, RTOs (from "
+             "recovery) |", "|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
         e = r["entries"]
-        lines.append("| %s | %s | %d | %d | %.0f | %d, %d (%d) | %d, %d (%d) |" % (
+        lines.append("| %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) |" % (
             r["point"], r["rule"], r["repeats"], r["overlapped"], r["overlap_ms"],
             *(e[(role, key)] for role in ("leader", "follower")
               for key in CONTEST_STATES + (RTO_FROM_RECOVERY,))))

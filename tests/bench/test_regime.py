@@ -181,7 +181,8 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
         "job1": [line(1.061, "CA_DISORDER"), line(1.064, "CA_RECOVERY"),
                  line(1.065, "CA_RECOVERY"), line(1.066, "CA_OPEN"),
                  line(1.185, "CA_DISORDER"), line(1.186, "CA_LOSS"),  # from Disorder
-                 line(1.187, "CA_OPEN")],
+                 line(1.187, "CA_OPEN"),
+                 line(1.188, "CA_CWR"), line(1.189, "CA_OPEN")],  # an ECN cut
     }
     point = FakePoint([TracedRepeat(recs, traces)] * 2)
     [row] = regime.contest_rows([("p", cfg, None, point)])
@@ -190,12 +191,12 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     e = row["entries"]
     # Leaders: job2's recovery at 1.062, its RTO at 1.012 (from Recovery),
     # job1's at 1.186 (from Disorder); followers: job1's recovery at 1.064,
-    # job2's RTO at 1.182 (from Open). Twice.
-    assert [e[("leader", k)] for k in ("CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)] \
-        == [2, 4, 2]
-    assert [e[("follower", k)] for k in ("CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)] \
-        == [2, 2, 0]
-    assert "| p | ai | 2 | 6 | 60 | 2, 4 (2) | 2, 2 (0) |" in regime.contest_table(
+    # job2's RTO at 1.182 (from Open); job1's ECN cut at 1.188, leading.
+    # Twice.
+    keys = ("CA_CWR", "CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)
+    assert [e[("leader", k)] for k in keys] == [2, 2, 4, 2]
+    assert [e[("follower", k)] for k in keys] == [0, 2, 2, 0]
+    assert "| p | ai | 2 | 6 | 60 | 2, 2, 4 (2) | 0, 2, 2 (0) |" in regime.contest_table(
         [("p", cfg, None, point)])
     # Without traces there is no row.
     assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
