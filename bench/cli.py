@@ -9,6 +9,7 @@ COMMANDS = {
     "driver": ("bench.driver", "run one point here (inside the guest, or on the host)"),
     "analyze": ("bench.analyze", "summary.json, report.md and plots of a point directory"),
     "collect": ("bench.collect", "point directories gathered into one results directory"),
+    "merge": ("bench.merge", "a point measured in parts (bench run --first-repeat) joined"),
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
     "regime": ("bench.regime", "the simulator's regime map, shift map and data-center table"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),

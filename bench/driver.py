@@ -465,7 +465,7 @@ def main(args):
               % (time.time() - t0, len(exp.jobs), cfg["rate_mbit"], cfg["rtt_ms"],
                  exp.shaping.shaper, exp.limit,
                  ", pure ACKs first" if exp.shaping.ack_priority else ""), flush=True)
-        for rep in range(cfg.get("repeats", 1)):
+        for rep in rundir.repeat_indices(cfg):
             for alg in cfg["algorithms"]:
                 t1 = time.time()
                 try:

@@ -55,7 +55,10 @@ two-job point and rule, the pairs of phases (one of each job) that overlapped,
 and in that overlap the entries into CWR (ECN's cut), Recovery and Loss (an
 RTO) of the job that started its phase first (the leader) and of the other
 (the follower), and of the RTOs those that ended a fast recovery (from
-Recovery; not from Disorder, where no retransmission was under way). The fluid model
+Recovery; not from Disorder, where no retransmission was under way). A row
+per direction: rank 0's senders (left to right) and, for exchanging jobs,
+rank 1's (right to left), whose phases are the same but whose contest
+runs through the other port. The fluid model
 has the leader win the contest; a rule whose leaders time out more than
 their followers hands the lead back.
 """
@@ -305,6 +308,9 @@ def shift_table(points):
 # without the timer).
 CONTEST_STATES = ("CA_CWR", "CA_RECOVERY", "CA_LOSS")
 RTO_FROM_RECOVERY = "RTO from recovery"
+# The contest's direction, by the rank whose sending it reads: on the
+# dumbbell rank 0 sends from the left hosts, rank 1 from the right.
+SENDERS = {0: "rank 0, left to right", 1: "rank 1, right to left"}
 
 
 def overlaps(its_a, its_b):
@@ -342,12 +348,11 @@ def entries(trace, times, lo, hi):
     return counts
 
 
-def contest(repeat, jobs):
+def contest(repeat, jobs, rank=0):
     """(overlapping phase pairs, their overlap in seconds, {(role, state):
-    entries}) of one repeat of a two-job point from its window traces, or
-    None where they were not written. Only rank 0's sending is traced here:
-    the whole contest for pushing jobs, one direction of an exchange."""
-    traces = [repeat.window_trace(job, 0) for job in jobs]
+    entries}) of one repeat of a two-job point from its window traces of
+    the jobs' rank-`rank` senders, or None where they were not written."""
+    traces = [repeat.window_trace(job, rank) for job in jobs]
     if any(t is None for t in traces):
         return None
     times = [[x["t"] for x in t] for t in traces]
@@ -362,32 +367,42 @@ def contest(repeat, jobs):
     return len(pairs), sum(hi - lo for _, lo, hi in pairs), counts
 
 
+def senders(cfg):
+    """The ranks whose sending the contest reads: rank 0 (the left hosts,
+    sending right) of pushing jobs, ranks 0 and 1 of exchanging ones, whose
+    contests run one in each direction."""
+    return (0,) if all(job.get("collective") == "push" for job in cfg["jobs"]) else (0, 1)
+
+
 def contest_rows(points):
     out = []
     for name, cfg, _, point in points:
-        if point is None or len(cfg["jobs"]) != 2:
+        if point is None or len(cfg["jobs"]) != 2 or \
+                any(job.get("ranks", 2) != 2 for job in cfg["jobs"]):
             continue
         jobs = sorted(job["name"] for job in cfg["jobs"])
         for alg in cfg["algorithms"]:
-            found = [c for c in (contest(rep, jobs) for rep in point.repeats(alg["name"]))
-                     if c is not None]
-            if not found:
-                continue
-            total = {k: sum(c[2][k] for c in found) for k in found[0][2]}
-            out.append({"point": name, "rule": alg["name"], "repeats": len(found),
-                        "overlapped": sum(c[0] for c in found),
-                        "overlap_ms": 1e3 * sum(c[1] for c in found), "entries": total})
+            for rank in senders(cfg):
+                found = [c for c in (contest(rep, jobs, rank)
+                                     for rep in point.repeats(alg["name"])) if c is not None]
+                if not found:
+                    continue
+                total = {k: sum(c[2][k] for c in found) for k in found[0][2]}
+                out.append({"point": name, "rule": alg["name"], "sender": rank,
+                            "repeats": len(found), "overlapped": sum(c[0] for c in found),
+                            "overlap_ms": 1e3 * sum(c[1] for c in found), "entries": total})
     return out
 
 
 def contest_table(points):
-    lines = ["| point | rule | repeats | overlapping phase pairs | overlap, ms | leader: CWR, "
-             "recoveries, RTOs (from recovery) | follower: CWR, recoveries, RTOs (from "
-             "recovery) |", "|---|---|---|---|---|---|---|"]
+    lines = ["| point | rule | senders | repeats | overlapping phase pairs | overlap, ms | "
+             "leader: CWR, recoveries, RTOs (from recovery) | follower: CWR, recoveries, RTOs "
+             "(from recovery) |", "|---|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
         e = r["entries"]
-        lines.append("| %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) |" % (
-            r["point"], r["rule"], r["repeats"], r["overlapped"], r["overlap_ms"],
+        lines.append("| %s | %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) |" % (
+            r["point"], r["rule"], SENDERS[r["sender"]], r["repeats"], r["overlapped"],
+            r["overlap_ms"],
             *(e[(role, key)] for role in ("leader", "follower")
               for key in CONTEST_STATES + (RTO_FROM_RECOVERY,))))
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 """Run bench points and analyze them: the module in the test guest, or the
 BPF twin on the host.
 
-    python3 -m bench run [--iterations N] [--repeats N] [--only TEXT]
+    python3 -m bench run [--iterations N] [--repeats N] [--first-repeat K] [--only TEXT]
                          [--algorithms A,B] [--host] [--out DIR] [--dry-run] SET...
     python3 -m bench run --config FILE.json [--out POINT_DIR] [--dry-run]
 
@@ -85,13 +85,13 @@ def sim_argv(cfg, point):
     limit = bottleneck_limit(cfg)
     seeds = {"%s/rep%d/%s/%d" % (alg["name"], rep, job["name"], rank):
              worker_seed("%s/rep%d" % (alg["name"], rep), job["name"], rank)
-             for alg in cfg["algorithms"] for rep in range(cfg.get("repeats", 1))
+             for alg in cfg["algorithms"] for rep in rundir.repeat_indices(cfg)
              for job in cfg["jobs"] for rank in range(job.get("ranks", 2))}
     if cfg.get("start", "given") != "given":
-        for rep in range(cfg.get("repeats", 1)):
+        for rep in rundir.repeat_indices(cfg):
             for job, offset_ms in start_offsets(cfg, rep).items():
                 seeds["rep%d/%s/offset_us" % (rep, job)] = int(round(offset_ms * 1e3))
-    path = point.file("sim-seeds.json")
+    path = point.file(rundir.SIM_SEEDS)
     rundir.write_json(path, seeds)
     return [paths.SIM, "--queue-limit", str(limit), "--seeds", path, point.path]
 
@@ -164,6 +164,11 @@ def configurations(args):
         for key in ("iterations", "repeats"):
             if getattr(args, key):
                 cfgs[0][key] = getattr(args, key)
+    if args.first_repeat is not None:
+        if args.first_repeat < 0:
+            raise SystemExit("bench run: --first-repeat: 0 or more")
+        for cfg in cfgs:
+            cfg["first_repeat"] = args.first_repeat
     if args.host and args.sim:
         raise SystemExit("bench run: --host or --sim, not both")
     if args.host:
@@ -183,6 +188,9 @@ def add_arguments(parser):
     parser.add_argument("--config", metavar="FILE.json", help="run this one configuration")
     parser.add_argument("--iterations", type=int)
     parser.add_argument("--repeats", type=int)
+    parser.add_argument("--first-repeat", type=int, metavar="K",
+                        help="number the repeats from K (default 0): more seeds for a "
+                             "point measured already, to be joined by `bench merge`")
     parser.add_argument("--only", help="run only points whose name contains this")
     parser.add_argument("--algorithms", help="comma-separated subset of each point's algorithms")
     parser.add_argument("--out")

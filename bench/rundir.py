@@ -11,6 +11,8 @@ repeat):
         <job>-r<rank>.jsonl        one worker's mltcp-trainsim log (docs/trainsim.md)
         <job>-r<rank>.window.jsonl the simulator's trace of that worker's
                                    sending window ("window_trace", sim/point.h)
+    sim-seeds.json                 a simulated point's workers' seeds and random
+                                   starts, as mltcp-sim was given them
     summary.json, report.md, *.png written by `python3 -m bench analyze`
 
 A results directory (`python3 -m bench run SET...`) holds a point directory
@@ -34,10 +36,20 @@ import os
 FORMAT = 1
 CONFIG, SUMMARY, RESULTS = "config.json", "summary.json", "results.json"
 WINDOW_TRACE = ".window.jsonl"  # beside a worker's log: mltcp-sim's window_trace
+SIM_SEEDS = "sim-seeds.json"  # a simulated point's seeds and starts (bench.run.sim_argv())
 
 
 class FormatError(ValueError):
     pass
+
+
+def repeat_indices(cfg):
+    """The repeats a configuration runs: "repeats" of them from
+    "first_repeat" (default 0). A repeat's seeds and random starts follow its
+    index, so a point measured in parts (bench merge) is the point measured
+    in one run."""
+    first = cfg.get("first_repeat", 0)
+    return range(first, first + cfg.get("repeats", 1))
 
 
 def read_json(path):

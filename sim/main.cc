@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 	}
 	if (planning)
 		return plan(point);
-	for (unsigned rep = 0; rep < point.repeats; rep++)
+	for (unsigned rep = point.first_repeat; rep < point.first_repeat + point.repeats; rep++)
 		for (const Algorithm &alg : point.algorithms) {
 			const fs::path out = dir / "raw" / alg.name / ("rep" + std::to_string(rep));
 			for (const std::string &failure :

@@ -34,14 +34,21 @@ double number(const json &obj, const char *key, std::optional<double> fallback =
 }
 
 // A count: a whole number from 1 to max.
-uint64_t count(const json &obj, const char *key, uint64_t max,
+uint64_t whole(const json &obj, const char *key, uint64_t min, uint64_t max,
 	       std::optional<double> fallback = std::nullopt)
 {
 	const double value = number(obj, key, fallback);
-	if (value < 1 || value > static_cast<double>(max) || value != std::floor(value))
-		refuse(std::string("\"") + key + "\": a whole number from 1 to " +
-		       std::to_string(max));
+	if (value < static_cast<double>(min) || value > static_cast<double>(max) ||
+	    value != std::floor(value))
+		refuse(std::string("\"") + key + "\": a whole number from " + std::to_string(min) +
+		       " to " + std::to_string(max));
 	return static_cast<uint64_t>(value);
+}
+
+uint64_t count(const json &obj, const char *key, uint64_t max,
+	       std::optional<double> fallback = std::nullopt)
+{
+	return whole(obj, key, 1, max, fallback);
 }
 
 uint64_t us(double ms)
@@ -263,6 +270,7 @@ Point parse_point(const std::string &json_text)
 		point.rtt_ms = number(cfg, "rtt_ms");
 		point.iterations = count(cfg, "iterations", 10'000'000);
 		point.repeats = static_cast<unsigned>(count(cfg, "repeats", 1000, 1.0));
+		point.first_repeat = static_cast<unsigned>(whole(cfg, "first_repeat", 0, 1000, 0.0));
 		point.sample_ms = number(cfg, "sample_ms", 10.0);
 		point.seed = count(cfg, "seed", UINT32_MAX, 1.0);
 		if (cfg.contains("ecn_mark_bytes"))

@@ -73,6 +73,10 @@ struct Point {
 	double rtt_ms = 0;
 	uint64_t iterations = 0;
 	unsigned repeats = 1;
+	// The first repeat's index: a point measured in parts (bench merge)
+	// runs repeats first_repeat .. first_repeat + repeats - 1, each seeded
+	// and started as it would be in one run of them all.
+	unsigned first_repeat = 0;
 	double sample_ms = 10;
 	uint64_t seed = 1;
 	// ECN points (data-center regime): the bottleneck marks at this many

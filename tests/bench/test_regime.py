@@ -151,12 +151,12 @@ def test_the_shift_table_bins_the_measured_shifts_beside_the_rules_model():
 
 
 class TracedRepeat(FakeRepeat):
-    def __init__(self, recs, traces):
+    def __init__(self, recs, traces, reverse=None):
         super().__init__(recs)
-        self.traces = traces
+        self.traces = {0: traces, 1: reverse or {}}
 
     def window_trace(self, job, rank):
-        return self.traces.get(job) if rank == 0 else None
+        return self.traces[rank].get(job)
 
 
 def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
@@ -196,10 +196,26 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     keys = ("CA_CWR", "CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)
     assert [e[("leader", k)] for k in keys] == [2, 2, 4, 2]
     assert [e[("follower", k)] for k in keys] == [0, 2, 2, 0]
-    assert "| p | ai | 2 | 6 | 60 | 2, 2, 4 (2) | 0, 2, 2 (0) |" in regime.contest_table(
-        [("p", cfg, None, point)])
+    assert "| p | ai | rank 0, left to right | 2 | 6 | 60 | 2, 2, 4 (2) | 0, 2, 2 (0) |" \
+        in regime.contest_table([("p", cfg, None, point)])
     # Without traces there is no row.
     assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
+    # The exchange's other direction: the same phases, rank 1's senders. Its
+    # leader job2 (at 1.000) is cut for ECN once in the first overlap.
+    reverse = {"job1": [line(1.0, "CA_OPEN")],
+               "job2": [line(1.001, "CA_CWR"), line(1.002, "CA_OPEN")]}
+    point = FakePoint([TracedRepeat(recs, traces, reverse)])
+    forward, back = regime.contest_rows([("p", cfg, None, point)])
+    assert (forward["sender"], back["sender"]) == (0, 1)
+    assert back["overlapped"] == forward["overlapped"] == 3
+    assert [back["entries"][("leader", k)] for k in keys] == [0, 0, 0, 0]
+    reverse["job2"] = [line(1.012, "CA_CWR"), line(1.013, "CA_OPEN")]  # in 1.010-1.020
+    assert [regime.contest_rows([("p", cfg, None, point)])[1]["entries"][("leader", k)]
+            for k in keys] == [1, 0, 0, 0]
+    # Pushing jobs send from rank 0 only: no row for rank 1's receivers.
+    for job in cfg["jobs"]:
+        job["collective"] = "push"
+    assert [r["sender"] for r in regime.contest_rows([("p", cfg, None, point)])] == [0]
 
 
 def test_the_shift_tables_bins_keep_their_edges_and_the_farthest_distance():

@@ -120,20 +120,26 @@ def test_an_unknown_parameter_is_refused(tmp_path):
     sim_refuses(tmp_path, cfg, "slope", "lots")
 
 
+@pytest.mark.parametrize("first", [-1, 1.5, 1001, "1"])
+def test_a_bad_first_repeat_is_refused(tmp_path, first):
+    sim_refuses(tmp_path, dict(smoke_config(), first_repeat=first), "first_repeat")
+
+
 def test_bad_command_lines_are_refused(tmp_path):
     for argv in ([], ["--queue-limit", "0", str(tmp_path)], ["--queue-limit", "x", "y"]):
         run = subprocess.run([paths.SIM] + argv, capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
-def run_config(tmp_path, cfg):
-    """`python3 -m bench run --config` on cfg; its point directory."""
+def run_config(tmp_path, cfg, *options, out=None):
+    """`python3 -m bench run --config` on cfg (with options); its point
+    directory (out, or one named after cfg)."""
     config = tmp_path / (cfg["name"] + ".json")
     config.write_text(json.dumps(cfg))
-    out = str(tmp_path / cfg["name"])
+    out = str(out or tmp_path / cfg["name"])
     run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "run", "--config", str(config),
-                          "--out", out], cwd=paths.TOP, capture_output=True, text=True,
-                         timeout=300)
+                          "--out", out] + list(options), cwd=paths.TOP, capture_output=True,
+                         text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     return rundir.Point(out)
 
@@ -244,6 +250,41 @@ def test_a_faster_reverse_direction_takes_the_reverse_contest_off_the_bottleneck
         drops[name] = repeat.meta["drops"]["bottleneck"]
     assert drops["same"]["to-right"] > 0 and drops["same"]["to-left"] > 0, drops
     assert drops["fast"]["to-right"] > 0 and drops["fast"]["to-left"] == 0, drops
+
+
+def test_a_point_measured_in_parts_is_the_point_measured_at_once(tmp_path):
+    """More seeds for a point measured already: `bench run --first-repeat K`
+    runs repeats K on, each seeded and started as one run of them all does
+    it, and `bench merge` joins the parts. From random starts (drawn per
+    repeat), three repeats at once and as 0 then 1-2 give the same records
+    to the nanosecond and the same summary."""
+    algorithms = [{"name": "cubic", "cc": "cubic"}, matrix.mltcp_alg("ai", "ai", "1.6", "0.2")]
+    jobs = matrix.identical_jobs(2, 0.4, 20, 1000, "exchange")
+    cfg = matrix.sim_point("parts", jobs, 1000, 0.1, 100000, 6, 3, algorithms,
+                           start="random", **matrix.DC_TCP)
+    whole = run_config(tmp_path, cfg, out=tmp_path / "whole")
+    first = run_config(tmp_path, dict(cfg, repeats=1), out=tmp_path / "first")
+    rest = run_config(tmp_path, dict(cfg, repeats=2), "--first-repeat", "1",
+                      out=tmp_path / "rest")
+    assert [r.index for r in rest.repeats("ai")] == [1, 2]
+    run = subprocess.run([paths.SYSTEM_PYTHON, "-m", "bench", "merge", str(tmp_path / "joined"),
+                          rest.path, first.path], cwd=paths.TOP, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    joined = rundir.Point(str(tmp_path / "joined"))
+    assert joined.config()["repeats"] == 3 and "first_repeat" not in joined.config()
+    for alg in ("cubic", "ai"):
+        reps = whole.repeats(alg)
+        assert [r.index for r in joined.repeats(alg)] == [0, 1, 2]
+        for once, part in zip(reps, joined.repeats(alg)):
+            assert part.records == once.records, (alg, once.index)
+        assert reps[0].records != reps[1].records, "the repeats were not drawn apart"
+        keep = ("mean_iter_ms", "p99_iter_ms", "per_repeat_mean_iter_ms", "stable_repeats",
+                "converged_iteration", "rtos")
+        assert {k: joined.summary()["algorithms"][alg][k] for k in keep} == \
+            {k: whole.summary()["algorithms"][alg][k] for k in keep}
+    assert rundir.read_json(joined.file(rundir.SIM_SEEDS)) == \
+        rundir.read_json(whole.file(rundir.SIM_SEEDS))
 
 
 def test_a_window_trace_follows_each_sender_and_changes_nothing(tmp_path):
