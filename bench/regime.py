@@ -58,9 +58,12 @@ RTO) of the job that started its phase first (the leader) and of the other
 Recovery; not from Disorder, where no retransmission was under way). A row
 per direction: rank 0's senders (left to right) and, for exchanging jobs,
 rank 1's (right to left), whose phases are the same but whose contest
-runs through the other port. The fluid model
-has the leader win the contest; a rule whose leaders time out more than
-their followers hands the lead back.
+runs through the other port. Beside the counts, each role's window
+averaged over the overlaps (time-weighted, segments), and the pairs in
+which the leader's was the larger. The fluid model
+has the leader win the contest, with the larger share; a rule whose
+leaders time out more than their followers, or hold the smaller window,
+hands the lead back.
 """
 import bisect
 import os
@@ -311,6 +314,7 @@ RTO_FROM_RECOVERY = "RTO from recovery"
 # The contest's direction, by the rank whose sending it reads: on the
 # dumbbell rank 0 sends from the left hosts, rank 1 from the right.
 SENDERS = {0: "rank 0, left to right", 1: "rank 1, right to left"}
+ROLES = ("leader", "follower")
 
 
 def overlaps(its_a, its_b):
@@ -348,23 +352,46 @@ def entries(trace, times, lo, hi):
     return counts
 
 
+def window_area(trace, times, lo, hi):
+    """The trace's window (segments) integrated over [lo, hi], in segment
+    seconds: the window in force at lo (the first line's before the trace
+    starts) until each change."""
+    i = bisect.bisect_right(times, lo)
+    window = trace[i - 1]["cwnd"] if i else trace[0]["cwnd"]
+    area, since = 0.0, lo
+    for x in trace[i:bisect.bisect_right(times, hi)]:
+        area += window * (x["t"] - since)
+        window, since = x["cwnd"], x["t"]
+    return area + window * (hi - since)
+
+
 def contest(repeat, jobs, rank=0):
-    """(overlapping phase pairs, their overlap in seconds, {(role, state):
-    entries}) of one repeat of a two-job point from its window traces of
-    the jobs' rank-`rank` senders, or None where they were not written."""
+    """The contest in one repeat of a two-job point, from its window traces
+    of the jobs' rank-`rank` senders, or None where they were not written:
+    {"pairs": overlapping phase pairs, "overlap_s": their overlap,
+    "entries": {(role, state): entries}, "window": {role: the window
+    integrated over the overlaps, segment seconds}, "leader_larger": pairs
+    in which the leader's mean window was the larger}."""
     traces = [repeat.window_trace(job, rank) for job in jobs]
     if any(t is None for t in traces):
         return None
     times = [[x["t"] for x in t] for t in traces]
     its = metrics.job_iterations(repeat.records)
-    counts = {(role, key): 0 for role in ("leader", "follower")
-              for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)}
-    pairs = overlaps(its[jobs[0]], its[jobs[1]])
-    for leader, lo, hi in pairs:
-        for job, role in ((leader, "leader"), (1 - leader, "follower")):
+    out = {"pairs": 0, "overlap_s": 0.0, "leader_larger": 0,
+           "entries": {(role, key): 0 for role in ROLES
+                       for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)},
+           "window": dict.fromkeys(ROLES, 0.0)}
+    for leader, lo, hi in overlaps(its[jobs[0]], its[jobs[1]]):
+        out["pairs"] += 1
+        out["overlap_s"] += hi - lo
+        area = {}
+        for job, role in zip((leader, 1 - leader), ROLES):
             for key, n in entries(traces[job], times[job], lo, hi).items():
-                counts[(role, key)] += n
-    return len(pairs), sum(hi - lo for _, lo, hi in pairs), counts
+                out["entries"][(role, key)] += n
+            area[role] = window_area(traces[job], times[job], lo, hi)
+            out["window"][role] += area[role]
+        out["leader_larger"] += area["leader"] > area["follower"]
+    return out
 
 
 def senders(cfg):
@@ -387,24 +414,35 @@ def contest_rows(points):
                                      for rep in point.repeats(alg["name"])) if c is not None]
                 if not found:
                     continue
-                total = {k: sum(c[2][k] for c in found) for k in found[0][2]}
+                overlap_s = sum(c["overlap_s"] for c in found)
                 out.append({"point": name, "rule": alg["name"], "sender": rank,
-                            "repeats": len(found), "overlapped": sum(c[0] for c in found),
-                            "overlap_ms": 1e3 * sum(c[1] for c in found), "entries": total})
+                            "repeats": len(found), "overlapped": sum(c["pairs"] for c in found),
+                            "overlap_ms": 1e3 * overlap_s,
+                            "entries": {k: sum(c["entries"][k] for c in found)
+                                        for k in found[0]["entries"]},
+                            # Time-weighted over every overlap, segments.
+                            "mean_window": {role: (sum(c["window"][role] for c in found) /
+                                                   overlap_s if overlap_s else None)
+                                            for role in ROLES},
+                            "leader_larger": sum(c["leader_larger"] for c in found)})
     return out
 
 
 def contest_table(points):
     lines = ["| point | rule | senders | repeats | overlapping phase pairs | overlap, ms | "
              "leader: CWR, recoveries, RTOs (from recovery) | follower: CWR, recoveries, RTOs "
-             "(from recovery) |", "|---|---|---|---|---|---|---|---|"]
+             "(from recovery) | mean window, leader / follower (segments) | pairs the "
+             "leader's window was the larger in |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
-        e = r["entries"]
-        lines.append("| %s | %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) |" % (
-            r["point"], r["rule"], SENDERS[r["sender"]], r["repeats"], r["overlapped"],
-            r["overlap_ms"],
-            *(e[(role, key)] for role in ("leader", "follower")
-              for key in CONTEST_STATES + (RTO_FROM_RECOVERY,))))
+        e, w = r["entries"], r["mean_window"]
+        lines.append("| %s | %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) | "
+                     "%s / %s | %d |" % (
+                         r["point"], r["rule"], SENDERS[r["sender"]], r["repeats"],
+                         r["overlapped"], r["overlap_ms"],
+                         *(e[(role, key)] for role in ROLES
+                           for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)),
+                         fmt(w["leader"], "%.1f"), fmt(w["follower"], "%.1f"),
+                         r["leader_larger"]))
     return "\n".join(lines)
 
 

@@ -196,8 +196,11 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     keys = ("CA_CWR", "CA_RECOVERY", "CA_LOSS", regime.RTO_FROM_RECOVERY)
     assert [e[("leader", k)] for k in keys] == [2, 2, 4, 2]
     assert [e[("follower", k)] for k in keys] == [0, 2, 2, 0]
-    assert "| p | ai | rank 0, left to right | 2 | 6 | 60 | 2, 2, 4 (2) | 0, 2, 2 (0) |" \
-        in regime.contest_table([("p", cfg, None, point)])
+    # Every line's window is 10 segments: no leader's is the larger.
+    assert row["mean_window"] == {"leader": pytest.approx(10), "follower": pytest.approx(10)}
+    assert row["leader_larger"] == 0
+    assert "| p | ai | rank 0, left to right | 2 | 6 | 60 | 2, 2, 4 (2) | 0, 2, 2 (0) " \
+        "| 10.0 / 10.0 | 0 |" in regime.contest_table([("p", cfg, None, point)])
     # Without traces there is no row.
     assert regime.contest_rows([("p", cfg, None, FakePoint([FakeRepeat(recs)]))]) == []
     # The exchange's other direction: the same phases, rank 1's senders. Its
@@ -212,6 +215,16 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     reverse["job2"] = [line(1.012, "CA_CWR"), line(1.013, "CA_OPEN")]  # in 1.010-1.020
     assert [regime.contest_rows([("p", cfg, None, point)])[1]["entries"][("leader", k)]
             for k in keys] == [1, 0, 0, 0]
+    # The window in force counts from where the overlap starts: job2's 40
+    # from 1.012 to 1.016 and 10 after, over job2-led overlaps 1.010-1.020
+    # and 1.060-1.070 (20 ms), led by job1 over 1.180-1.190 (10 ms).
+    reverse["job2"] = [line(1.0, "CA_OPEN"), dict(line(1.012, "CA_OPEN"), cwnd=40),
+                       line(1.016, "CA_OPEN")]
+    back = regime.contest_rows([("p", cfg, None, point)])[1]
+    leader = (10 * 0.002 + 40 * 0.004 + 10 * 0.004 + 10 * 0.010 + 10 * 0.010) / 0.030
+    assert back["mean_window"] == {"leader": pytest.approx(leader),
+                                   "follower": pytest.approx(10)}
+    assert back["leader_larger"] == 1
     # Pushing jobs send from rank 0 only: no row for rank 1's receivers.
     for job in cfg["jobs"]:
         job["collective"] = "push"
