@@ -59,8 +59,10 @@ Recovery; not from Disorder, where no retransmission was under way). A row
 per direction: rank 0's senders (left to right) and, for exchanging jobs,
 rank 1's (right to left), whose phases are the same but whose contest
 runs through the other port. Beside the counts, each role's window
-averaged over the overlaps (time-weighted, segments), and the pairs in
-which the leader's was the larger. The fluid model
+averaged over the overlaps (time-weighted, segments), the pairs in which
+the leader's was the larger, and, as the phases meet, the leader's window
+and F and the follower's largest window in the overlap (medians over the
+pairs). The fluid model
 has the leader win the contest, with the larger share; a rule whose
 leaders time out more than their followers, or hold the smaller window,
 hands the lead back.
@@ -352,6 +354,19 @@ def entries(trace, times, lo, hi):
     return counts
 
 
+def line_at(trace, times, t):
+    """The trace's line in force at t (its first before it starts)."""
+    i = bisect.bisect_right(times, t)
+    return trace[i - 1] if i else trace[0]
+
+
+def peak_window(trace, times, lo, hi):
+    """The largest window of the trace in [lo, hi], the one in force at lo
+    included."""
+    inside = trace[bisect.bisect_right(times, lo):bisect.bisect_right(times, hi)]
+    return max([line_at(trace, times, lo)["cwnd"]] + [x["cwnd"] for x in inside])
+
+
 def window_area(trace, times, lo, hi):
     """The trace's window (segments) integrated over [lo, hi], in segment
     seconds: the window in force at lo (the first line's before the trace
@@ -371,7 +386,9 @@ def contest(repeat, jobs, rank=0):
     {"pairs": overlapping phase pairs, "overlap_s": their overlap,
     "entries": {(role, state): entries}, "window": {role: the window
     integrated over the overlaps, segment seconds}, "leader_larger": pairs
-    in which the leader's mean window was the larger}."""
+    in which the leader's mean window was the larger, "arrivals": per pair,
+    (the leader's window and F when the follower's phase meets it, the
+    follower's largest window in the overlap)}."""
     traces = [repeat.window_trace(job, rank) for job in jobs]
     if any(t is None for t in traces):
         return None
@@ -380,9 +397,12 @@ def contest(repeat, jobs, rank=0):
     out = {"pairs": 0, "overlap_s": 0.0, "leader_larger": 0,
            "entries": {(role, key): 0 for role in ROLES
                        for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)},
-           "window": dict.fromkeys(ROLES, 0.0)}
+           "window": dict.fromkeys(ROLES, 0.0), "arrivals": []}
     for leader, lo, hi in overlaps(its[jobs[0]], its[jobs[1]]):
         out["pairs"] += 1
+        met = line_at(traces[leader], times[leader], lo)
+        out["arrivals"].append((met["cwnd"], met.get("f"),
+                                peak_window(traces[1 - leader], times[1 - leader], lo, hi)))
         out["overlap_s"] += hi - lo
         area = {}
         for job, role in zip((leader, 1 - leader), ROLES):
@@ -424,25 +444,41 @@ def contest_rows(points):
                             "mean_window": {role: (sum(c["window"][role] for c in found) /
                                                    overlap_s if overlap_s else None)
                                             for role in ROLES},
-                            "leader_larger": sum(c["leader_larger"] for c in found)})
+                            "leader_larger": sum(c["leader_larger"] for c in found),
+                            "arrival": arrival([a for c in found for a in c["arrivals"]],
+                                               rule_line(cfg, alg) is not None)})
     return out
+
+
+def arrival(arrivals, scaled):
+    """Medians over the pairs: {"leader_window", "leader_f" (None where
+    MLTCP does not scale the flows: a base algorithm's trace carries F = 1),
+    "follower_peak"}, or None without pairs."""
+    if not arrivals:
+        return None
+    fs = [f for _, f, _ in arrivals if f is not None]
+    return {"leader_window": statistics.median(w for w, _, _ in arrivals),
+            "leader_f": statistics.median(fs) if fs and scaled else None,
+            "follower_peak": statistics.median(p for _, _, p in arrivals)}
 
 
 def contest_table(points):
     lines = ["| point | rule | senders | repeats | overlapping phase pairs | overlap, ms | "
              "leader: CWR, recoveries, RTOs (from recovery) | follower: CWR, recoveries, RTOs "
              "(from recovery) | mean window, leader / follower (segments) | pairs the "
-             "leader's window was the larger in |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "leader's window was the larger in | as they meet (medians): leader's window, "
+             "its F; the follower's peak |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in contest_rows(points):
-        e, w = r["entries"], r["mean_window"]
+        e, w, a = r["entries"], r["mean_window"], r["arrival"] or {}
         lines.append("| %s | %s | %s | %d | %d | %.0f | %d, %d, %d (%d) | %d, %d, %d (%d) | "
-                     "%s / %s | %d |" % (
+                     "%s / %s | %d | %s, %s; %s |" % (
                          r["point"], r["rule"], SENDERS[r["sender"]], r["repeats"],
                          r["overlapped"], r["overlap_ms"],
                          *(e[(role, key)] for role in ROLES
                            for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)),
                          fmt(w["leader"], "%.1f"), fmt(w["follower"], "%.1f"),
-                         r["leader_larger"]))
+                         r["leader_larger"], fmt(a.get("leader_window"), "%.0f"),
+                         fmt(a.get("leader_f"), "%.2f"), fmt(a.get("follower_peak"), "%.0f")))
     return "\n".join(lines)
 
 

@@ -242,3 +242,29 @@ def test_the_shift_tables_bins_keep_their_edges_and_the_farthest_distance():
     rows = {round(r["d"], 2): r for r in regime.shift_rows([("p", cfg, None, point)])}
     assert set(rows) == {0.30, 0.45}
     assert rows[0.30]["shift"] == pytest.approx(0.2) and rows[0.45]["shift"] == pytest.approx(0)
+
+
+def test_the_contest_notes_the_leaders_window_and_f_and_the_followers_peak_as_they_meet():
+    cfg = two_job_cfg([{"name": "cubic", "cc": "cubic"}, {"name": "ai", "cc": "mltcp"}])
+    # job2 leads 1.000-1.020 against job1's 1.010-1.030, then job1 leads
+    # 1.100-1.120 against job2's 1.110-1.130.
+    recs = records("job1", [1.010, 1.100]) + records("job2", [1.000, 1.110])
+
+    def line(t, cwnd, f):
+        return {"t": t, "cwnd": cwnd, "ssthresh": None, "state": "CA_OPEN", "f": f}
+    traces = {"job2": [line(1.000, 10, 0.2), line(1.008, 30, 0.6), line(1.114, 60, 0.3),
+                       line(1.116, 20, 0.3)],
+              "job1": [line(1.010, 10, 0.2), line(1.012, 70, 0.3), line(1.025, 10, 0.9),
+                       line(1.104, 40, 1.1)]}
+    c = regime.contest(TracedRepeat(recs, traces), ["job1", "job2"])
+    # As they meet: job2 at 30 (F 0.6), job1 up to 70 in 1.010-1.020; then
+    # job1 at 40 (F 1.1), job2 up to 60 in 1.110-1.120.
+    assert c["arrivals"] == [(30, 0.6, 70), (40, 1.1, 60)]
+    point = FakePoint([TracedRepeat(recs, traces)])
+    rows = {r["rule"]: r for r in regime.contest_rows([("p", cfg, None, point)])}
+    assert rows["ai"]["arrival"] == {"leader_window": 35, "leader_f": pytest.approx(0.85),
+                                     "follower_peak": 65}
+    # A base algorithm's trace carries F = 1, which is no rule's: not shown.
+    assert rows["cubic"]["arrival"]["leader_f"] is None
+    assert "| 35, 0.85; 65 |" in regime.contest_table([("p", cfg, None, point)])
+    assert "| 35, -; 65 |" in regime.contest_table([("p", cfg, None, point)])
