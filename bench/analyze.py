@@ -67,6 +67,7 @@ def analyze(point):
                                 if rates else {})
             run["bulk_mbit"] = {b: run["mean_mbit"].get(b) for b in meta.get("bulk", [])}
             run["jain"] = metrics.jain_index(list(run["mean_mbit"].values())) if rates else None
+            run["repeat"] = repeat.index
             run["detector"] = (metrics.detector_view(meta["flows"], cfg["jobs"],
                                                      cfg["iterations"])
                                if "flows" in meta else None) or None
@@ -129,7 +130,11 @@ def aggregate(reps):
         "failures": [f for r in reps for f in r["failures"]],
         "cc_counters": summed_counters([r["cc_counters"] for r in reps]),
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
-        "detector": [r["detector"] for r in reps if r.get("detector") is not None],
+        # The repeats' own numbers: a point merged from parts (bench merge)
+        # may start at any.
+        "repeat_indices": [r["repeat"] for r in reps],
+        "detector": {str(r["repeat"]): r["detector"] for r in reps
+                     if r.get("detector") is not None},
         "jobs": {job: {"mean_iter_ms": ms(sum(r["jobs"][job]["mean_iter_s"] for r in reps)
                                           / len(reps)),
                        "p99_iter_ms": ms(max(r["jobs"][job]["p99_iter_s"] for r in reps)),
@@ -261,9 +266,9 @@ def report(summary, baseline, plots):
                   "| algorithm | repeat | job | steps | gradient flows | iterations | "
                   "learned / carried |", "|---|---|---|---|---|---|---|"]
         for name, a in summary["algorithms"].items():
-            for rep, view in enumerate(a["detector"]):
+            for rep, view in a["detector"].items():
                 for job, d in view.items():
-                    lines.append("| %s | %d | %s | %d | %d | %s | %s |" % (
+                    lines.append("| %s | %s | %s | %d | %d | %s | %s |" % (
                         name, rep, job, d["steps"], d["gradient_flows"],
                         fmt(d["iterations"]), fmt(d["learned_over_carried"])))
     if any(a["bulk_mbit"] for a in summary["algorithms"].values()):

@@ -20,7 +20,6 @@ all.
 import datetime
 import os
 import shutil
-import tempfile
 
 from bench import rundir, run
 
@@ -70,27 +69,16 @@ def gather(out_path, point_paths):
                          "host_loadavg": None}
         points.append((point, name))
         stamps.append((started(point, summary) or "", summary.get("commit")))
-    commits = []
-    for _, commit in sorted(stamps):
-        if commit and commit not in commits:
-            commits.append(commit)
+    commit = rundir.joined_commits(c for _, c in sorted(stamps))
     dates = sorted(d for d, _ in stamps if d)
-    commit, date = "+".join(commits) or None, dates[0] if dates else None
+    date = dates[0] if dates else None
     doc = run.results_doc(commit, date, ["collected"], results)
-    # Built beside OUT and renamed into place: a failed copy leaves no OUT.
-    parent = os.path.dirname(os.path.abspath(out_path))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".collect-", dir=parent)
-    try:
+    with rundir.made_whole(out_path, ".collect-") as tmp:
         for point, name in points:
             shutil.copytree(point.path, os.path.join(tmp, name))
         rundir.Results(tmp).write(doc, "# Bench results\n\nMeasured %s at commit %s, "
                                   "backend: %s; gathered by `bench collect`.\n\n%s\n" % (
                                       date, commit, doc["backend"], run.table(results)))
-        os.rename(tmp, out_path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return doc
 
 

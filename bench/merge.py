@@ -9,20 +9,24 @@ K + N - 1 of P's configuration, each seeded and started as one run of them
 all would seed and start it (rundir.repeat_indices()), so that seeds can be
 added to a point measured already. This joins the parts. Their
 configurations must agree but for PART_KEYS; every part must hold each of its
-algorithms' repeats; together the parts must number their repeats from the
-first one on without a gap or an overlap. OUT gets their raw repeats, the
+algorithms' repeats, each finished (its meta.json written); together the
+parts must number their repeats from the first one on without a gap or an
+overlap. OUT gets their raw repeats, the
 configuration over all of them (its "commit" the parts' commits, in order,
 joined by "+"), the seeds of simulated parts, and a fresh analysis. Nothing
-is measured again; OUT must not exist, and is made whole or not at all.
+is measured again; OUT must not exist, and is made whole or not at all. As
+`bench run`, it exits 1 if the analysis reports worker failures (the point
+is still written).
 """
 import os
 import shutil
-import tempfile
+import sys
 
 from bench import analyze, rundir
 
 # What may differ between the parts of one point.
 PART_KEYS = ("first_repeat", "repeats", "commit", "format")
+ABSENT = object()  # a key one part's configuration does not have
 
 
 def refuse(text):
@@ -34,12 +38,22 @@ def read_part(path):
     if not os.path.exists(point.file(rundir.CONFIG)):
         refuse("%s has no %s (not a point directory?)" % (path, rundir.CONFIG))
     cfg = point.config()
-    indices = rundir.repeat_indices(cfg)
+    try:
+        indices = rundir.repeat_indices(cfg)
+    except ValueError as e:
+        refuse("%s: %s" % (path, e))
     for alg in cfg["algorithms"]:
-        have = [r.index for r in point.repeats(alg["name"])]
+        repeats = point.repeats(alg["name"])
+        have = [r.index for r in repeats]
         if have != list(indices):
             refuse("%s: %s has repeats %s, its configuration runs %d to %d" % (
                 path, alg["name"], have or "none", indices.start, indices.stop - 1))
+        for repeat in repeats:
+            # The driver makes a repeat's directory as it starts and writes
+            # meta.json when it ends.
+            if not os.path.exists(os.path.join(repeat.path, "meta.json")):
+                refuse("%s: %s repeat %d did not finish (no meta.json)" % (
+                    path, alg["name"], repeat.index))
     return point, cfg
 
 
@@ -54,7 +68,8 @@ def joined(parts):
     for point, cfg in parts[1:]:
         other = common(cfg)
         if other != first:
-            key = sorted(k for k in set(first) | set(other) if first.get(k) != other.get(k))[0]
+            key = sorted(k for k in set(first) | set(other)
+                         if first.get(k, ABSENT) != other.get(k, ABSENT))[0]
             refuse("%s differs from %s in %r" % (point.path, parts[0][0].path, key))
     stop = rundir.repeat_indices(parts[0][1]).start
     for point, cfg in parts:
@@ -63,29 +78,24 @@ def joined(parts):
             refuse("%s runs repeats %d to %d, the parts before it end at %d" % (
                 point.path, indices.start, indices.stop - 1, stop - 1))
         stop = indices.stop
-    commits = []
-    for _, cfg in parts:
-        if cfg.get("commit") and cfg["commit"] not in commits:
-            commits.append(cfg["commit"])
+    commit = rundir.joined_commits(cfg.get("commit") for _, cfg in parts)
     out = dict(first, repeats=stop - rundir.repeat_indices(parts[0][1]).start)
     if parts[0][1].get("first_repeat"):
         out["first_repeat"] = parts[0][1]["first_repeat"]
-    if commits:
-        out["commit"] = "+".join(commits)
+    if commit:
+        out["commit"] = commit
     return out
 
 
 def merge(out_path, part_paths):
-    """Join the parts into out_path and analyze it; returns the summary."""
+    """Join the parts into out_path and analyze it; returns the summary and
+    the workers' failures (bench analyze's)."""
     if os.path.exists(out_path):
         refuse("%s exists" % out_path)
     parts = sorted((read_part(p) for p in part_paths),
                    key=lambda part: rundir.repeat_indices(part[1]).start)
     cfg = joined(parts)
-    parent = os.path.dirname(os.path.abspath(out_path))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".merge-", dir=parent)
-    try:
+    with rundir.made_whole(out_path, ".merge-") as tmp:
         whole = rundir.Point(tmp)
         whole.write_config(cfg)
         seeds = {}
@@ -98,12 +108,7 @@ def merge(out_path, part_paths):
                 seeds.update(rundir.read_json(point.file(rundir.SIM_SEEDS)))
         if seeds:
             rundir.write_json(whole.file(rundir.SIM_SEEDS), seeds)
-        summary, _ = analyze.analyze_point(whole)
-        os.rename(tmp, out_path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return summary
+        return analyze.analyze_point(whole)
 
 
 def add_arguments(parser):
@@ -112,6 +117,8 @@ def add_arguments(parser):
 
 
 def main(args):
-    merge(os.path.abspath(args.out), args.parts)
-    print("bench: merged point in %s" % os.path.abspath(args.out))
-    return 0
+    _, failures = merge(os.path.abspath(args.out), args.parts)
+    print("bench: merged point in %s%s" % (os.path.abspath(args.out),
+                                           ", with worker failures" if failures else ""),
+          file=sys.stderr if failures else sys.stdout)
+    return 1 if failures else 0

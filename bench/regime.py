@@ -57,8 +57,9 @@ RTO) of the job that started its phase first (the leader) and of the other
 (the follower), and of the RTOs those that ended a fast recovery (from
 Recovery; not from Disorder, where no retransmission was under way). A row
 per direction: rank 0's senders (left to right) and, for exchanging jobs,
-rank 1's (right to left), whose phases are the same but whose contest
-runs through the other port. Beside the counts, each role's window
+rank 1's (right to left), each with its sending workers' own phases (the
+two ranks of an exchanging job start sending as each one's compute ends),
+through its own port. Beside the counts, each role's window
 averaged over the overlaps (time-weighted, segments), the pairs in which
 the leader's was the larger, and, as the phases meet, the leader's window
 and F and the follower's largest window in the overlap (medians over the
@@ -361,20 +362,20 @@ def line_at(trace, times, t):
 
 
 def peak_window(trace, times, lo, hi):
-    """The largest window of the trace in [lo, hi], the one in force at lo
-    included."""
-    inside = trace[bisect.bisect_right(times, lo):bisect.bisect_right(times, hi)]
-    return max([line_at(trace, times, lo)["cwnd"]] + [x["cwnd"] for x in inside])
+    """The largest window in force for some time in [lo, hi): the one at lo,
+    and each change after it that the next does not replace at once (ns-3
+    may change a window twice in one event)."""
+    inside = trace[bisect.bisect_right(times, lo):bisect.bisect_left(times, hi)]
+    held = [x for x, after in zip(inside, inside[1:] + [None])
+            if after is None or after["t"] > x["t"]]
+    return max([line_at(trace, times, lo)["cwnd"]] + [x["cwnd"] for x in held])
 
 
 def window_area(trace, times, lo, hi):
     """The trace's window (segments) integrated over [lo, hi], in segment
-    seconds: the window in force at lo (the first line's before the trace
-    starts) until each change."""
-    i = bisect.bisect_right(times, lo)
-    window = trace[i - 1]["cwnd"] if i else trace[0]["cwnd"]
-    area, since = 0.0, lo
-    for x in trace[i:bisect.bisect_right(times, hi)]:
+    seconds: the window in force at lo (line_at()) until each change."""
+    window, since, area = line_at(trace, times, lo)["cwnd"], lo, 0.0
+    for x in trace[bisect.bisect_right(times, lo):bisect.bisect_right(times, hi)]:
         area += window * (x["t"] - since)
         window, since = x["cwnd"], x["t"]
     return area + window * (hi - since)
@@ -382,23 +383,28 @@ def window_area(trace, times, lo, hi):
 
 def contest(repeat, jobs, rank=0):
     """The contest in one repeat of a two-job point, from its window traces
-    of the jobs' rank-`rank` senders, or None where they were not written:
+    of the jobs' rank-`rank` senders and those workers' phases (each from
+    its communication start to its iteration's end), or None where the
+    traces were not written (or are empty):
     {"pairs": overlapping phase pairs, "overlap_s": their overlap,
     "entries": {(role, state): entries}, "window": {role: the window
     integrated over the overlaps, segment seconds}, "leader_larger": pairs
     in which the leader's mean window was the larger, "arrivals": per pair,
-    (the leader's window and F when the follower's phase meets it, the
-    follower's largest window in the overlap)}."""
+    (the leader's window and F in force when the follower's phase meets it,
+    as of the leader's last change before, and the follower's largest window
+    in the overlap)}."""
     traces = [repeat.window_trace(job, rank) for job in jobs]
-    if any(t is None for t in traces):
+    if not all(traces):
         return None
     times = [[x["t"] for x in t] for t in traces]
-    its = metrics.job_iterations(repeat.records)
+    # The sending workers' own phases: in an exchange each worker starts
+    # sending when its compute ends, not when its job's first worker's does.
+    its = metrics.job_iterations([r for r in repeat.records if r.get("rank") == rank])
     out = {"pairs": 0, "overlap_s": 0.0, "leader_larger": 0,
            "entries": {(role, key): 0 for role in ROLES
                        for key in CONTEST_STATES + (RTO_FROM_RECOVERY,)},
            "window": dict.fromkeys(ROLES, 0.0), "arrivals": []}
-    for leader, lo, hi in overlaps(its[jobs[0]], its[jobs[1]]):
+    for leader, lo, hi in overlaps(its.get(jobs[0], []), its.get(jobs[1], [])):
         out["pairs"] += 1
         met = line_at(traces[leader], times[leader], lo)
         out["arrivals"].append((met["cwnd"], met.get("f"),

@@ -169,6 +169,11 @@ def configurations(args):
             raise SystemExit("bench run: --first-repeat: 0 or more")
         for cfg in cfgs:
             cfg["first_repeat"] = args.first_repeat
+    for cfg in cfgs:
+        try:
+            rundir.repeat_indices(cfg)
+        except ValueError as e:
+            raise SystemExit("bench run: %s: %s" % (cfg.get("name", "point"), e))
     if args.host and args.sim:
         raise SystemExit("bench run: --host or --sim, not both")
     if args.host:

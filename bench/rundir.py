@@ -28,10 +28,13 @@ config.json, summary.json and results.json carry "format":
 
 The readers return format 1 whatever they read; raw/ is never committed.
 """
+import contextlib
 import functools
 import glob
 import json
 import os
+import shutil
+import tempfile
 
 FORMAT = 1
 CONFIG, SUMMARY, RESULTS = "config.json", "summary.json", "results.json"
@@ -48,8 +51,38 @@ def repeat_indices(cfg):
     "first_repeat" (default 0). A repeat's seeds and random starts follow its
     index, so a point measured in parts (bench merge) is the point measured
     in one run."""
-    first = cfg.get("first_repeat", 0)
-    return range(first, first + cfg.get("repeats", 1))
+    first, count = cfg.get("first_repeat", 0), cfg.get("repeats", 1)
+    for key, value, least in (("first_repeat", first, 0), ("repeats", count, 1)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError("%s: %r, a whole number from %d" % (key, value, least))
+    return range(first, first + count)
+
+
+def joined_commits(stamps):
+    """Commit stamps ("abc1234", or several joined by "+") as one, each
+    commit once, in order; None if there are none."""
+    commits = []
+    for stamp in stamps:
+        for commit in (stamp or "").split("+"):
+            if commit and commit not in commits:
+                commits.append(commit)
+    return "+".join(commits) or None
+
+
+@contextlib.contextmanager
+def made_whole(out_path, prefix):
+    """A directory to build out_path in: made beside it and renamed to it if
+    the block ends without an exception, removed if not, so that out_path is
+    made whole or not at all."""
+    parent = os.path.dirname(os.path.abspath(out_path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    try:
+        yield tmp
+        os.rename(tmp, out_path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def read_json(path):

@@ -33,7 +33,7 @@ double number(const json &obj, const char *key, std::optional<double> fallback =
 	return obj[key].get<double>();
 }
 
-// A count: a whole number from 1 to max.
+// A whole number from min to max.
 uint64_t whole(const json &obj, const char *key, uint64_t min, uint64_t max,
 	       std::optional<double> fallback = std::nullopt)
 {
@@ -45,6 +45,7 @@ uint64_t whole(const json &obj, const char *key, uint64_t min, uint64_t max,
 	return static_cast<uint64_t>(value);
 }
 
+// A count: a whole number from 1 to max.
 uint64_t count(const json &obj, const char *key, uint64_t max,
 	       std::optional<double> fallback = std::nullopt)
 {

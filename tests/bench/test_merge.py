@@ -60,6 +60,27 @@ def test_an_existing_out_is_refused(tmp_path):
     refused(tmp_path, [a], "out exists")
 
 
+def test_an_unfinished_repeat_is_refused(tmp_path):
+    a = make_part(tmp_path / "a", 0, 5)
+    b = make_part(tmp_path / "b", 5, 2)
+    (tmp_path / "b" / "raw" / "ai" / "rep6" / "meta.json").unlink()
+    refused(tmp_path, [a, b], "ai repeat 6 did not finish")
+
+
+def test_a_key_null_in_one_part_and_absent_in_the_other_differs(tmp_path):
+    a = make_part(tmp_path / "a", 0, 5, start=None)
+    refused(tmp_path, [a, make_part(tmp_path / "b", 5, 5)], "in 'start'")
+
+
+def test_a_failed_analysis_leaves_nothing(tmp_path):
+    # Finished repeats without worker logs: the analysis has nothing to read.
+    parts = [make_part(tmp_path / "a", 0, 1), make_part(tmp_path / "b", 1, 1)]
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    with pytest.raises(Exception):
+        merge.merge(str(tmp_path / "out"), parts)
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+
+
 def test_the_whole_configuration_names_every_parts_commit_and_all_repeats(tmp_path):
     parts = sorted((merge.read_part(p) for p in (make_part(tmp_path / "b", 5, 5, "def5678"),
                                                  make_part(tmp_path / "a", 0, 5))),
@@ -68,3 +89,8 @@ def test_the_whole_configuration_names_every_parts_commit_and_all_repeats(tmp_pa
     assert cfg["repeats"] == 10 and "first_repeat" not in cfg
     assert cfg["commit"] == "abc1234+def5678"
     assert rundir.repeat_indices(cfg) == range(0, 10)
+    # A point merged before, and a part measured at one of its commits.
+    again = [(None, dict(cfg, commit="abc1234+def5678")),
+             (None, dict(cfg, first_repeat=10, repeats=2, commit="def5678"))]
+    assert merge.joined(again)["commit"] == "abc1234+def5678"
+    assert merge.joined(again)["repeats"] == 12

@@ -18,8 +18,8 @@ def test_the_fluid_model_is_zero_at_its_fixed_points_and_positive_between():
     assert regime.fluid_shift(0.2, 0.4, 0, 1) == 0
 
 
-def records(job, comm_starts):
-    return [{"type": "iteration", "job": job, "iteration": i, "start": c - 0.03,
+def records(job, comm_starts, rank=0):
+    return [{"type": "iteration", "job": job, "rank": rank, "iteration": i, "start": c - 0.03,
              "comm_start": c, "end": c + 0.02} for i, c in enumerate(comm_starts)]
 
 
@@ -165,8 +165,9 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     # overlaps). job1's iteration 2 (1.170-1.190) is 70 ms after job2's and
     # meets job2's iteration 3 (1.180-1.200) instead, led by job1: phases
     # pair by their intervals, not their iteration numbers.
-    recs = (records("job1", [1.010, 1.060, 1.170]) +
-            records("job2", [1.000, 1.050, 1.100, 1.180]))
+    recs = [dict(r, rank=rank) for rank in (0, 1)
+            for r in (records("job1", [1.010, 1.060, 1.170]) +
+                      records("job2", [1.000, 1.050, 1.100, 1.180]))]
 
     def line(t, state):
         return {"t": t, "cwnd": 10, "ssthresh": 10, "state": state}
@@ -268,3 +269,37 @@ def test_the_contest_notes_the_leaders_window_and_f_and_the_followers_peak_as_th
     assert rows["cubic"]["arrival"]["leader_f"] is None
     assert "| 35, 0.85; 65 |" in regime.contest_table([("p", cfg, None, point)])
     assert "| 35, -; 65 |" in regime.contest_table([("p", cfg, None, point)])
+
+
+def test_each_direction_pairs_its_own_senders_phases():
+    """In an exchange each worker starts sending when its own compute ends:
+    rank 1's contest pairs rank 1's phases, whoever led on rank 0's side."""
+    cfg = two_job_cfg([{"name": "ai", "cc": "mltcp"}])
+    recs = (records("job1", [1.010]) + records("job2", [1.000]) +  # job2 leads rank 0's
+            records("job1", [1.000], rank=1) + records("job2", [1.012], rank=1))
+
+    def line(t, cwnd, f):
+        return {"t": t, "cwnd": cwnd, "ssthresh": None, "state": "CA_OPEN", "f": f}
+    forward = {"job1": [line(1.0, 5, 0.2)], "job2": [line(1.0, 7, 0.9)]}
+    reverse = {"job1": [line(1.0, 11, 1.1)], "job2": [line(1.0, 13, 0.3)]}
+    repeat = TracedRepeat(recs, forward, reverse)
+    jobs = ["job1", "job2"]
+    assert regime.contest(repeat, jobs, 0)["arrivals"] == [(7, 0.9, 5)]
+    assert regime.contest(repeat, jobs, 1)["arrivals"] == [(11, 1.1, 13)]
+    assert regime.contest(repeat, jobs, 1)["overlap_s"] == pytest.approx(0.008)
+    # An empty trace is no trace.
+    assert regime.contest(TracedRepeat(recs, dict(forward, job2=[])), jobs, 0) is None
+
+
+def test_the_peak_counts_windows_held_for_some_time_inside_the_overlap():
+    def line(t, cwnd):
+        return {"t": t, "cwnd": cwnd}
+    trace = [line(1.0, 10), line(1.2, 30), line(1.2, 50), line(1.2, 20), line(1.5, 90)]
+    times = [x["t"] for x in trace]
+    # 50 is replaced in the event that set it; 90 comes at the overlap's end.
+    assert regime.peak_window(trace, times, 1.1, 1.5) == 20
+    assert regime.peak_window(trace, times, 1.1, 1.6) == 90
+    # The window in force at the start counts, before the trace's first line too.
+    assert regime.peak_window(trace, times, 1.3, 1.4) == 20
+    assert regime.peak_window(trace, times, 0.5, 0.9) == 10
+    assert regime.window_area(trace, times, 1.1, 1.3) == pytest.approx(10 * 0.1 + 20 * 0.1)

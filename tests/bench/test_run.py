@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from bench import cli, matrix, paths, run
 
 
@@ -39,6 +41,37 @@ def test_a_points_stored_configuration_runs_again_at_this_checkout(tmp_path):
     path.write_text(json.dumps(dict(matrix.smoke()[0], commit="0123abc", format=1)))
     (cfg,) = configurations("--config", str(path))
     assert "commit" not in cfg and cfg["name"] == "smoke"
+
+
+def test_more_seeds_for_a_point_number_their_repeats_on(tmp_path):
+    path = tmp_path / "config.json"
+    cfg = dict(matrix.in_sim(matrix.sim_smoke(iterations=2)[0]), start="random", repeats=5)
+    path.write_text(json.dumps(cfg))
+    (more,) = configurations("--config", str(path), "--first-repeat", "5", "--repeats", "2")
+    assert run.rundir.repeat_indices(more) == range(5, 7)
+    point = run.rundir.Point(str(tmp_path / "more"))
+    point.write_config(more)
+    run.sim_argv(more, point)
+    seeds = run.rundir.read_json(point.file(run.rundir.SIM_SEEDS))
+    # The seeds and starts of repeats 5 and 6, as a run of all seven gives them.
+    whole = run.rundir.Point(str(tmp_path / "whole"))
+    whole.write_config(dict(cfg, repeats=7))
+    run.sim_argv(dict(cfg, repeats=7), whole)
+    all_seeds = run.rundir.read_json(whole.file(run.rundir.SIM_SEEDS))
+    assert seeds and {k for k in seeds if "/rep5/" in k or k.startswith("rep5/")}
+    assert seeds == {k: v for k, v in all_seeds.items()
+                     if "rep5" in k.split("/") or "rep6" in k.split("/")}
+
+
+def test_bad_first_repeats_are_refused(tmp_path):
+    path = tmp_path / "config.json"
+    for value in (-1, 1.5, "2", True):
+        path.write_text(json.dumps(dict(matrix.smoke()[0], first_repeat=value)))
+        with pytest.raises(SystemExit, match="first_repeat"):
+            configurations("--config", str(path))
+    path.write_text(json.dumps(matrix.smoke()[0]))
+    with pytest.raises(SystemExit, match="--first-repeat: 0 or more"):
+        configurations("--config", str(path), "--first-repeat", "-1")
 
 
 def test_the_guest_budget_covers_the_guest_demo():
