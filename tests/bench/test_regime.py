@@ -274,7 +274,6 @@ def test_the_contest_notes_the_leaders_window_and_f_and_the_followers_peak_as_th
 def test_each_direction_pairs_its_own_senders_phases():
     """In an exchange each worker starts sending when its own compute ends:
     rank 1's contest pairs rank 1's phases, whoever led on rank 0's side."""
-    cfg = two_job_cfg([{"name": "ai", "cc": "mltcp"}])
     recs = (records("job1", [1.010]) + records("job2", [1.000]) +  # job2 leads rank 0's
             records("job1", [1.000], rank=1) + records("job2", [1.012], rank=1))
 
