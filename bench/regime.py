@@ -422,9 +422,10 @@ def contest(repeat, jobs, rank=0):
 
 def senders(cfg):
     """The ranks whose sending the contest reads: rank 0 (the left hosts,
-    sending right) of pushing jobs, ranks 0 and 1 of exchanging ones, whose
-    contests run one in each direction."""
-    return (0,) if all(job.get("collective") == "push" for job in cfg["jobs"]) else (0, 1)
+    sending right), and rank 1 too where every job exchanges: only then do
+    both jobs send right to left and contest that direction."""
+    exchanging = all(job.get("collective", "exchange") == "exchange" for job in cfg["jobs"])
+    return (0, 1) if exchanging else (0,)
 
 
 def contest_rows(points):

@@ -226,9 +226,11 @@ def test_the_contest_counts_recoveries_and_timeouts_by_who_started_first():
     assert back["mean_window"] == {"leader": pytest.approx(leader),
                                    "follower": pytest.approx(10)}
     assert back["leader_larger"] == 1
-    # Pushing jobs send from rank 0 only: no row for rank 1's receivers.
-    for job in cfg["jobs"]:
-        job["collective"] = "push"
+    # Pushing jobs send from rank 0 only: no row for rank 1's receivers,
+    # nor where one job pushes and the other exchanges.
+    cfg["jobs"][0]["collective"] = "push"
+    assert [r["sender"] for r in regime.contest_rows([("p", cfg, None, point)])] == [0]
+    cfg["jobs"][1]["collective"] = "push"
     assert [r["sender"] for r in regime.contest_rows([("p", cfg, None, point)])] == [0]
 
 
