@@ -15,6 +15,9 @@ The table gives, for every point and rule:
     cubic's;
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
+    where the point's run has no cubic, against cubic of another run given
+    of the same point (the configuration equal but for the rules and the
+    commit, so the same seeds), marked "*" and named under the table;
   - p99 / ideal over all iterations and after convergence (steady), stable
     repeats with their 95% interval, stable repeats by the wire overlap
     (bench.metrics: a job that holds back does not overlap), the median
@@ -104,6 +107,31 @@ def load(dirs):
     return points
 
 
+# What two runs of one point may differ in: the rules each ran and the commit
+# it ran at. Everything else, the repeats included, decides the seeds a rule
+# draws and the network it runs on.
+RUN_KEYS = ("algorithms", "commit")
+
+
+def same_point(cfg_a, cfg_b):
+    """Whether two configurations measure one point (equal but for RUN_KEYS)."""
+    def bare(cfg):
+        return {k: v for k, v in cfg.items() if k not in RUN_KEYS}
+    return bare(cfg_a) == bare(cfg_b)
+
+
+def cubic_beside(name, cfg, summary, points):
+    """cubic's figures for a point, and None or, where they come from another
+    run of the same point (a rule measured later, beside the cubic of an
+    earlier run), that run's directory."""
+    if "cubic" in summary["algorithms"]:
+        return summary["algorithms"]["cubic"], None
+    for other_name, other_cfg, other, other_point in points:
+        if other_name == name and "cubic" in other["algorithms"] and same_point(cfg, other_cfg):
+            return other["algorithms"]["cubic"], other_point.path if other_point else other_name
+    return None, None
+
+
 def attained(cubic_ms, rule_ms, ideal_ms):
     room = cubic_ms - ideal_ms
     return (cubic_ms - rule_ms) / room if room > 0.005 * ideal_ms else None
@@ -143,7 +171,7 @@ def rows(points):
             continue
         ideal = summary["ideal_iter_ms"]
         algs = summary["algorithms"]
-        cubic = algs.get("cubic")
+        cubic, cubic_from = cubic_beside(name, cfg, summary, points)
         lone = solo.get(name, {}).get("algorithms", {})
         for rule, a in algs.items():
             lone_ms = (lone.get(rule) or lone.get("cubic") or {}).get("mean_iter_ms")
@@ -156,6 +184,7 @@ def rows(points):
                 "solo_efficiency": ideal / lone_ms if lone_ms else None,
                 "attained": (attained(cubic["mean_iter_ms"], a["mean_iter_ms"], ideal)
                              if cubic and rule != "cubic" else None),
+                "cubic_from": cubic_from if rule != "cubic" else None,
                 "p99_ratio": a["p99_iter_ms"] / ideal,
                 "steady_p99_ratio": (a["steady_p99_iter_ms"] / ideal
                                      if a.get("steady_p99_iter_ms") else None),
@@ -217,17 +246,27 @@ def table(points):
              "steady p99/ideal | stable (95%) | stable, wire | convergence | settled, wire | "
              "relapses, wire | RTOs | drift | diffusion |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    elsewhere = []
     for r in rows(points):
         lo, hi = r["stable_interval"]
+        mark = ""
+        if r["cubic_from"] and r["attained"] is not None:
+            mark = "*"
+            if (r["point"], r["cubic_from"]) not in elsewhere:
+                elsewhere.append((r["point"], r["cubic_from"]))
         lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %s | %d/%d (%.0f-%.0f%%) | %s | "
                      "%s | %s | %s | %d | %s | %s |" % (
                          r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"],
-                         fmt(r["x_solo"]), fmt(r["attained"], "%.2f"), r["p99_ratio"],
+                         fmt(r["x_solo"]), fmt(r["attained"], "%.2f") + mark, r["p99_ratio"],
                          fmt(r["steady_p99_ratio"]),
                          r["stable"], r["repeats"], 100 * lo, 100 * hi,
                          fmt(r["wire_stable"], "%d"), fmt(r["convergence"], "%g"),
                          fmt(r["wire_settled"], "%g"), fmt(r["wire_relapses"], "%.1f"),
                          r["rtos"], fmt(r["drift"], "%+.4f"), fmt(r["diffusion"], "%.4f")))
+    if elsewhere:
+        lines.append("")
+        lines += ["\\* %s: attained against cubic of another run of the point, %s" % e
+                  for e in elsewhere]
     return "\n".join(lines)
 
 

@@ -74,6 +74,38 @@ def test_rows_put_each_rule_beside_cubic_and_a_lone_job():
     assert rows["cubic"]["attained"] is None
 
 
+class PathPoint:
+    def __init__(self, path):
+        self.path = path
+
+    def repeats(self, rule):
+        return []
+
+
+def test_a_rule_run_later_is_set_beside_cubic_of_the_same_point_and_marked():
+    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2, "repeats": 2, "commit": "aaa",
+           "algorithms": [{"name": "cubic"}],
+           "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}]}
+    later = dict(cfg, commit="bbb", algorithms=[{"name": "reno"}])
+    elsewhere = dict(later, repeats=3)
+    points = [("p", cfg, summary({"cubic": 60.0}), PathPoint("first/p")),
+              ("p", later, summary({"reno": 55.0}), PathPoint("later/p")),
+              ("p", elsewhere, summary({"md": 55.0}), PathPoint("other/p")),
+              ("q", later, summary({"md": 55.0}), PathPoint("later/q"))]
+    rows = {(r["point"], r["rule"]): r for r in regime.rows(points)}
+    assert rows[("p", "reno")]["attained"] == pytest.approx(0.5)
+    assert rows[("p", "reno")]["cubic_from"] == "first/p"
+    # Other repeats draw other seeds; another point is not this one.
+    assert rows[("p", "md")]["attained"] is None
+    assert rows[("q", "md")]["attained"] is None
+    assert rows[("p", "cubic")]["cubic_from"] is None
+    text = regime.table(points)
+    assert "| 0.50* |" in text
+    assert text.splitlines()[-1] == ("\\* p: attained against cubic of another run of "
+                                     "the point, first/p")
+    assert text.count("attained against") == 1
+
+
 class FakeRepeat:
     def __init__(self, recs):
         self.records = recs
