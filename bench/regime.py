@@ -4,7 +4,7 @@ and shift map (issue 13, items 4 to 6).
 
     python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
                             [--shift-points A,B] [--shift-table] [--contest-table]
-                            DIR...
+                            [--matrix] DIR...
 
 The table gives, for every point and rule:
   - RTTs per phase: a job's communication phase at line rate over the base RTT;
@@ -33,6 +33,9 @@ The table gives, for every point and rule:
     into [0, 0.5]: a walk with no force at all also shows a small positive
     drift near 0 (about the step's spread times 0.8), so drift is to be read
     against cubic's in the same table.
+
+--matrix adds the set at a glance: a row per point, a column per rule, the
+efficiency and stable repeats in each cell.
 
 A second table gives each point's cost in the simulator (wall time and
 simulated events per second per run) and, on a leaf-spine fabric, the sum of
@@ -73,6 +76,7 @@ hands the lead back.
 """
 import bisect
 import os
+import re
 import statistics
 
 from bench import matrix, metrics, rundir
@@ -234,6 +238,31 @@ def cost_table(points):
             r["point"], r["jobs"], fmt(r["max_link_load"], "%.2f"),
             "%d of %d" % (r["links_over_1"], r["links"]) if r["links"] else "-", r["runs"],
             r["wall_s"], r["events_per_s"]))
+    return "\n".join(lines)
+
+
+def natural_key(name):
+    """dc2-... before dc16-...: runs of digits compare as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", name)]
+
+
+def matrix_table(points):
+    """The set at a glance: a row per point in natural order of their names, a
+    column per rule, each cell the efficiency and the stable repeats. Runs
+    of one point share its row (a rule run in two of them shows the run
+    given last)."""
+    cells, rules = {}, []
+    for r in rows(points):
+        if r["rule"] not in rules:
+            rules.append(r["rule"])
+        cells.setdefault(r["point"], {})[r["rule"]] = r
+    lines = ["| point | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
+    for name, by_rule in sorted(cells.items(), key=lambda item: natural_key(item[0])):
+        lines.append("| %s | %s |" % (name, " | ".join(
+            "%.3f (%d/%d)" % (by_rule[rule]["efficiency"], by_rule[rule]["stable"],
+                              by_rule[rule]["repeats"]) if rule in by_rule else "-"
+            for rule in rules)))
     return "\n".join(lines)
 
 
@@ -609,6 +638,8 @@ def add_arguments(parser):
     parser.add_argument("--shift-points", help="comma-separated two-job points for --shift-plot")
     parser.add_argument("--shift-table", action="store_true",
                         help="the mean measured shift per bin of D beside the fluid model's")
+    parser.add_argument("--matrix", action="store_true",
+                        help="a row per point, a column per rule: efficiency (stable repeats)")
     parser.add_argument("--contest-table", action="store_true",
                         help="from window traces: leaders' and followers' recoveries and RTOs "
                         "while two jobs' phases overlap")
@@ -619,6 +650,9 @@ def main(args):
     print(table(points))
     print()
     print(cost_table(points))
+    if args.matrix:
+        print()
+        print(matrix_table(points))
     if args.shift_table:
         print()
         print(shift_table(points))

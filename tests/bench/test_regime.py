@@ -336,3 +336,15 @@ def test_the_peak_counts_windows_held_for_some_time_inside_the_overlap():
     assert regime.peak_window(trace, times, 1.3, 1.4) == 20
     assert regime.peak_window(trace, times, 0.5, 0.9) == 10
     assert regime.window_area(trace, times, 1.1, 1.3) == pytest.approx(10 * 0.1 + 20 * 0.1)
+
+
+def test_the_matrix_gives_a_row_per_point_and_a_column_per_rule():
+    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2,
+           "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}] * 2}
+    points = [("p16", cfg, summary({"cubic": 80.0}), None),
+              ("p2", cfg, summary({"cubic": 100.0, "ai": 50.0}), None),
+              ("p2", cfg, summary({"md": 62.5, "ai": 62.5}), None)]
+    assert regime.matrix_table(points).splitlines() == [
+        "| point | cubic | ai | md |", "|---|---|---|---|",
+        "| p2 | 0.500 (2/2) | 0.800 (2/2) | 0.800 (2/2) |",
+        "| p16 | 0.625 (2/2) | - | - |"]
