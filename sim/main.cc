@@ -23,7 +23,8 @@
 //
 // The network (sim/network.h) is the driver's dumbbell or a point's
 // leaf-spine fabric. TCP is set as Linux sets it: 1448-byte segments,
-// initial window 10, 200 ms minimum RTO (or the point's "min_rto_ms"), SACK,
+// initial window 10, 200 ms minimum RTO (or the point's "min_rto_ms"; the
+// restart after idle's, "idle_rto_min_ms", apart), SACK,
 // timestamps, PRR, an ACK per two segments, no Nagle, 16 MB buffers. ns-3
 // 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
 // says what that changes. A point with "ecn_mark_bytes" (the data-center
@@ -90,6 +91,8 @@ void linux_like_tcp(const Point &point)
 	Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
 	Config::SetDefault("ns3::TcpSocketBase::MinRto",
 			   TimeValue(MicroSeconds(std::llround(point.min_rto_ms * 1e3))));
+	Config::SetDefault("ns3::TcpMltcp::IdleRtoMin",
+			   TimeValue(MicroSeconds(std::llround(point.idle_rto_min_ms * 1e3))));
 	Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
 	Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
 	Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",

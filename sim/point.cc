@@ -288,8 +288,10 @@ Point parse_point(const std::string &json_text)
 		}
 		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
 		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
-		if (point.min_rto_ms < 0.001 || point.delayed_ack_ms < 0.001)
-			refuse("min_rto_ms and delayed_ack_ms: at least 0.001 (1 us)");
+		point.idle_rto_min_ms = number(cfg, "idle_rto_min_ms", point.idle_rto_min_ms);
+		if (point.min_rto_ms < 0.001 || point.delayed_ack_ms < 0.001 ||
+		    point.idle_rto_min_ms < 0.001)
+			refuse("min_rto_ms, delayed_ack_ms and idle_rto_min_ms: at least 0.001 (1 us)");
 		if (point.rate_mbit <= 0 || point.rate_mbit > 1e6 || point.sample_ms <= 0)
 			refuse("rate_mbit (up to 1e6) and sample_ms must be positive");
 		if (cfg.contains("bulk") && !cfg["bulk"].empty())

@@ -42,7 +42,7 @@ std::string Format(mltcp_param which, uint32_t value)
 }
 
 // The kernel's minimum RTO (TCP_RTO_MIN).
-constexpr uint64_t kLinuxRtoMinUs = 200'000;
+constexpr int64_t kLinuxRtoMinUs = 200'000;
 
 } // namespace
 
@@ -130,7 +130,15 @@ TypeId TcpMltcp::GetTypeId()
 				      "Linux does by default (tcp_slow_start_after_idle)",
 				      BooleanValue(true),
 				      MakeBooleanAccessor(&TcpMltcp::m_slowStartAfterIdle),
-				      MakeBooleanChecker());
+				      MakeBooleanChecker())
+			.AddAttribute("IdleRtoMin",
+				      "The floor of the RTO an idle must exceed for that "
+				      "restart: the kernel compares the idle with the "
+				      "socket's RTO, whose floor is tcp_rto_min or a route's "
+				      "rto_min",
+				      TimeValue(MicroSeconds(kLinuxRtoMinUs)),
+				      MakeTimeAccessor(&TcpMltcp::m_idleRtoMin),
+				      MakeTimeChecker(MicroSeconds(1)));
 	return tid;
 }
 
@@ -142,7 +150,8 @@ TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
     : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
-      m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle), m_flow{},
+      m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle),
+      m_idleRtoMin(other.m_idleRtoMin), m_flow{},
       m_marks(other.m_marks)
 {
 }
@@ -369,12 +378,12 @@ void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
 // restart): an idle longer than the RTO restarts the window
 // (tcp_cwnd_restart()). The kernel measures the idle from the last segment
 // sent, about one smoothed RTT before the ACK that drained the flow, and its
-// RTO is at least srtt plus the 200 ms minimum (tcp_rto_min): both as
-// estimated here.
+// RTO is at least srtt plus the minimum (tcp_rto_min, 200 ms, or a route's
+// rto_min: IdleRtoMin): both as estimated here.
 void TcpMltcp::RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now)
 {
 	const uint64_t last_sent = m_drainUs > m_srttUs ? m_drainUs - m_srttUs : 0;
-	const uint64_t rto = m_srttUs + kLinuxRtoMinUs;
+	const uint64_t rto = m_srttUs + static_cast<uint64_t>(m_idleRtoMin.GetMicroSeconds());
 
 	if (!m_slowStartAfterIdle || !m_drainUs || now - last_sent <= rto)
 		return;

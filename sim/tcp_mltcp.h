@@ -28,7 +28,8 @@
 //    the RTO; ns-3 3.37 does not, so the model does it at the first
 //    transmission after the idle (attribute SlowStartAfterIdle, on by
 //    default as Linux's sysctl is), measuring the idle from the drain less
-//    one smoothed RTT and taking the RTO as srtt + 200 ms.
+//    one smoothed RTT and taking the RTO as srtt + IdleRtoMin (Linux's
+//    tcp_rto_min, 200 ms, unless set to a route's rto_min).
 //  - Jobs: the model has no job table. Each flow latches this object's
 //    parameters as the defaults of a namespace of the initial user
 //    namespace (F's line unbounded, as the guest's), and its job's settings (exempt,
@@ -41,6 +42,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ns3/nstime.h"
 #include "ns3/tcp-congestion-ops.h"
 
 #include "linux_window.h"
@@ -116,6 +118,7 @@ private:
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
 	int m_fixedBase{ MLTCP_BASE_SELECTABLE };
 	bool m_slowStartAfterIdle{ true };
+	Time m_idleRtoMin;     // IdleRtoMin: the restart's RTO floor
 	mltcp_flow m_flow;	     // the core's per-flow state, as in icsk_ca_priv
 	WindowModel m_window;	     // cwnd, ssthresh in segments; the AI credit
 	uint64_t m_bytesAcked{ 0 };  // tp->bytes_acked

@@ -269,6 +269,35 @@ TEST_F(TcpMltcpTest, LongIdlesRestartTheWindowAsLinuxDoes)
 	}
 }
 
+// A route's rto_min lowers the RTO the idle is compared with: a 30 ms
+// compute idle restarts the window against a 2 ms floor (srtt 10 ms, RTO
+// 12 ms: halved once per RTO elapsed beyond the first) and not against the
+// 200 ms default.
+TEST_F(TcpMltcpTest, TheIdlesRtoFloorIsTheRoutesWhenGiven)
+{
+	for (bool route_floor : { true, false }) {
+		Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+		Socket sock;
+
+		cc->SetAttribute("Exempt", BooleanValue(true));
+		if (route_floor)
+			cc->SetAttribute("IdleRtoMin", TimeValue(MilliSeconds(2)));
+		At(1'000, [&] { sock.Open(*cc); });
+		sock.tcb->m_cWnd = 80 * kMss;
+		sock.tcb->m_ssThresh = 40 * kMss;
+		sock.Send(2);
+		At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); }); // drained
+		At(30'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		if (route_floor) {
+			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 20 * kMss);	  // 30 ms: 80 halved twice
+			EXPECT_EQ(sock.tcb->m_ssThresh.Get(), 60 * kMss); // 3/4 of 80
+		} else {
+			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 80 * kMss);
+			EXPECT_EQ(sock.tcb->m_ssThresh.Get(), 40 * kMss);
+		}
+	}
+}
+
 // A marked flow's first transmission after the handshake, once its job has
 // marked a step, starts an iteration: the SYN is not outstanding data (ns-3
 // leaves m_lastAckedSeq at 0 until the first ACK of data).
