@@ -16,8 +16,9 @@ The table gives, for every point and rule:
   - attained: (cubic - rule) / (cubic - ideal), the share of the speedup over
     cubic that was there to take (1: all of it; below 0: slower than cubic);
     where the point's run has no cubic, against cubic of another run given
-    of the same point (the configuration equal but for the rules and the
-    commit, so the same seeds), marked "*" and named under the table;
+    of the same point (the same network, jobs and repeats: the same starts;
+    each rule draws its own compute times), marked "*" and named, with its
+    commit, under the table;
   - p99 / ideal over all iterations and after convergence (steady), stable
     repeats with their 95% interval, stable repeats by the wire overlap
     (bench.metrics: a job that holds back does not overlap), the median
@@ -111,29 +112,40 @@ def load(dirs):
     return points
 
 
-# What two runs of one point may differ in: the rules each ran and the commit
-# it ran at. Everything else, the repeats included, decides the seeds a rule
-# draws and the network it runs on.
-RUN_KEYS = ("algorithms", "commit")
+# What two runs of one point may differ in: the rules each ran, the commit it
+# ran at, the run-directory format, and how its repeats are written down
+# (compared as the repeat indices they make). Everything else decides each
+# repeat's start and the network it runs on.
+RUN_KEYS = ("algorithms", "commit", "format", "first_repeat", "repeats")
+
+
+def run_free(cfg):
+    """A configuration without RUN_KEYS, its repeats as the indices run."""
+    bare = {k: v for k, v in cfg.items() if k not in RUN_KEYS}
+    bare["repeat_indices"] = rundir.repeat_indices(cfg)
+    return bare
 
 
 def same_point(cfg_a, cfg_b):
-    """Whether two configurations measure one point (equal but for RUN_KEYS)."""
-    def bare(cfg):
-        return {k: v for k, v in cfg.items() if k not in RUN_KEYS}
-    return bare(cfg_a) == bare(cfg_b)
+    """Whether two configurations measure one point: the same network, jobs
+    and repeats, whatever rules each ran."""
+    return run_free(cfg_a) == run_free(cfg_b)
 
 
 def cubic_beside(name, cfg, summary, points):
-    """cubic's figures for a point, and None or, where they come from another
-    run of the same point (a rule measured later, beside the cubic of an
-    earlier run), that run's directory."""
+    """(cubic's figures, the run they come from) for a point: its own run's
+    cubic and None; else the cubic of the last run given of the same point
+    (a rule measured later, beside an earlier run's cubic) and that run's
+    point; else (None, None)."""
     if "cubic" in summary["algorithms"]:
         return summary["algorithms"]["cubic"], None
+    found = None, None
     for other_name, other_cfg, other, other_point in points:
-        if other_name == name and "cubic" in other["algorithms"] and same_point(cfg, other_cfg):
-            return other["algorithms"]["cubic"], other_point.path if other_point else other_name
-    return None, None
+        if other_name == name and "cubic" in other["algorithms"] and \
+                other["ideal_iter_ms"] == summary["ideal_iter_ms"] and \
+                same_point(cfg, other_cfg):
+            found = other["algorithms"]["cubic"], (other_point, other_cfg.get("commit"))
+    return found
 
 
 def attained(cubic_ms, rule_ms, ideal_ms):
@@ -181,14 +193,15 @@ def rows(points):
             lone_ms = (lone.get(rule) or lone.get("cubic") or {}).get("mean_iter_ms")
             drift, diffusion = drift_diffusion(point, rule, cfg)
             out.append({
-                "point": name, "rule": rule, "rtts": rtts_per_phase(cfg),
+                "point": name, "cfg": cfg, "source": point, "rule": rule,
+                "rtts": rtts_per_phase(cfg),
                 "jobs": len(cfg["jobs"]), "ideal_ms": ideal, "mean_ms": a["mean_iter_ms"],
                 "efficiency": ideal / a["mean_iter_ms"],
                 "x_solo": a["mean_iter_ms"] / lone_ms if lone_ms else None,
                 "solo_efficiency": ideal / lone_ms if lone_ms else None,
                 "attained": (attained(cubic["mean_iter_ms"], a["mean_iter_ms"], ideal)
                              if cubic and rule != "cubic" else None),
-                "cubic_from": cubic_from if rule != "cubic" else None,
+                "cubic_from": cubic_from,
                 "p99_ratio": a["p99_iter_ms"] / ideal,
                 "steady_p99_ratio": (a["steady_p99_iter_ms"] / ideal
                                      if a.get("steady_p99_iter_ms") else None),
@@ -242,26 +255,40 @@ def cost_table(points):
 
 
 def natural_key(name):
-    """dc2-... before dc16-...: runs of digits compare as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", name)]
+    """dc2-... before dc16-...: the runs of digits compare as numbers (re.split
+    with a group alternates text and digits), the name itself breaks ties."""
+    return [int(part) if i % 2 else part
+            for i, part in enumerate(re.split(r"([0-9]+)", name))] + [name]
 
 
 def matrix_table(points):
     """The set at a glance: a row per point in natural order of their names, a
-    column per rule, each cell the efficiency and the stable repeats. Runs
-    of one point share its row (a rule run in two of them shows the run
-    given last)."""
-    cells, rules = {}, []
+    column per rule (cubic first), each cell the efficiency and the stable
+    repeats. Runs of one point (same_point()) share its row, a rule run in
+    two of them showing the run given last; a run of the same name that
+    measured something else gets a row of its own, named by its directory."""
+    groups, rules = [], []
     for r in rows(points):
+        name, cfg, point = r["point"], r["cfg"], r["source"]
         if r["rule"] not in rules:
             rules.append(r["rule"])
-        cells.setdefault(r["point"], {})[r["rule"]] = r
+        group = next((g for g in groups if g["name"] == name and same_point(g["cfg"], cfg)),
+                     None)
+        if group is None:
+            group = {"name": name, "cfg": cfg, "path": point.path if point else None,
+                     "cells": {}}
+            groups.append(group)
+        group["cells"][r["rule"]] = r
+    rules.sort(key=lambda rule: rule != "cubic")
+    named = {}
+    for g in groups:
+        named[g["name"]] = named.get(g["name"], 0) + 1
     lines = ["| point | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
-    for name, by_rule in sorted(cells.items(), key=lambda item: natural_key(item[0])):
-        lines.append("| %s | %s |" % (name, " | ".join(
-            "%.3f (%d/%d)" % (by_rule[rule]["efficiency"], by_rule[rule]["stable"],
-                              by_rule[rule]["repeats"]) if rule in by_rule else "-"
+    for g in sorted(groups, key=lambda g: natural_key(g["name"])):
+        label = g["name"] if named[g["name"]] == 1 else "%s (%s)" % (g["name"], g["path"])
+        lines.append("| %s | %s |" % (label, " | ".join(
+            "%.3f (%d/%d)" % (g["cells"][rule]["efficiency"], g["cells"][rule]["stable"],
+                              g["cells"][rule]["repeats"]) if rule in g["cells"] else "-"
             for rule in rules)))
     return "\n".join(lines)
 
@@ -281,8 +308,10 @@ def table(points):
         mark = ""
         if r["cubic_from"] and r["attained"] is not None:
             mark = "*"
-            if (r["point"], r["cubic_from"]) not in elsewhere:
-                elsewhere.append((r["point"], r["cubic_from"]))
+            point, commit = r["cubic_from"]
+            note = (r["point"], point.path if point else "-", commit or "-")
+            if note not in elsewhere:
+                elsewhere.append(note)
         lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f | %s | %d/%d (%.0f-%.0f%%) | %s | "
                      "%s | %s | %s | %d | %s | %s |" % (
                          r["point"], fmt(r["rtts"], "%.0f"), r["rule"], r["efficiency"],
@@ -292,10 +321,9 @@ def table(points):
                          fmt(r["wire_stable"], "%d"), fmt(r["convergence"], "%g"),
                          fmt(r["wire_settled"], "%g"), fmt(r["wire_relapses"], "%.1f"),
                          r["rtos"], fmt(r["drift"], "%+.4f"), fmt(r["diffusion"], "%.4f")))
-    if elsewhere:
-        lines.append("")
-        lines += ["\\* %s: attained against cubic of another run of the point, %s" % e
-                  for e in elsewhere]
+    for note in elsewhere:
+        lines += ["", "\\* %s: attained against cubic of another run of the point, %s "
+                  "(at %s)" % note]
     return "\n".join(lines)
 
 

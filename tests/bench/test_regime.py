@@ -75,6 +75,8 @@ def test_rows_put_each_rule_beside_cubic_and_a_lone_job():
 
 
 class PathPoint:
+    """A point directory with no raw logs."""
+
     def __init__(self, path):
         self.path = path
 
@@ -83,27 +85,44 @@ class PathPoint:
 
 
 def test_a_rule_run_later_is_set_beside_cubic_of_the_same_point_and_marked():
-    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2, "repeats": 2, "commit": "aaa",
+    cfg = {"format": 1, "rate_mbit": 1000, "rtt_ms": 0.2, "repeats": 2, "commit": "aaa",
            "algorithms": [{"name": "cubic"}],
            "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}]}
-    later = dict(cfg, commit="bbb", algorithms=[{"name": "reno"}])
-    elsewhere = dict(later, repeats=3)
-    points = [("p", cfg, summary({"cubic": 60.0}), PathPoint("first/p")),
-              ("p", later, summary({"reno": 55.0}), PathPoint("later/p")),
-              ("p", elsewhere, summary({"md": 55.0}), PathPoint("other/p")),
-              ("q", later, summary({"md": 55.0}), PathPoint("later/q"))]
-    rows = {(r["point"], r["rule"]): r for r in regime.rows(points)}
-    assert rows[("p", "reno")]["attained"] == pytest.approx(0.5)
-    assert rows[("p", "reno")]["cubic_from"] == "first/p"
-    # Other repeats draw other seeds; another point is not this one.
-    assert rows[("p", "md")]["attained"] is None
-    assert rows[("q", "md")]["attained"] is None
-    assert rows[("p", "cubic")]["cubic_from"] is None
-    text = regime.table(points)
-    assert "| 0.50* |" in text
-    assert text.splitlines()[-1] == ("\\* p: attained against cubic of another run of "
-                                     "the point, first/p")
-    assert text.count("attained against") == 1
+    # A later run: another commit and its rules, a format-0 configuration
+    # (no "format"), the same two repeats written as a part would write them.
+    later = {k: v for k, v in cfg.items() if k != "format"}
+    later.update(commit="bbb", first_repeat=0, algorithms=[{"name": "reno"}, {"name": "md"}])
+    points = [("p", cfg, summary({"cubic": 70.0}), PathPoint("old/p")),
+              ("p", dict(cfg, commit="abc"), summary({"cubic": 60.0}), PathPoint("first/p")),
+              ("p", later, summary({"reno": 55.0, "md": 57.5}), PathPoint("later/p")),
+              # Other repeats start elsewhere; another point is not this one;
+              # nor is one analyzed against another ideal.
+              ("p", dict(later, first_repeat=2), summary({"ai": 55.0}), PathPoint("other/p")),
+              ("q", later, summary({"ai": 55.0}), PathPoint("later/q")),
+              ("p", later, summary({"dctcp": 55.0}, ideal=40.0), PathPoint("re/p"))]
+    rows = {(r["point"], r["rule"], r["source"].path): r for r in regime.rows(points)}
+    reno, md = rows[("p", "reno", "later/p")], rows[("p", "md", "later/p")]
+    # The last cubic given of the point.
+    assert reno["attained"] == pytest.approx(0.5) and md["attained"] == pytest.approx(0.25)
+    assert reno["cubic_from"][0].path == "first/p" and reno["cubic_from"][1] == "abc"
+    assert rows[("p", "ai", "other/p")]["attained"] is None
+    assert rows[("q", "ai", "later/q")]["attained"] is None
+    assert rows[("p", "dctcp", "re/p")]["attained"] is None
+    assert rows[("p", "cubic", "first/p")]["cubic_from"] is None
+    lines = regime.table(points).splitlines()
+    assert sum("| 0.50* |" in line or "| 0.25* |" in line for line in lines) == 2
+    assert not any("*" in line for line in lines if "| ai |" in line or "| dctcp |" in line)
+    # One note, a paragraph of its own.
+    assert lines[-2:] == ["", "\\* p: attained against cubic of another run of the point, "
+                                "first/p (at abc)"]
+    assert sum("attained against" in line for line in lines) == 1
+
+
+def test_same_point_compares_the_repeats_run_not_how_they_are_written():
+    cfg = {"rate_mbit": 1000, "repeats": 10, "jobs": []}
+    assert regime.same_point(cfg, dict(cfg, first_repeat=0, format=1, commit="x"))
+    assert not regime.same_point(cfg, dict(cfg, first_repeat=5, repeats=5))
+    assert not regime.same_point(cfg, dict(cfg, rate_mbit=100))
 
 
 class FakeRepeat:
@@ -341,10 +360,19 @@ def test_the_peak_counts_windows_held_for_some_time_inside_the_overlap():
 def test_the_matrix_gives_a_row_per_point_and_a_column_per_rule():
     cfg = {"rate_mbit": 1000, "rtt_ms": 0.2,
            "jobs": [{"name": "job1", "bytes": 2391017, "compute_ms": 30}] * 2}
-    points = [("p16", cfg, summary({"cubic": 80.0}), None),
-              ("p2", cfg, summary({"cubic": 100.0, "ai": 50.0}), None),
-              ("p2", cfg, summary({"md": 62.5, "ai": 62.5}), None)]
+    points = [("p2", cfg, summary({"md": 62.5, "ai": 50.0}), PathPoint("a/p2")),
+              ("p16", cfg, summary({"cubic": 80.0}), PathPoint("a/p16")),
+              ("p2", cfg, summary({"cubic": 100.0, "ai": 62.5}), PathPoint("b/p2")),
+              # The same name, another network: a row of its own.
+              ("p16", dict(cfg, rate_mbit=100), summary({"cubic": 50.0}), PathPoint("c/p16"))]
     assert regime.matrix_table(points).splitlines() == [
-        "| point | cubic | ai | md |", "|---|---|---|---|",
+        "| point | cubic | md | ai |", "|---|---|---|---|",
         "| p2 | 0.500 (2/2) | 0.800 (2/2) | 0.800 (2/2) |",
-        "| p16 | 0.625 (2/2) | - | - |"]
+        "| p16 (a/p16) | 0.625 (2/2) | - | - |",
+        "| p16 (c/p16) | 1.000 (2/2) | - | - |"]
+
+
+def test_names_sort_with_their_numbers_as_numbers():
+    names = ["dc16-a", "dc2-sync", "dc10x10", "dc2", "dc10x2", "dc2-a"]
+    assert sorted(names, key=regime.natural_key) == [
+        "dc2", "dc2-a", "dc2-sync", "dc10x2", "dc10x10", "dc16-a"]
