@@ -125,6 +125,12 @@ def test_a_bad_first_repeat_is_refused(tmp_path, first):
     sim_refuses(tmp_path, dict(smoke_config(), first_repeat=first), "first_repeat")
 
 
+@pytest.mark.parametrize("key", ["min_rto_ms", "delayed_ack_ms", "idle_rto_min_ms"])
+@pytest.mark.parametrize("value", [0, -2, "2"])
+def test_bad_tcp_timers_are_refused(tmp_path, key, value):
+    sim_refuses(tmp_path, dict(smoke_config(), **{key: value}), key)
+
+
 def test_bad_command_lines_are_refused(tmp_path):
     for argv in ([], ["--queue-limit", "0", str(tmp_path)], ["--queue-limit", "x", "y"]):
         run = subprocess.run([paths.SIM] + argv, capture_output=True, text=True, timeout=60)
