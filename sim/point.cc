@@ -15,6 +15,10 @@ namespace
 
 using nlohmann::json;
 
+// A TCP timer's longest: far beyond any phase, and far below what a
+// microsecond count (ns-3's Time, std::llround) would overflow on.
+constexpr double kMaxTimerMs = 1e6;
+
 [[noreturn]] void refuse(const std::string &what)
 {
 	throw PointError(what);
@@ -289,9 +293,12 @@ Point parse_point(const std::string &json_text)
 		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
 		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
 		point.idle_rto_min_ms = number(cfg, "idle_rto_min_ms", point.idle_rto_min_ms);
-		if (point.min_rto_ms < 0.001 || point.delayed_ack_ms < 0.001 ||
-		    point.idle_rto_min_ms < 0.001)
-			refuse("min_rto_ms, delayed_ack_ms and idle_rto_min_ms: at least 0.001 (1 us)");
+		for (auto [key, ms] : { std::pair{ "min_rto_ms", point.min_rto_ms },
+					std::pair{ "delayed_ack_ms", point.delayed_ack_ms },
+					std::pair{ "idle_rto_min_ms", point.idle_rto_min_ms } })
+			if (ms < 0.001 || ms > kMaxTimerMs)
+				refuse(std::string(key) +
+				       ": from 0.001 (1 us) to 1000000 (1000 s)");
 		if (point.rate_mbit <= 0 || point.rate_mbit > 1e6 || point.sample_ms <= 0)
 			refuse("rate_mbit (up to 1e6) and sample_ms must be positive");
 		if (cfg.contains("bulk") && !cfg["bulk"].empty())

@@ -134,7 +134,7 @@ TypeId TcpMltcp::GetTypeId()
 			.AddAttribute("IdleRtoMin",
 				      "The floor of the RTO an idle must exceed for that "
 				      "restart: the kernel compares the idle with the "
-				      "socket's RTO, whose floor is tcp_rto_min or a route's "
+				      "socket's RTO, whose floor is TCP_RTO_MIN or a route's "
 				      "rto_min",
 				      TimeValue(MicroSeconds(kLinuxRtoMinUs)),
 				      MakeTimeAccessor(&TcpMltcp::m_idleRtoMin),
@@ -151,8 +151,7 @@ TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
     : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
       m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle),
-      m_idleRtoMin(other.m_idleRtoMin), m_flow{},
-      m_marks(other.m_marks)
+      m_idleRtoMin(other.m_idleRtoMin), m_flow{}, m_marks(other.m_marks)
 {
 }
 

@@ -118,7 +118,7 @@ private:
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
 	int m_fixedBase{ MLTCP_BASE_SELECTABLE };
 	bool m_slowStartAfterIdle{ true };
-	Time m_idleRtoMin;     // IdleRtoMin: the restart's RTO floor
+	Time m_idleRtoMin{ MilliSeconds(200) }; // IdleRtoMin: the restart's RTO floor
 	mltcp_flow m_flow;	     // the core's per-flow state, as in icsk_ca_priv
 	WindowModel m_window;	     // cwnd, ssthresh in segments; the AI credit
 	uint64_t m_bytesAcked{ 0 };  // tp->bytes_acked

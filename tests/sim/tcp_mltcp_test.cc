@@ -269,10 +269,10 @@ TEST_F(TcpMltcpTest, LongIdlesRestartTheWindowAsLinuxDoes)
 	}
 }
 
-// A route's rto_min lowers the RTO the idle is compared with: a 30 ms
-// compute idle restarts the window against a 2 ms floor (srtt 10 ms, RTO
-// 12 ms: halved once per RTO elapsed beyond the first) and not against the
-// 200 ms default.
+// A route's rto_min lowers the RTO the idle is compared with: a 30 ms idle
+// (from the last send, one srtt before the drain) restarts the window
+// against a 2 ms floor (srtt 10 ms, RTO 12 ms: halved once per RTO, whole or
+// part, after the first) and not against the 200 ms default.
 TEST_F(TcpMltcpTest, TheIdlesRtoFloorIsTheRoutesWhenGiven)
 {
 	for (bool route_floor : { true, false }) {
@@ -286,8 +286,8 @@ TEST_F(TcpMltcpTest, TheIdlesRtoFloorIsTheRoutesWhenGiven)
 		sock.tcb->m_cWnd = 80 * kMss;
 		sock.tcb->m_ssThresh = 40 * kMss;
 		sock.Send(2);
-		At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); }); // drained
-		At(30'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		At(12'000, [&] { sock.Ack(*cc, 2, MicroSeconds(10'000)); }); // drained
+		At(32'000, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 		if (route_floor) {
 			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 20 * kMss);	  // 30 ms: 80 halved twice
 			EXPECT_EQ(sock.tcb->m_ssThresh.Get(), 60 * kMss); // 3/4 of 80
@@ -429,6 +429,7 @@ TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
 	sock.Fill();
 	At(2'000, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
 	cc->SetAttribute("SlowStartAfterIdle", BooleanValue(false));
+	cc->SetAttribute("IdleRtoMin", TimeValue(MilliSeconds(2)));
 	cc->SetAttribute("IterBytes", UintegerValue(12345));
 	Ptr<TcpMltcp> child = DynamicCast<TcpMltcp>(cc->Fork());
 	ASSERT_NE(child, nullptr);
@@ -440,6 +441,9 @@ TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
 	BooleanValue after_idle;
 	child->GetAttribute("SlowStartAfterIdle", after_idle);
 	EXPECT_FALSE(after_idle.Get());
+	TimeValue idle_rto_min;
+	child->GetAttribute("IdleRtoMin", idle_rto_min);
+	EXPECT_EQ(idle_rto_min.Get(), MilliSeconds(2));
 	UintegerValue iter_bytes;
 	child->GetAttribute("IterBytes", iter_bytes);
 	EXPECT_EQ(iter_bytes.Get(), 12345u);
