@@ -515,7 +515,7 @@ def regime_map(iterations=100, repeats=5):
         for count, suffix, algs in ((1, "-solo", solo),
                                     (2, "", DC_ALGORITHMS)):
             # A lone job first: what the window itself costs at this
-            # number of RTTs (slow start every phase), with no contest.
+            # number of RTTs, with no contest.
             jobs = identical_jobs(count, 0.4, DC_PERIOD_MS, rate_mbit, "push")
             out.append(sim_point("regime-%drtts%s" % (rtts, suffix), jobs, rate_mbit, rtt_ms,
                                  int(2 * REGIME_BDP_BYTES), iterations,
