@@ -80,7 +80,7 @@ import os
 import re
 import statistics
 
-from bench import matrix, metrics, rundir
+from bench import matrix, merge, metrics, rundir
 
 
 def rtts_per_phase(cfg):
@@ -112,11 +112,11 @@ def load(dirs):
     return points
 
 
-# What two runs of one point may differ in: the rules each ran, the commit it
-# ran at, the run-directory format, and how its repeats are written down
-# (compared as the repeat indices they make). Everything else decides each
-# repeat's start and the network it runs on.
-RUN_KEYS = ("algorithms", "commit", "format", "first_repeat", "repeats")
+# What two runs of one point may differ in: what the parts of one point may
+# (bench merge: the commit, the format, how the repeats are written down,
+# compared here as the repeat indices they make) and the rules each ran.
+# Everything else decides each repeat's start and the network it runs on.
+RUN_KEYS = merge.PART_KEYS + ("algorithms",)
 
 
 def run_free(cfg):
