@@ -105,12 +105,12 @@ struct Point {
 	// quick ACKs): a 200 ms timeout would be ten of their iterations.
 	double min_rto_ms = 200;
 	double delayed_ack_ms = 1;
-	// The RTO floor of the restart after idle (TcpMltcp's IdleRtoMin). The
-	// kernel's is the retransmission's, so a point that models a route's
-	// rto_min whole sets it to min_rto_ms; it stays at 200 ms unless the
-	// point says, because the data-center set was measured that way (their
-	// compute idles, 15-90 ms, then restart only rules that restart on their
-	// own, as with tcp_slow_start_after_idle = 0).
+	// The RTO floor of the restart after idle (TcpMltcp's IdleRtoMin).
+	// Linux takes it from the retransmission's, so a point modelling a
+	// route's rto_min fully sets it to min_rto_ms too. It defaults to 200 ms
+	// whatever min_rto_ms says because the data-center set was measured so:
+	// there a window restarts after a compute idle only by its rule's own
+	// restart, as with tcp_slow_start_after_idle = 0.
 	double idle_rto_min_ms = 200;
 	std::optional<LeafSpine> leaf_spine;
 	std::vector<Job> jobs;
