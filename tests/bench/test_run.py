@@ -103,3 +103,31 @@ def test_every_sim_point_of_the_sets_gets_a_command_line(tmp_path):
             point.write_config(cfg)
             argv = run.sim_argv(cfg, point)
             assert argv[0] == paths.SIM and argv[1:3] == ["--queue-limit", "262144"], argv
+
+
+@pytest.mark.parametrize("name", ["dc", "dc-dcqcn", "regime-map", "cluster"])
+def test_issue_13s_sets_keep_the_line_they_were_measured_at(name):
+    """Seeds added to a point later must run the rules its first seeds ran,
+    whatever the shipped default line has become since (a2863da moved it to
+    1.6 / 0.7; issue 13's sets were measured at 1.6 / 0.2)."""
+    line = {"slope": "1.6", "intercept": "0.2"}
+    assert matrix.SIM_SET_LINE == line
+    for cfg in configurations(name):
+        assert {k: cfg["default_params"][k] for k in line} == line, cfg["name"]
+        for alg in cfg["algorithms"]:
+            params = matrix.algorithm_params(cfg, alg)
+            if alg["cc"].startswith("mltcp"):
+                assert {k: params[k] for k in line} == line, (cfg["name"], alg["name"])
+
+
+def test_a_data_center_point_from_the_set_is_the_committed_one():
+    """The set's generator still gives the configuration a committed point ran."""
+    committed = paths.TOP + "/bench/results/20261124T1808Z-dc-more/dc4-sync-ecn-ackprio"
+    with open(committed + "/config.json") as f:
+        stored = json.load(f)
+    names = ",".join(a["name"] for a in stored["algorithms"])
+    (cfg,) = configurations("dc", "--only", "dc4-sync-ecn-ackprio", "--iterations", "60",
+                            "--repeats", "10", "--algorithms", names)
+    for key in ("commit", "format"):
+        stored.pop(key, None)
+    assert cfg == stored
