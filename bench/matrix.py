@@ -406,6 +406,7 @@ SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
 
 
 def sim_set_alg(name, mode):
+    """An MLTCP rule of issue 13's simulated sets: mode at SIM_SET_LINE."""
     return mltcp_alg(name, mode, **SIM_SET_LINE)
 
 
@@ -420,9 +421,9 @@ def sim_point(name, jobs, rate_mbit, rtt_ms, buffer_bytes, iterations, repeats, 
               jitter=DC_JITTER, period_ms=DC_PERIOD_MS, line=None, **extra):
     """A point that only the simulator runs (backend ns-3): the queue in bytes,
     every job's compute jittered by +-jitter of the period, samples every
-    millisecond, the default line (slope and intercept) line's where given,
-    and any of mltcp-sim's own keys (extra: ecn_mark_bytes, min_rto_ms,
-    delayed_ack_ms, start)."""
+    millisecond, the slope and intercept of line over the defaults where
+    given, and any of mltcp-sim's own keys (extra: ecn_mark_bytes,
+    min_rto_ms, delayed_ack_ms, start)."""
     for job in jobs:
         job["jitter_ms"] = round(jitter * period_ms, 3)
     cfg = point(name, jobs, rate_mbit=rate_mbit, rtt_ms=rtt_ms, buffer_bdp=0,
