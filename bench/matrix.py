@@ -399,8 +399,9 @@ DC_JITTER = 0.01
 # cluster) were measured at: 1.6 / 0.2, the shipped default until a2863da
 # moved it to 1.6 / 0.7 for a bulk flow's sake. The sets keep it, so that
 # seeds added to a point later run the rules its first seeds ran and each
-# set stays one measurement. It is mean-neutral (F averages 1 over a
-# phase), and at the two-job marking point no other mean-neutral line was
+# set stays one measurement. It is mean-neutral (F averages 1 over the
+# progress r of a phase), and at the two-job marking point no other
+# mean-neutral line was
 # faster (docs/simulation.md, "How strong F must be").
 SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
 
