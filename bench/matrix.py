@@ -401,8 +401,8 @@ DC_JITTER = 0.01
 # seeds added to a point later run the rules its first seeds ran and each
 # set stays one measurement. It is mean-neutral (F averages 1 over the
 # progress r of a phase), and at the two-job marking point no other
-# mean-neutral line was
-# faster (docs/simulation.md, "How strong F must be").
+# mean-neutral line was faster (docs/simulation.md, "How strong F must
+# be").
 SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
 
 
