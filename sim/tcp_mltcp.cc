@@ -41,9 +41,6 @@ std::string Format(mltcp_param which, uint32_t value)
 	return buf;
 }
 
-// The kernel's minimum RTO (TCP_RTO_MIN).
-constexpr int64_t kLinuxRtoMinUs = 200'000;
-
 } // namespace
 
 // The core's congestion states are the kernel's, which ns-3's copy.

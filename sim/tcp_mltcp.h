@@ -118,7 +118,9 @@ private:
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
 	int m_fixedBase{ MLTCP_BASE_SELECTABLE };
 	bool m_slowStartAfterIdle{ true };
-	Time m_idleRtoMin{ MilliSeconds(200) }; // IdleRtoMin: the restart's RTO floor
+	// The kernel's minimum RTO (TCP_RTO_MIN), IdleRtoMin's default.
+	static constexpr int64_t kLinuxRtoMinUs = 200'000;
+	Time m_idleRtoMin{ MicroSeconds(kLinuxRtoMinUs) }; // IdleRtoMin: the restart's RTO floor
 	mltcp_flow m_flow;	     // the core's per-flow state, as in icsk_ca_priv
 	WindowModel m_window;	     // cwnd, ssthresh in segments; the AI credit
 	uint64_t m_bytesAcked{ 0 };  // tp->bytes_acked
