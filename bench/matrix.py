@@ -396,14 +396,22 @@ DC_ECN_MARK_BYTES = 65 * 1514
 DC_TCP = {"min_rto_ms": 2, "delayed_ack_ms": 0.05}
 DC_JITTER = 0.01
 # The line issue 13's simulated sets (data center, DCQCN, regime map,
-# cluster) were measured at: 1.6 / 0.2, the shipped default until a2863da
-# moved it to 1.6 / 0.7 for a bulk flow's sake. The sets keep it, so that
+# cluster) and issue 14's first (diag-exchange, gate-sim) were measured at:
+# 1.6 / 0.2, the shipped default until a2863da moved it to 1.6 / 0.7 for a
+# bulk flow's sake. The sets keep it, so that
 # seeds added to a point later run the rules its first seeds ran and each
 # set stays one measurement. It is mean-neutral (F averages 1 over the
 # progress r of a phase), and at the two-job marking point no other
 # mean-neutral line was faster (docs/simulation.md, "How strong F must
 # be").
 SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
+# diag-asym ran after a2863da, at that commit's default.
+DIAG_ASYM_LINE = {"slope": "1.6", "intercept": "0.7"}
+
+
+def at_line(algs, line):
+    """These algorithms with every MLTCP rule's slope and intercept at line."""
+    return [dict(a, params=dict(a["params"], **line)) if "params" in a else a for a in algs]
 
 
 def sim_set_alg(name, mode):
@@ -566,7 +574,8 @@ def diag_exchange(iterations=100, repeats=5):
                 # 200 ms minimum RTO: a crude stand-in for Linux's TLP,
                 # which ns-3 3.37 lacks.
                 ("exchange", "-rto10ms", {"min_rto_ms": 10}))
-    return study_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats)
+    return study_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats,
+                          SIM_SET_LINE)
 
 
 def diag_asym(iterations=100, repeats=5):
@@ -582,13 +591,14 @@ def diag_asym(iterations=100, repeats=5):
                 ("exchange", "-rev5x", {"reverse_rate_mbit": 5 * HOST_RATE_MBIT}),
                 ("push", "", {}))
     return study_pair_sim("asym", variants, (5,), candidates("cubic", "md-restart"),
-                          iterations, repeats)
+                          iterations, repeats, DIAG_ASYM_LINE)
 
 
-def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats):
+def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats, line):
     """The study's pair (two jobs of 0.4, 200 Mbit/s, 256 KiB, no added
     delay) in the simulator, per variant (collective, name suffix, extra
-    keys) and compute jitter: "<prefix>-<collective><suffix>-jitter<N>ms"."""
+    keys) and compute jitter: "<prefix>-<collective><suffix>-jitter<N>ms",
+    every MLTCP rule at line (the one the set was measured at)."""
     out = []
     for collective, suffix, extra in variants:
         for jitter_ms in jitters_ms:
@@ -596,9 +606,9 @@ def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats):
             out.append(sim_point("%s-%s%s-jitter%dms" % (prefix, collective, suffix, jitter_ms),
                                  jobs, HOST_RATE_MBIT, 0, 262144, iterations,
                                  # Without jitter the simulation is deterministic.
-                                 repeats if jitter_ms else 1, algs,
+                                 repeats if jitter_ms else 1, at_line(algs, line),
                                  jitter=jitter_ms / HOST_PERIOD_MS, period_ms=HOST_PERIOD_MS,
-                                 **extra))
+                                 line=line, **extra))
     return out
 
 
@@ -688,7 +698,8 @@ def gate_sim(iterations=100, repeats=5):
     variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
                 ("push", "", {}))
     return study_pair_sim("gate", variants, (0, 5, 20),
-                          candidates("cubic", "md-restart", "md-gate"), iterations, repeats)
+                          candidates("cubic", "md-restart", "md-gate"), iterations, repeats,
+                          SIM_SET_LINE)
 
 
 def gate_host(iterations=100, repeats=10):
