@@ -633,7 +633,7 @@ def cluster_point(count, fraction, iterations, repeats, seed=1):
         job["hosts"] = order[2 * j:2 * j + 2]
     cfg = sim_point("cluster%d-a%g" % (count, fraction), jobs, DC_RATE_MBIT, DC_RTT_MS,
                     DC_BUFFER_BYTES, iterations, repeats,
-                    [a for a in DC_ALGORITHMS if a["name"] in ("cubic", "md-restart")],
+                    [a for a in DC_ALGORITHMS if a["name"] in ("cubic", "ai", "md-restart")],
                     period_ms=CLUSTER_PERIOD_MS, line=SIM_SET_LINE, **DC_TCP)
     cfg["topology"] = {"kind": "leaf-spine", "leaves": leaves, "spines": CLUSTER_SPINES,
                        "hosts_per_leaf": CLUSTER_HOSTS_PER_LEAF}
@@ -645,7 +645,8 @@ def cluster_point(count, fraction, iterations, repeats, seed=1):
 def cluster(iterations=100, repeats=1):
     """Issue 13's cluster scale: 16, 32 and 64 exchanging jobs on a leaf-spine
     fabric, at fraction 0.2 (sparse: most links' sums within 1) and 0.4
-    (dense: many beyond), cubic and md-restart."""
+    (dense: many beyond), cubic, ai (the data-center set's most efficient
+    rule) and md-restart."""
     return [cluster_point(count, fraction, iterations, repeats)
             for count in (16, 32, 64) for fraction in (0.2, 0.4)]
 
