@@ -4,7 +4,7 @@ and shift map (issue 13, items 4 to 6).
 
     python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
                             [--shift-points A,B] [--shift-table] [--contest-table]
-                            [--matrix] DIR...
+                            [--matrix] [--placement-table] DIR...
 
 The table gives, for every point and rule:
   - RTTs per phase: a job's communication phase at line rate over the base RTT;
@@ -37,6 +37,11 @@ The table gives, for every point and rule:
 
 --matrix adds the set at a glance: a row per point, a column per rule, the
 efficiency and stable repeats in each cell.
+
+--placement-table, for leaf-spine points: per rule, the efficiency of the
+jobs whose every link sums to at most 1 and of those crossing a link over 1
+(CASSINI's compatibility, job by job), and the jobs of the busiest link
+against the bound it sets (placement_rows()).
 
 A second table gives each point's cost in the simulator (wall time and
 simulated events per second per run) and, on a leaf-spine fabric, the sum of
@@ -251,6 +256,62 @@ def cost_table(points):
             r["point"], r["jobs"], fmt(r["max_link_load"], "%.2f"),
             "%d of %d" % (r["links_over_1"], r["links"]) if r["links"] else "-", r["runs"],
             r["wall_s"], r["events_per_s"]))
+    return "\n".join(lines)
+
+
+def placement_rows(points):
+    """Per leaf-spine point and rule, CASSINI's question in numbers: the
+    efficiency (ideal / mean iteration, over the jobs of a group) of the jobs
+    whose every link sums to at most 1 and of those crossing a link over 1;
+    and the jobs crossing the busiest link against what it allows: its sum of
+    fractions L times their ideal iteration. That is a bound: n identical
+    jobs sharing a link at iteration times T_i need sum(c / T_i) <= 1 for a
+    phase of c at line rate, so their mean T_i is at least n c = L times the
+    ideal where L > 1 (the harmonic mean is at most the arithmetic). From the
+    summary's per-job means and the run's links (meta.json)."""
+    out = []
+    for name, cfg, summary, point in points:
+        if point is None or "topology" not in cfg:
+            continue
+        links = next((rep.meta["links"] for a in cfg["algorithms"]
+                      for rep in point.repeats(a["name"]) if "links" in rep.meta), None)
+        if not links:
+            continue
+        loads = metrics.link_loads(cfg, links)
+        busiest = max(loads, key=loads.get)
+        over = {job for link, names in links.items() if loads[link] > 1 + 1e-9 for job in names}
+        for rule, alg in summary["algorithms"].items():
+            jobs = alg.get("jobs") or {}
+
+            def group(names):
+                names = [n for n in jobs if n in names]
+                if not names:
+                    return 0, None, None
+                ideal = sum(jobs[n]["ideal_iter_ms"] for n in names)
+                return len(names), ideal, sum(jobs[n]["mean_iter_ms"] for n in names)
+
+            within, ideal_w, mean_w = group(set(jobs) - over)
+            crossing, ideal_o, mean_o = group(over)
+            on_busiest, ideal_b, mean_b = group(set(links[busiest]))
+            out.append({"point": name, "rule": rule,
+                        "within": within, "within_efficiency": ideal_w / mean_w if within else None,
+                        "over": crossing, "over_efficiency": ideal_o / mean_o if crossing else None,
+                        "busiest": busiest, "busiest_load": loads[busiest],
+                        "on_busiest": on_busiest,
+                        "busiest_x_bound": (mean_b / (max(1.0, loads[busiest]) * ideal_b)
+                                            if on_busiest else None)})
+    return out
+
+
+def placement_table(points):
+    lines = ["| point | rule | jobs within 1: efficiency | jobs over 1: efficiency | "
+             "busiest link (sum of fractions) | its jobs: mean / bound |",
+             "|---|---|---|---|---|---|"]
+    for r in placement_rows(points):
+        lines.append("| %s | %s | %d: %s | %d: %s | %s (%.2f) | %d: %s |" % (
+            r["point"], r["rule"], r["within"], fmt(r["within_efficiency"]), r["over"],
+            fmt(r["over_efficiency"]), r["busiest"], r["busiest_load"], r["on_busiest"],
+            fmt(r["busiest_x_bound"])))
     return "\n".join(lines)
 
 
@@ -668,6 +729,9 @@ def add_arguments(parser):
                         help="the mean measured shift per bin of D beside the fluid model's")
     parser.add_argument("--matrix", action="store_true",
                         help="a row per point, a column per rule: efficiency (stable repeats)")
+    parser.add_argument("--placement-table", action="store_true",
+                        help="leaf-spine points: jobs within and over a link's capacity, and the "
+                        "busiest link's jobs against its bound")
     parser.add_argument("--contest-table", action="store_true",
                         help="from window traces: leaders' and followers' recoveries and RTOs "
                         "while two jobs' phases overlap")
@@ -687,6 +751,9 @@ def main(args):
     if args.contest_table:
         print()
         print(contest_table(points))
+    if args.placement_table:
+        print()
+        print(placement_table(points))
     if args.regime_plot:
         plot_regime(points, args.regime_plot)
     if args.shift_plot:

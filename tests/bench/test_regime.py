@@ -376,3 +376,33 @@ def test_names_sort_with_their_numbers_as_numbers():
     names = ["dc16-a", "dc2-sync", "dc10x10", "dc2", "dc10x2", "dc2-a"]
     assert sorted(names, key=regime.natural_key) == [
         "dc2", "dc2-a", "dc2-sync", "dc10x2", "dc10x10", "dc16-a"]
+
+
+class LinksRepeat:
+    def __init__(self, links):
+        self.meta = {"links": links}
+
+
+def test_the_placement_table_sets_jobs_over_a_links_capacity_against_its_bound():
+    # Four jobs of fraction 0.4 (50 ms ideal); three share leaf0>spine0, a
+    # sum of 1.2, so they cannot average under 1.2 x 50 ms there.
+    job = {"bytes": 2391017, "compute_ms": 30}
+    cfg = {"rate_mbit": 1000, "rtt_ms": 0.2, "topology": {"kind": "leaf-spine"},
+           "algorithms": [{"name": "cubic"}],
+           "jobs": [dict(job, name=n) for n in ("j1", "j2", "j3", "j4")]}
+    links = {"leaf0>spine0": ["j1", "j2", "j3"], "leaf1>spine0": ["j4"],
+             "leaf0>h0": ["j1"], "leaf0>h1": ["j2"], "leaf0>h2": ["j3"], "leaf1>h3": ["j4"]}
+    per_job = {"j1": 60.0, "j2": 70.0, "j3": 80.0, "j4": 55.0}
+    summ = {"algorithms": {"cubic": {"jobs": {
+        n: {"mean_iter_ms": m, "ideal_iter_ms": 50.0} for n, m in per_job.items()}}}}
+    (row,) = regime.placement_rows([("p", cfg, summ, FakePoint([LinksRepeat(links)]))])
+    assert row["busiest"] == "leaf0>spine0"
+    assert row["busiest_load"] == pytest.approx(1.2, rel=1e-3)
+    assert (row["within"], row["over"], row["on_busiest"]) == (1, 3, 3)
+    assert row["within_efficiency"] == pytest.approx(50 / 55)
+    assert row["over_efficiency"] == pytest.approx(150 / 210)
+    assert row["busiest_x_bound"] == pytest.approx(210 / (1.2 * 150), rel=1e-3)
+    # A point off the fabric, or without its links, has no row.
+    dumbbell = {k: v for k, v in cfg.items() if k != "topology"}
+    assert regime.placement_rows([("d", dumbbell, summ, FakePoint([LinksRepeat(links)]))]) == []
+    assert regime.placement_rows([("p", cfg, summ, FakePoint([]))]) == []
