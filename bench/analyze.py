@@ -48,8 +48,12 @@ def analyze(point):
         reps = []
         for repeat in point.repeats(alg["name"]):
             meta, samples, records = repeat.meta, repeat.samples, repeat.records
-            run = metrics.analyze_run(records, jobs_cfg, rate, samples=samples,
-                                      sample_jobs=meta.get("sample_jobs"))
+            # A leaf-spine run names the links each job's bytes cross.
+            links = meta.get("links")
+            run = metrics.analyze_run(
+                records, jobs_cfg, rate, samples=samples, sample_jobs=meta.get("sample_jobs"),
+                rivals=metrics.contenders(links) if links else None,
+                busiest_link_sum=max(metrics.link_loads(cfg, links).values()) if links else None)
             run["rtos"] = sum(meta["rtos"].values())
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
             run["failures"] = meta["failures"]

@@ -11,9 +11,12 @@ Definitions (also printed in every report):
   the full bottleneck rate, where the full rate is the payload rate of
   1514-byte frames carrying 1448 bytes of TCP payload (rate * 1448 / 1514).
   It is reachable only if the jobs' communication fractions sum to at most 1
-  (`ideal_valid`).
+  (`ideal_valid`); on a leaf-spine fabric, those of the jobs crossing each
+  link, so its busiest link's sum (`comm_fraction_sum` there).
 - Overlap of an iteration: seconds of its communication phase during which at
-  least one other job was also communicating.
+  least one other job was also communicating; on a leaf-spine fabric, one
+  whose bytes cross a link this job's cross (its contenders), since jobs on
+  disjoint paths do not compete however their phases fall.
 - Wire overlap of an iteration (issue 14): seconds of its communication phase
   during which this job and at least one other both put bytes on the wire at
   10% of the bottleneck rate or more, from the sampled per-job counters (the
@@ -104,12 +107,29 @@ def _merge(intervals):
     return merged
 
 
-def overlaps(jobs):
-    """Per job, per iteration: seconds its communication overlapped others'."""
+def contenders(links):
+    """Per job of a leaf-spine point (a run's meta "links": link -> the jobs
+    whose bytes cross it), the other jobs sharing one of its links."""
+    out = {}
+    for names in links.values():
+        for job in names:
+            out.setdefault(job, set()).update(n for n in names if n != job)
+    return out
+
+
+def _rivals(job, jobs, rivals):
+    """The jobs job's phase can contend with: every other one, or its
+    contenders where given."""
+    return {o for o in jobs if o != job and (rivals is None or o in rivals.get(job, ()))}
+
+
+def overlaps(jobs, rivals=None):
+    """Per job, per iteration: seconds its communication overlapped others'
+    (its contenders' only, where rivals, contenders(), is given)."""
     result = {}
     for job, rows in jobs.items():
-        others = _merge([(cs, e) for other, orows in jobs.items() if other != job
-                         for (_, cs, e) in orows])
+        others = _merge([(cs, e) for other in _rivals(job, jobs, rivals)
+                         for (_, cs, e) in jobs[other]])
         per_iter = []
         for _, cs, e in rows:
             total = 0.0
@@ -124,11 +144,12 @@ def overlaps(jobs):
     return result
 
 
-def wire_overlaps(jobs, samples, sample_jobs, rate_bps, threshold=OVERLAP_THRESHOLD):
+def wire_overlaps(jobs, samples, sample_jobs, rate_bps, threshold=OVERLAP_THRESHOLD,
+                  rivals=None):
     """Per job, per iteration: seconds of its communication phase during which
-    it and another job each sent at threshold * rate_bps or more, by the
-    samples (time, cumulative bytes per job in sample_jobs' order). None where
-    a job has no counter."""
+    it and another job (a contender, where rivals is given) each sent at
+    threshold * rate_bps or more, by the samples (time, cumulative bytes per
+    job in sample_jobs' order). None where a job has no counter."""
     if any(job not in sample_jobs for job in jobs) or len(samples) < 2:
         return None
     column = {job: sample_jobs.index(job) for job in jobs}
@@ -141,11 +162,12 @@ def wire_overlaps(jobs, samples, sample_jobs, rate_bps, threshold=OVERLAP_THRESH
         spans.append((ta, tb, {job for job, c in column.items() if rb[c] - ra[c] >= floor}))
     result = {}
     for job, rows in jobs.items():
+        others = _rivals(job, jobs, rivals)
         per_iter = []
         for _, cs, e in rows:
             total = 0.0
             for ta, tb, sending in spans:
-                if tb <= cs or ta >= e or job not in sending or len(sending) < 2:
+                if tb <= cs or ta >= e or job not in sending or not sending & others:
                     continue
                 total += min(tb, e) - max(ta, cs)
             per_iter.append(total)
@@ -220,17 +242,20 @@ def jobs_config(jobs):
 
 
 def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
-                sample_jobs=None):
+                sample_jobs=None, rivals=None, busiest_link_sum=None):
     """Metrics of one algorithm's run.
 
     jobs_config maps job name -> {"compute_s": .., "bytes": ..}: the bytes a
     worker sends per iteration through the bottleneck in one direction.
     samples and sample_jobs (the run's samples.json and meta's "sample_jobs")
-    give the wire overlap; without them it is None.
+    give the wire overlap; without them it is None. On a leaf-spine fabric
+    rivals (contenders()) limits overlaps to jobs sharing a link, and
+    busiest_link_sum (the largest of link_loads()) decides whether the ideal
+    is reachable, in place of the sum over every job.
     """
     jobs = job_iterations(records)
-    ov = overlaps(jobs)
-    wire = (wire_overlaps(jobs, samples, sample_jobs, rate_bps)
+    ov = overlaps(jobs, rivals)
+    wire = (wire_overlaps(jobs, samples, sample_jobs, rate_bps, rivals=rivals)
             if samples and sample_jobs else None)
     out = {"jobs": {}}
     fractions = 0.0
@@ -270,6 +295,8 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
         wire_converged.append(wire_conv)
         all_times += times
         steady_times += steady
+    if busiest_link_sum is not None:
+        fractions = busiest_link_sum
     ideal_mean = mean([j["ideal_iter_s"] for j in out["jobs"].values()])
     ideal_comm = {job: j["ideal_comm_s"] for job, j in out["jobs"].items()}
     settled, relapses = settling(ov, ideal_comm)

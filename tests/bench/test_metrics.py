@@ -220,3 +220,31 @@ def test_link_loads_sum_the_fractions_of_the_jobs_crossing_each_link():
     assert loads["leaf0>h1"] == pytest.approx(0.4, rel=1e-3)
     assert loads["leaf0>spine1"] == pytest.approx(0.4, rel=1e-3)
     assert loads["spine1>leaf1"] == pytest.approx(0.2, rel=1e-3)
+
+
+def test_on_a_fabric_only_jobs_sharing_a_link_contend():
+    # a and b share leaf0>spine0; c crosses only links of its own.
+    links = {"leaf0>spine0": ["a", "b"], "leaf0>h0": ["a"], "leaf0>h1": ["b"],
+             "leaf1>spine1": ["c"], "leaf1>h2": ["c"]}
+    rivals = metrics.contenders(links)
+    assert rivals == {"a": {"b"}, "b": {"a"}, "c": set()}
+    jobs = {"a": [(0.0, 0.0, 1.0)], "b": [(0.0, 0.5, 2.0)], "c": [(0.0, 0.0, 2.0)]}
+    ov = metrics.overlaps(jobs, rivals)
+    assert ov["a"] == [pytest.approx(0.5)] and ov["b"] == [pytest.approx(0.5)]
+    assert ov["c"] == [0.0]
+    # On the wire too: c sends throughout, beside nobody it contends with.
+    samples = [[k * 0.25, [k * 1000000] * 3] for k in range(9)]
+    wire = metrics.wire_overlaps(jobs, samples, ["a", "b", "c"], 1e6, rivals=rivals)
+    assert wire["c"] == [0.0] and wire["a"][0] == pytest.approx(1.0)  # b sends from 0
+    assert metrics.wire_overlaps(jobs, samples, ["a", "b", "c"], 1e6)["c"][0] == pytest.approx(2.0)
+
+
+def test_on_a_fabric_the_busiest_link_decides_whether_the_ideal_is_reachable():
+    # Two jobs of 0.6: over 1 together, each alone on its links.
+    nbytes = 0.6 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.4, "bytes": nbytes}, "b": {"compute_s": 0.4, "bytes": nbytes}}
+    records = periodic("a", 3, 1.0, 0.4, 0.6) + periodic("b", 3, 1.0, 0.4, 0.6)
+    run = metrics.analyze_run(records, cfg, RATE, rivals={"a": set(), "b": set()},
+                              busiest_link_sum=0.6)
+    assert run["comm_fraction_sum"] == pytest.approx(0.6) and run["ideal_valid"]
+    assert run["jobs"]["a"]["mean_overlap_s"] == 0.0 and run["stable"]
