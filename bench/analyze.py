@@ -54,6 +54,8 @@ def analyze(point):
                 records, jobs_cfg, rate, samples=samples, sample_jobs=meta.get("sample_jobs"),
                 rivals=metrics.contenders(links) if links else None,
                 busiest_link_sum=max(metrics.link_loads(cfg, links).values()) if links else None)
+            run["links"] = links
+            run["cost"] = meta.get("cost")
             run["rtos"] = sum(meta["rtos"].values())
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
             run["failures"] = meta["failures"]
@@ -103,7 +105,10 @@ def aggregate(reps):
         vals = [r[key] for r in reps if r[key] is not None]
         return sum(vals) / len(vals) if vals else None
     conv = [r["converged_iteration"] for r in reps]
+    costs = [r.get("cost") for r in reps]
     return {
+        # The simulator's cost of each run (wall time, simulated time, events).
+        **({"costs": costs} if all(costs) else {}),
         "repeats": len(reps),
         "mean_iter_ms": ms(avg("mean_iter_s")),
         "p99_iter_ms": ms(avg("p99_iter_s")),
@@ -154,6 +159,10 @@ def aggregate(reps):
 def summarize(cfg, per_alg, baseline):
     first = next(iter(per_alg.values()))[0]
     summary = {
+        # On a leaf-spine fabric, the links each job's bytes cross (the run's
+        # plan, the same for every run of the point), kept with the summary
+        # since raw logs are not committed (bench regime --placement-table).
+        **({"links": first["links"]} if first.get("links") else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "commit": cfg.get("commit") or git_commit(),
         "ideal_iter_ms": ms(first["ideal_iter_s"]),
@@ -230,7 +239,14 @@ def report(summary, baseline, plots):
               "%s ms; communication fractions sum to %s (ideal %s)." % (
                   cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
                   summary["comm_fraction_sum"],
-                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1"),
+                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1")
+              if "links" not in summary else
+              "- Ideal iteration (compute + bytes at %.1f Mbit/s payload rate): %s ms; the "
+              "busiest link's communication fractions sum to %s (%s)." % (
+                  cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
+                  summary["comm_fraction_sum"],
+                  "at most 1, as the ideal needs" if summary["ideal_valid"]
+                  else "ideal NOT reachable: sum > 1"),
               "", "## Results", "",
               "| algorithm | mean iter ms | p99 ms | steady mean ms | x ideal | "
               "speedup mean / p99 vs %s | converged at | stable | RTOs | drops | "

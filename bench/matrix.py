@@ -397,8 +397,8 @@ DC_TCP = {"min_rto_ms": 2, "delayed_ack_ms": 0.05}
 DC_JITTER = 0.01
 # The line issue 13's simulated sets (data center, DCQCN, regime map,
 # cluster) and issue 14's first (diag-exchange, gate-sim) were measured at:
-# 1.6 / 0.2, the shipped default until a2863da moved it to 1.6 / 0.7 for a
-# bulk flow's sake. The sets keep it, so that
+# 1.6 / 0.2, the shipped default until 6223b34 (1.6 / 0.8) and a2863da (1.6
+# / 0.7, for a bulk flow's sake). The sets keep it, so that
 # seeds added to a point later run the rules its first seeds ran and each
 # set stays one measurement. It is mean-neutral (F averages 1 over the
 # progress r of a phase), and at the two-job marking point no other
@@ -410,7 +410,9 @@ DIAG_ASYM_LINE = {"slope": "1.6", "intercept": "0.7"}
 
 
 def at_line(algs, line):
-    """These algorithms with every MLTCP rule's slope and intercept at line."""
+    """These algorithms with every MLTCP rule's slope and intercept at line
+    (for rules named by their mode; a rule named by its own line, such as
+    const_f or ai-strong, would lose it)."""
     return [dict(a, params=dict(a["params"], **line)) if "params" in a else a for a in algs]
 
 

@@ -225,22 +225,42 @@ def rows(points):
     return out
 
 
+def point_links(cfg, summary, point):
+    """A leaf-spine point's links (link -> the jobs whose bytes cross it): its
+    summary's, or else a raw run's meta.json (points analyzed before
+    summaries kept them)."""
+    if summary.get("links"):
+        return summary["links"]
+    if point is None:
+        return None
+    return next((rep.meta["links"] for a in cfg["algorithms"]
+                 for rep in point.repeats(a["name"]) if "links" in rep.meta), None)
+
+
+def point_costs(cfg, summary, point):
+    """Every run's cost (wall_s, simulated_s, events): the summary's, or else
+    the raw runs' meta.json."""
+    costs = [c for alg in summary.get("algorithms", {}).values() for c in alg.get("costs", [])]
+    if costs or point is None:
+        return costs
+    return [rep.meta["cost"] for a in cfg["algorithms"] for rep in point.repeats(a["name"])
+            if "cost" in rep.meta]
+
+
 def cost_rows(points):
     """Per point run on a leaf-spine fabric or costed by the simulator: its
     busiest link's sum of fractions, how many links exceed 1, and a run's
     wall time and simulated events per second (means over its runs)."""
     out = []
-    for name, cfg, _, point in points:
-        if point is None:
-            continue
-        metas = [rep.meta for a in cfg["algorithms"] for rep in point.repeats(a["name"])]
-        costs = [m["cost"] for m in metas if "cost" in m]
+    for name, cfg, summary, point in points:
+        costs = point_costs(cfg, summary, point)
         if not costs:
             continue
-        loads = metrics.link_loads(cfg, metas[0]["links"]) if "links" in metas[0] else {}
+        links = point_links(cfg, summary, point)
+        loads = metrics.link_loads(cfg, links) if links else {}
         out.append({"point": name, "jobs": len(cfg["jobs"]), "runs": len(costs),
                     "max_link_load": max(loads.values()) if loads else None,
-                    "links_over_1": sum(1 for v in loads.values() if v > 1 + 1e-9),
+                    "links_over_1": sum(1 for v in loads.values() if metrics.over_capacity(v)),
                     "links": len(loads),
                     "wall_s": statistics.mean(c["wall_s"] for c in costs),
                     "events_per_s": statistics.mean(c["events"] / c["wall_s"] for c in costs
@@ -262,56 +282,65 @@ def cost_table(points):
 def placement_rows(points):
     """Per leaf-spine point and rule, CASSINI's question in numbers: the
     efficiency (ideal / mean iteration, over the jobs of a group) of the jobs
-    whose every link sums to at most 1 and of those crossing a link over 1;
-    and the jobs crossing the busiest link against what it allows: its sum of
-    fractions L times their ideal iteration. That is a bound: n identical
-    jobs sharing a link at iteration times T_i need sum(c / T_i) <= 1 for a
-    phase of c at line rate, so their mean T_i is at least n c = L times the
-    ideal where L > 1 (the harmonic mean is at most the arithmetic). From the
-    summary's per-job means and the run's links (meta.json)."""
+    that share no link with another (both workers on one leaf, say), of
+    those that share links all summing to at most 1, and of those crossing a
+    link over 1; and the jobs crossing the busiest link (the first by name
+    where several tie) against what it allows them: its sum of fractions L
+    times their ideal. n identical jobs sharing a link at iteration times T_i
+    need sum(c / T_i) <= 1 for phases of c at line rate while all of them
+    run, so their mean T_i is then at least n c, L times the ideal where L >
+    1 (the harmonic mean is at most the arithmetic): a steady-state bound,
+    which a job may beat once its neighbours have ended their iterations."""
     out = []
     for name, cfg, summary, point in points:
-        if point is None or "topology" not in cfg:
+        if "topology" not in cfg:
             continue
-        links = next((rep.meta["links"] for a in cfg["algorithms"]
-                      for rep in point.repeats(a["name"]) if "links" in rep.meta), None)
+        links = point_links(cfg, summary, point)
         if not links:
             continue
         loads = metrics.link_loads(cfg, links)
-        busiest = max(loads, key=loads.get)
-        over = {job for link, names in links.items() if loads[link] > 1 + 1e-9 for job in names}
+        top = max(loads.values())
+        tied = sorted(link for link, load in loads.items() if load >= top - 1e-12)
+        busiest = tied[0]
+        rivals = metrics.contenders(links)
+        over = {job for link, names in links.items() if metrics.over_capacity(loads[link])
+                for job in names}
         for rule, alg in summary["algorithms"].items():
             jobs = alg.get("jobs") or {}
 
             def group(names):
                 names = [n for n in jobs if n in names]
                 if not names:
-                    return 0, None, None
-                ideal = sum(jobs[n]["ideal_iter_ms"] for n in names)
-                return len(names), ideal, sum(jobs[n]["mean_iter_ms"] for n in names)
+                    return 0, None
+                return len(names), (sum(jobs[n]["ideal_iter_ms"] for n in names),
+                                    sum(jobs[n]["mean_iter_ms"] for n in names))
 
-            within, ideal_w, mean_w = group(set(jobs) - over)
-            crossing, ideal_o, mean_o = group(over)
-            on_busiest, ideal_b, mean_b = group(set(links[busiest]))
-            out.append({"point": name, "rule": rule,
-                        "within": within, "within_efficiency": ideal_w / mean_w if within else None,
-                        "over": crossing, "over_efficiency": ideal_o / mean_o if crossing else None,
-                        "busiest": busiest, "busiest_load": loads[busiest],
-                        "on_busiest": on_busiest,
-                        "busiest_x_bound": (mean_b / (max(1.0, loads[busiest]) * ideal_b)
-                                            if on_busiest else None)})
+            alone = {n for n in jobs if not rivals.get(n)}
+            groups = {"alone": group(alone), "within": group(set(jobs) - over - alone),
+                      "over": group(over), "on_busiest": group(set(links[busiest]))}
+            row = {"point": name, "rule": rule, "busiest": busiest, "tied": len(tied) - 1,
+                   "busiest_load": loads[busiest]}
+            for key, (count, sums) in groups.items():
+                row[key] = count
+                row[key + "_efficiency"] = sums[0] / sums[1] if count else None
+            count, sums = groups["on_busiest"]
+            row["busiest_x_bound"] = (sums[1] / (max(1.0, loads[busiest]) * sums[0])
+                                      if count else None)
+            out.append(row)
     return out
 
 
 def placement_table(points):
-    lines = ["| point | rule | jobs within 1: efficiency | jobs over 1: efficiency | "
-             "busiest link (sum of fractions) | its jobs: mean / bound |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| point | rule | jobs alone: efficiency | jobs sharing links within 1: efficiency | "
+             "jobs over 1: efficiency | busiest link (sum of fractions) | "
+             "its jobs: mean / steady-state bound |",
+             "|---|---|---|---|---|---|---|"]
     for r in placement_rows(points):
-        lines.append("| %s | %s | %d: %s | %d: %s | %s (%.2f) | %d: %s |" % (
-            r["point"], r["rule"], r["within"], fmt(r["within_efficiency"]), r["over"],
-            fmt(r["over_efficiency"]), r["busiest"], r["busiest_load"], r["on_busiest"],
-            fmt(r["busiest_x_bound"])))
+        lines.append("| %s | %s | %d: %s | %d: %s | %d: %s | %s%s (%.2f) | %d: %s |" % (
+            r["point"], r["rule"], r["alone"], fmt(r["alone_efficiency"]), r["within"],
+            fmt(r["within_efficiency"]), r["over"], fmt(r["over_efficiency"]), r["busiest"],
+            " and %d tied" % r["tied"] if r["tied"] else "", r["busiest_load"],
+            r["on_busiest"], fmt(r["busiest_x_bound"])))
     return "\n".join(lines)
 
 

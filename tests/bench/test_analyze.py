@@ -82,3 +82,33 @@ def test_counters_are_summed_over_repeats_that_all_have_them():
     # A repeat without counters (an older run dir): no sum at all.
     assert analyze.summed_counters(runs + [{}]) == {}
     assert analyze.summed_counters([]) == {}
+
+
+def test_on_a_fabric_jobs_on_disjoint_links_do_not_overlap_and_the_links_are_kept(tmp_path):
+    """The cubic run's jobs overlap in time (both communicate 0.8 s of every
+    1.4), but on a leaf-spine fabric whose links they do not share they do
+    not contend: no overlap, converged from the first iteration, and the
+    ideal judged by the busiest link (0.4), not by the sum over both jobs
+    (0.8)."""
+    run = write_run(tmp_path)
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["topology"] = {"kind": "leaf-spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 2}
+    (run / "config.json").write_text(json.dumps(cfg))
+    links = {"leaf0>h0": ["j1"], "leaf0>h1": ["j1"], "leaf1>h2": ["j2"], "leaf1>h3": ["j2"]}
+    for alg in ("cubic", "mltcp"):
+        meta_path = run / "raw" / alg / "rep0" / "meta.json"
+        meta = json.loads(meta_path.read_text())
+        meta.update(links=links, cost={"wall_s": 2.0, "simulated_s": 14.0, "events": 1000})
+        meta_path.write_text(json.dumps(meta))
+    proc = subprocess.run([sys.executable, "-m", "bench", "analyze", str(run)],
+                          cwd=paths.TOP, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["links"] == links
+    assert summary["comm_fraction_sum"] == 0.4 and summary["ideal_valid"]
+    cubic = summary["algorithms"]["cubic"]
+    assert cubic["converged_iteration"] == 0 and cubic["stable_repeats"] == 1
+    assert cubic["jobs"]["j1"]["mean_overlap_ms"] == 0.0
+    assert cubic["costs"] == [{"wall_s": 2.0, "simulated_s": 14.0, "events": 1000}]
+    assert "busiest link's communication fractions sum to 0.4" in (run / "report.md").read_text()
+    # The same jobs on a dumbbell overlap (the test above).

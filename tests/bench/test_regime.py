@@ -383,26 +383,61 @@ class LinksRepeat:
         self.meta = {"links": links}
 
 
-def test_the_placement_table_sets_jobs_over_a_links_capacity_against_its_bound():
-    # Four jobs of fraction 0.4 (50 ms ideal); three share leaf0>spine0, a
-    # sum of 1.2, so they cannot average under 1.2 x 50 ms there.
+def placement_point(links_in_summary):
+    # Six jobs of fraction 0.4 (50 ms ideal): j1-j3 share leaf0>spine0, a sum
+    # of 1.2, so while all three run they cannot average under 1.2 x 50 ms;
+    # j4 and j5 share leaf1>spine0 (0.8); j6 shares no link.
     job = {"bytes": 2391017, "compute_ms": 30}
+    names = ("j1", "j2", "j3", "j4", "j5", "j6")
     cfg = {"rate_mbit": 1000, "rtt_ms": 0.2, "topology": {"kind": "leaf-spine"},
-           "algorithms": [{"name": "cubic"}],
-           "jobs": [dict(job, name=n) for n in ("j1", "j2", "j3", "j4")]}
-    links = {"leaf0>spine0": ["j1", "j2", "j3"], "leaf1>spine0": ["j4"],
-             "leaf0>h0": ["j1"], "leaf0>h1": ["j2"], "leaf0>h2": ["j3"], "leaf1>h3": ["j4"]}
-    per_job = {"j1": 60.0, "j2": 70.0, "j3": 80.0, "j4": 55.0}
+           "algorithms": [{"name": "cubic"}], "jobs": [dict(job, name=n) for n in names]}
+    links = {"leaf0>spine0": ["j1", "j2", "j3"], "leaf1>spine0": ["j4", "j5"],
+             "leaf2>h9": ["j6"]}
+    links.update({"leaf0>h%d" % i: [n] for i, n in enumerate(names)})
+    per_job = {"j1": 60.0, "j2": 70.0, "j3": 80.0, "j4": 55.0, "j5": 65.0, "j6": 50.0}
     summ = {"algorithms": {"cubic": {"jobs": {
         n: {"mean_iter_ms": m, "ideal_iter_ms": 50.0} for n, m in per_job.items()}}}}
-    (row,) = regime.placement_rows([("p", cfg, summ, FakePoint([LinksRepeat(links)]))])
-    assert row["busiest"] == "leaf0>spine0"
+    if links_in_summary:
+        return cfg, dict(summ, links=links), FakePoint([])
+    return cfg, summ, FakePoint([LinksRepeat(links)])
+
+
+@pytest.mark.parametrize("links_in_summary", [True, False])
+def test_the_placement_table_sets_jobs_over_a_links_capacity_against_its_bound(
+        links_in_summary):
+    cfg, summ, point = placement_point(links_in_summary)
+    (row,) = regime.placement_rows([("p", cfg, summ, point)])
+    assert (row["busiest"], row["tied"]) == ("leaf0>spine0", 0)
     assert row["busiest_load"] == pytest.approx(1.2, rel=1e-3)
-    assert (row["within"], row["over"], row["on_busiest"]) == (1, 3, 3)
-    assert row["within_efficiency"] == pytest.approx(50 / 55)
+    assert (row["alone"], row["within"], row["over"], row["on_busiest"]) == (1, 2, 3, 3)
+    assert row["alone_efficiency"] == pytest.approx(1.0)
+    assert row["within_efficiency"] == pytest.approx(100 / 120)
     assert row["over_efficiency"] == pytest.approx(150 / 210)
     assert row["busiest_x_bound"] == pytest.approx(210 / (1.2 * 150), rel=1e-3)
-    # A point off the fabric, or without its links, has no row.
+
+
+def test_a_busiest_link_within_capacity_bounds_its_jobs_at_the_ideal():
+    cfg, summ, point = placement_point(True)
+    del summ["links"]["leaf0>spine0"]
+    (row,) = regime.placement_rows([("p", cfg, summ, point)])
+    # leaf1>spine0 (0.8) is the busiest now; j1-j3 share nothing.
+    assert row["busiest"] == "leaf1>spine0" and row["over"] == 0 and row["alone"] == 4
+    assert row["busiest_x_bound"] == pytest.approx(120 / 100)
+
+
+def test_tied_busiest_links_are_named_by_the_first_and_counted():
+    cfg, summ, point = placement_point(True)
+    summ["links"]["leaf0>spine1"] = ["j4", "j5", "j6"]
+    summ["links"]["leaf0>spine0"] = ["j1", "j2"]
+    (row,) = regime.placement_rows([("p", cfg, summ, point)])
+    assert (row["busiest"], row["tied"]) == ("leaf0>spine1", 0)
+    summ["links"]["leaf0>spine0"] = ["j1", "j2", "j3"]
+    (row,) = regime.placement_rows([("p", cfg, summ, point)])
+    assert (row["busiest"], row["tied"]) == ("leaf0>spine0", 1)
+
+
+def test_points_off_the_fabric_or_without_links_have_no_placement_row():
+    cfg, summ, point = placement_point(False)
     dumbbell = {k: v for k, v in cfg.items() if k != "topology"}
-    assert regime.placement_rows([("d", dumbbell, summ, FakePoint([LinksRepeat(links)]))]) == []
+    assert regime.placement_rows([("d", dumbbell, summ, point)]) == []
     assert regime.placement_rows([("p", cfg, summ, FakePoint([]))]) == []
