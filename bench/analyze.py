@@ -235,18 +235,14 @@ def report(summary, baseline, plots):
     for j in cfg["jobs"]:
         lines.append("  | %s | %d | %g ms | %g ms |" % (j["name"], j["bytes"], j["compute_ms"],
                                                        j.get("offset_ms", 0)))
+    # On a fabric the sum is its busiest link's (metrics.analyze_run()).
+    summed = ("the busiest link's communication fractions sum" if "links" in summary
+              else "communication fractions sum")
     lines += ["", "- Ideal iteration (compute + bytes at %.1f Mbit/s payload rate): "
-              "%s ms; communication fractions sum to %s (ideal %s)." % (
+              "%s ms; %s to %s (ideal %s)." % (
                   cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
-                  summary["comm_fraction_sum"],
-                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1")
-              if "links" not in summary else
-              "- Ideal iteration (compute + bytes at %.1f Mbit/s payload rate): %s ms; the "
-              "busiest link's communication fractions sum to %s (%s)." % (
-                  cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
-                  summary["comm_fraction_sum"],
-                  "at most 1, as the ideal needs" if summary["ideal_valid"]
-                  else "ideal NOT reachable: sum > 1"),
+                  summed, summary["comm_fraction_sum"],
+                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1"),
               "", "## Results", "",
               "| algorithm | mean iter ms | p99 ms | steady mean ms | x ideal | "
               "speedup mean / p99 vs %s | converged at | stable | RTOs | drops | "

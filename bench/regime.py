@@ -39,9 +39,10 @@ The table gives, for every point and rule:
 efficiency and stable repeats in each cell.
 
 --placement-table, for leaf-spine points: per rule, the efficiency of the
-jobs whose every link sums to at most 1 and of those crossing a link over 1
-(CASSINI's compatibility, job by job), and the jobs of the busiest link
-against the bound it sets (placement_rows()).
+jobs that share no link, of those whose shared links all sum to at most 1
+and of those crossing a link over 1 (CASSINI's compatibility, job by job),
+and the jobs of the busiest link against the steady-state bound it sets
+(placement_rows()).
 
 A second table gives each point's cost in the simulator (wall time and
 simulated events per second per run) and, on a leaf-spine fabric, the sum of
@@ -300,7 +301,8 @@ def placement_rows(points):
             continue
         loads = metrics.link_loads(cfg, links)
         top = max(loads.values())
-        tied = sorted(link for link, load in loads.items() if load >= top - 1e-12)
+        tied = sorted(link for link, load in loads.items()
+                      if load >= top - metrics.LINK_LOAD_SLACK)
         busiest = tied[0]
         rivals = metrics.contenders(links)
         over = {job for link, names in links.items() if metrics.over_capacity(loads[link])
