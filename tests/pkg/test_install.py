@@ -26,6 +26,8 @@ OVERLAY = os.environ.get("MLTCP_VM_OVERLAY", "")
 KVER = platform.release()
 CC = "/proc/sys/net/ipv4/tcp_congestion_control"
 MANDB_AUTO_UPDATE = "/var/lib/man-db/auto-update"
+BPF_UNIT = "/lib/systemd/system/mltcp-bpf.service"
+REFUSE_MODULE = "/etc/modprobe.d/zz-mltcp-test-refuse.conf"
 
 # What installing and purging may leave, by design: dpkg's and apt's own
 # records and caches, and debconf's (every package install writes them); and
@@ -106,6 +108,25 @@ def test_apt_installs_and_dkms_builds_for_the_guest_kernel():
     assert not module_loaded(), "installing loaded the module"
 
 
+def test_bpf_unit_is_installed_disabled_and_not_started():
+    """mltcp-bpf.service registers the same host-wide names as the module:
+    enabling and starting it is the administrator's choice. No systemd runs
+    in the guest, so "not started" is what the maintainer scripts would do
+    where it runs: nothing but a try-restart (of a unit already running) on
+    upgrade."""
+    assert os.path.isfile(BPF_UNIT)
+    wants = glob.glob("/etc/systemd/system/*.wants/mltcp-bpf.service")
+    assert not wants, "enabled on install: %s" % wants
+    enabled = sh("systemctl", "is-enabled", "mltcp-bpf.service", check=False)
+    assert enabled.stdout.strip() == "disabled", (enabled.stdout, enabled.stderr)
+    with open("/var/lib/dpkg/info/mltcp-tools.postinst") as f:
+        postinst = f.read()
+    invoked = [line.strip() for line in postinst.splitlines() if "deb-systemd-invoke" in line]
+    assert invoked and all("try-restart" in line for line in invoked), invoked
+    assert "mltcp" not in read("/proc/sys/net/ipv4/tcp_available_congestion_control")
+    assert not os.path.exists("/sys/fs/bpf/mltcp")
+
+
 def unload():
     """rmmod, retrying while sockets that used the module finish closing."""
     for _ in range(50):
@@ -151,14 +172,38 @@ def test_tools_are_installed():
         assert os.access("/usr/share/mltcp/contrib/" + script, os.X_OK), script
 
 
-def test_bpf_unit_stands_aside_where_the_module_loads():
-    """mltcp-bpf.service's condition, run as systemd would run it: here the
-    module can load, so the unit is skipped (exit status 1 to 254)."""
-    with open("/lib/systemd/system/mltcp-bpf.service") as f:
+def bpf_unit_condition():
+    """The exit status of mltcp-bpf.service's ExecCondition, run as systemd
+    runs it: 0 starts the unit, 1 to 254 skip it, anything else fails it."""
+    with open(BPF_UNIT) as f:
         lines = [line for line in f if line.startswith("ExecCondition=/bin/sh -c '")]
     assert len(lines) == 1
     script = lines[0].strip()[len("ExecCondition=/bin/sh -c '"):-1].replace("$$", "$")
-    assert 1 <= sh("/bin/sh", "-c", script, check=False).returncode <= 254
+    return sh("/bin/sh", "-c", script, check=False).returncode
+
+
+def test_bpf_unit_stands_aside_where_the_module_loads():
+    """Where the module can load, the condition loads it and skips the
+    unit; where it is loaded already, too."""
+    assert not module_loaded()
+    assert 1 <= bpf_unit_condition() <= 254
+    assert module_loaded(), "the condition did not try to load the module"
+    assert 1 <= bpf_unit_condition() <= 254
+    unload()
+
+
+def test_bpf_unit_runs_where_the_module_cannot_load():
+    """Installed but refused by the kernel (as under Secure Boot before the
+    key is enrolled; an install command that fails stands in for it):
+    the condition lets the unit load the twin."""
+    assert sh("modinfo", "tcp_mltcp", check=False).returncode == 0
+    with open(REFUSE_MODULE, "w") as f:
+        f.write("install tcp_mltcp /bin/false\n")
+    try:
+        assert bpf_unit_condition() == 0
+        assert not module_loaded()
+    finally:
+        os.unlink(REFUSE_MODULE)
 
 
 def test_purge_leaves_nothing_behind():
