@@ -2,34 +2,62 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Slurm epilog (slurm.conf: Epilog=/etc/slurm/epilog.d/mltcp.sh): removes
-# the MLTCP job the prolog made for this Slurm job, and only that: a job of
-# the same id whose cgroup is not the one the prolog recorded is someone
-# else's and stays. Nothing recorded (the prolog failed, or ran elsewhere)
-# or the job already gone is not an error.
+# the MLTCP job the prolog made for this Slurm job (id 2147483648 +
+# SLURM_JOB_ID, prolog.sh), and only that: a job of the same id whose
+# cgroup is not the one the prolog recorded is someone else's and stays.
+# Nothing recorded (the prolog failed, or ran elsewhere) or the job already
+# gone is not an error. The record goes only once the job is gone: if
+# mltcpctl fails otherwise, the epilog fails (Slurm drains the node) and a
+# later run still knows the job, which would else stay in the table for
+# good, towards its limit of jobs.
+#
+# Configuration: /etc/mltcp/slurm.conf, as for the prolog.
 set -eu
 
-conf=${MLTCP_SLURM_CONF:-/etc/mltcp/slurm.conf}
 MLTCPCTL=mltcpctl
 MLTCPCTL_OPTIONS=
 STATE_DIR=/run/mltcp/slurm
-# shellcheck disable=SC1090
-[ -r "$conf" ] && . "$conf"
+# shellcheck disable=SC1091
+[ -r /etc/mltcp/slurm.conf ] && . /etc/mltcp/slurm.conf
 
-[ -n "${SLURM_JOB_ID:-}" ] || { echo "mltcp epilog: SLURM_JOB_ID is not set" >&2; exit 1; }
-case $SLURM_JOB_ID in *[!0-9]*) echo "mltcp epilog: SLURM_JOB_ID is not a number" >&2; exit 1 ;; esac
+fail() {
+	echo "mltcp epilog: job ${SLURM_JOB_ID:-?}: $*" >&2
+	exit 1
+}
+
+[ -n "${SLURM_JOB_ID:-}" ] || fail "SLURM_JOB_ID is not set"
+case $SLURM_JOB_ID in
+'' | *[!0-9]* | 0*) fail "SLURM_JOB_ID \"$SLURM_JOB_ID\" is not a job id" ;;
+esac
 
 state=$STATE_DIR/$SLURM_JOB_ID
 [ -r "$state" ] || exit 0
 recorded=$(cat "$state")
-rm -f "$state"
-# shellcheck disable=SC2086
-current=$("$MLTCPCTL" $MLTCPCTL_OPTIONS -j job show "$SLURM_JOB_ID" 2>/dev/null |
-	sed -n 's/.*"cgroup_id":\([0-9]*\).*/\1/p')
-[ -n "$current" ] && [ "$current" = "$recorded" ] || exit 0
-# shellcheck disable=SC2086
-if ! out=$("$MLTCPCTL" $MLTCPCTL_OPTIONS job del "$SLURM_JOB_ID" 2>&1); then
-	case $out in
-	*"no such job"*) exit 0 ;;
-	*) echo "mltcp epilog: job $SLURM_JOB_ID: $out" >&2; exit 1 ;;
+job=$((2147483648 + SLURM_JOB_ID))
+
+# mltcpctl fails with status 1 whatever the reason; only this message says
+# the job does not exist.
+gone() {
+	case $1 in
+	*"job $job: no such job"*) rm -f "$state" ;;
+	*) fail "$1" ;;
 	esac
+}
+
+# shellcheck disable=SC2086
+if ! out=$("$MLTCPCTL" $MLTCPCTL_OPTIONS -j job show "$job" 2>&1); then
+	gone "$out"
+	exit 0
 fi
+current=$(printf '%s\n' "$out" | sed -n 's/.*"cgroup_id":\([0-9]*\).*/\1/p')
+if [ "$current" != "$recorded" ]; then
+	# Ours went, and someone else's took its id.
+	rm -f "$state"
+	exit 0
+fi
+# shellcheck disable=SC2086
+if ! out=$("$MLTCPCTL" $MLTCPCTL_OPTIONS job del "$job" 2>&1); then
+	gone "$out"
+	exit 0
+fi
+rm -f "$state"
