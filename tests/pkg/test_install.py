@@ -185,7 +185,7 @@ def bpf_unit_condition():
 def test_bpf_unit_stands_aside_where_the_module_loads():
     """Where the module can load, the condition loads it and skips the
     unit; where it is loaded already, too."""
-    assert not module_loaded()
+    unload()
     assert 1 <= bpf_unit_condition() <= 254
     assert module_loaded(), "the condition did not try to load the module"
     assert 1 <= bpf_unit_condition() <= 254
