@@ -183,8 +183,8 @@ class Round:
         what = self.rng.randrange(4)
         if what == 0:
             ctl("-n", host.name, "job", "set", job,
-                "slope", "%.1f" % self.rng.uniform(0, 4),
-                "intercept", "%.1f" % self.rng.uniform(0.1, 1))
+                "slope", "%.1f" % self.rng.uniform(0, 1.6),
+                "intercept", "%.1f" % self.rng.uniform(0.1, 0.7))
             stats["job_changes"] += 1
         elif what == 1:
             ctl("-n", host.name, "job", "set", job,
@@ -221,7 +221,7 @@ def churn_namespace(index, stats):
     its process sends; then the process is killed, which ends the flows as
     the namespace is dismantled."""
     ns = Netns("skchurn%d" % index)
-    ctl("-n", ns.name, "job", "add", 1, "slope", "2")
+    ctl("-n", ns.name, "job", "add", 1, "slope", "1.5")
     sender = ns.spawn("/usr/bin/python3", "-c", CHURN_SENDER, stdout=subprocess.PIPE,
                       stderr=subprocess.DEVNULL)
     ready = sender.stdout.readline().strip()

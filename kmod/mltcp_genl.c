@@ -7,7 +7,7 @@
  * - Usable in every namespace (netnsok); each has its own job table.
  * - Writes need CAP_NET_ADMIN in the user namespace owning the network
  *   namespace (GENL_UNS_ADMIN_PERM), so a container's root manages its own.
- *   In a namespace owned by a user namespace other than the initial one, a
+ *   In a bounded namespace (every one but the host's, mltcp_net_bound()), a
  *   job may not give its flows a line above the bound: the job's slope and
  *   intercept over the namespace's defaults are checked by
  *   mltcp_job_check_over() and refused with -EPERM and an extack message.

@@ -804,7 +804,7 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 	case MLTCP_JOB_E_F_ZERO:
 		return "slope and intercept may not both be 0 (F would be 0)";
 	case MLTCP_JOB_E_BOUND:
-		return "slope/2 + intercept above 1 and F above the host's line: allowed only in the initial user namespace";
+		return "slope/2 + intercept above 1 and F above the host's line: allowed only in the host's network namespace";
 	case MLTCP_JOB_E_CGROUP:
 		return "invalid cgroup: id 0";
 	default:

@@ -114,8 +114,8 @@ struct mltcp_line {
  * MLTCP_JOB_E_INTERCEPT), and both 0 (MLTCP_JOB_E_F_ZERO: F would be 0, a
  * window that never grows in ai and an ssthresh of 2 in md).
  *
- * Refused where bounded (the flows of a network namespace owned by a user
- * namespace other than the initial one, which its root can reconfigure),
+ * Refused where bounded (the flows of a network namespace other than the
+ * host's, which its own root can reconfigure: mltcp_net_bound()),
  * MLTCP_JOB_E_BOUND: a line that is both
  *  - more aggressive than the base algorithm on average: mean F over the
  *    iteration, slope / 2 + intercept, above 1 (checked exactly in

@@ -16,16 +16,23 @@
  *
  * slope and intercept are checked as the line they make with the other one
  * (mltcp_f_line_check()): both 0 is refused with -EINVAL, as a malformed
- * value; in a namespace owned by a user namespace other than the initial
- * one, a line above the bound is refused with -EPERM. The sysctls are
- * writable by the namespace's own root (its CAP_NET_ADMIN, as every net.*
- * sysctl), so that is where the bound must hold. -EPERM, not -EINVAL: the
- * value is well formed and in range, and the same write succeeds in a
- * namespace of the initial user namespace; what is missing is the
+ * value; in a bounded namespace, a line above the bound is refused with
+ * -EPERM. The sysctls are writable by the namespace's own root (its
+ * CAP_NET_ADMIN, as every net.* sysctl), so that is where the bound must
+ * hold. -EPERM, not -EINVAL: the value is well formed and in range, and the
+ * same write succeeds in the host's namespace; what is missing is the
  * privilege, and -EPERM ("Operation not permitted") says that, apart from
  * the -EACCES of the file's mode, so mltcpctl can name the reason.
+ *
+ * Every namespace but init_net is bounded (the trust model, tcp_mltcp(7)):
+ * a namespace owned by the initial user namespace is not the host's either.
+ * A Kubernetes pod (hostUsers: true, the default) or a container given
+ * CAP_NET_ADMIN has one, and its root writes its net.* sysctls and jobs.
+ * The parameter bound_netns=0 leaves such namespaces unbounded, for a host
+ * whose namespaces of the initial user namespace are all its own.
  */
 #include <linux/errno.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -48,7 +55,7 @@ struct mltcp_sysctl_net {
 	 * net.mltcp.*, or -1 while the namespace follows the module parameter.
 	 */
 	int defaults[MLTCP_NET_DEFAULTS];
-	/* Owned by a user namespace other than the initial one; fixed. */
+	/* Not the host's namespace (mltcp_net_is_bounded()); fixed. */
 	bool bounded;
 	/* Serialises writes of slope and intercept, which are checked as a pair. */
 	struct mutex line_lock;
@@ -57,6 +64,17 @@ struct mltcp_sysctl_net {
 };
 
 static unsigned int mltcp_sysctl_net_id __read_mostly;
+
+/*
+ * Read once per namespace, when it is created (or when the module loads,
+ * for those that exist): whether a namespace is bounded is fixed for its
+ * life, since what its root wrote while it was not would stay written.
+ * Hence read-only after load, like a choice of the host's boot
+ * configuration (modprobe.d, or tcp_mltcp.bound_netns= on the command line).
+ */
+static bool bound_netns = true;
+module_param(bound_netns, bool, 0444);
+MODULE_PARM_DESC(bound_netns, "bound the lines of network namespaces of the initial user namespace too, as every other namespace but the host's (default Y; load time only)");
 
 static struct mltcp_sysctl_net *mltcp_sysctl_pernet(const struct net *net)
 {
@@ -100,7 +118,7 @@ const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_lin
 /*
  * Stores slope or intercept if the line it makes with the namespace's
  * other one is allowed there: 0, -EINVAL (F would be 0) or -EPERM (above
- * the bound of a namespace owned by a user namespace).
+ * the bound of a bounded namespace).
  */
 static int mltcp_store_line(struct mltcp_sysctl_net *sn, enum mltcp_param which, u32 value)
 {
@@ -192,6 +210,14 @@ static const struct ctl_table mltcp_sysctl_template[] = {
 	{ }
 };
 
+/* Everyone's but the host's; with bound_netns=0, those of other user namespaces. */
+static bool mltcp_net_is_bounded(const struct net *net)
+{
+	if (net_eq(net, &init_net))
+		return false;
+	return bound_netns || net->user_ns != &init_user_ns;
+}
+
 static int __net_init mltcp_sysctl_net_init(struct net *net)
 {
 	struct mltcp_sysctl_net *sn = mltcp_sysctl_pernet(net);
@@ -206,7 +232,7 @@ static int __net_init mltcp_sysctl_net_init(struct net *net)
 		table[i].procname = mltcp_param_name(i);
 		table[i].data = &sn->defaults[i];
 	}
-	sn->bounded = net->user_ns != &init_user_ns;
+	sn->bounded = mltcp_net_is_bounded(net);
 	mutex_init(&sn->line_lock);
 	sn->header = mltcp_register_net_sysctl(net, "net/mltcp", table, MLTCP_NET_DEFAULTS);
 	if (!sn->header) {

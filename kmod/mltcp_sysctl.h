@@ -17,11 +17,12 @@
 void mltcp_net_defaults(const struct net *net, struct mltcp_params *p);
 
 /*
- * The bound of net's flows, for mltcp_f_line_check(): NULL if the namespace
- * is owned by the initial user namespace; else host, filled with the host's
- * line as it is now (the module parameters slope and intercept), where it
- * is owned by another one, whose root can write its sysctls and jobs.
- * Which of the two is fixed for the namespace's life; any context.
+ * The bound of net's flows, for mltcp_f_line_check(): NULL for init_net
+ * (and, with the module parameter bound_netns=0, for every namespace the
+ * initial user namespace owns); else host, filled with the host's line as
+ * it is now (the module parameters slope and intercept), for a namespace
+ * whose own root can write its sysctls and jobs. Which of the two is fixed
+ * for the namespace's life; any context.
  */
 const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_line *host);
 

@@ -134,6 +134,7 @@ class Backend:
         if self.name == "kmod":
             assert os.path.isdir("/sys/module/tcp_mltcp"), \
                 "tcp_mltcp is not loaded: scripts/vm-run should have loaded it"
+            self.unbound_netns()
         else:
             assert os.path.exists("/sys/kernel/btf/vmlinux"), "this kernel has no BTF"
             assert "BPF backend" in run(TOOL, "-V").stdout, \
@@ -148,8 +149,23 @@ class Backend:
         assert self.ctl("defaults", "show", "global").stdout.split() == list(DEFAULTS), \
             "the suite expects the shipped defaults"
 
+    def unbound_netns(self):
+        """The sender's namespace ("ip netns add") stands for a host of its
+        own, whose root sets its jobs: the host's opt-out from the bound of
+        namespaces of the initial user namespace (bound_netns=0,
+        tcp_mltcp(7) "TRUST MODEL"). The module is loaded again with it."""
+        param = "/sys/module/tcp_mltcp/parameters/bound_netns"
+        if not os.path.exists(param) or open(param).read().strip() != "Y":
+            return
+        run("rmmod", "tcp_mltcp")
+        run("insmod", os.environ["MLTCP_KO"], "bound_netns=0")
+        self.reloaded = True
+
     def teardown(self):
         self.ctl("defaults", "set", "global", *DEFAULTS, check=False)
+        if getattr(self, "reloaded", False) and \
+                run("rmmod", "tcp_mltcp", check=False).returncode == 0:
+            run("insmod", os.environ["MLTCP_KO"])
         if self.name == "bpf":
             run(TOOL, "bpf", "unload", check=False)
 

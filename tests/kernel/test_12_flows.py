@@ -147,14 +147,14 @@ def test_flows_of_a_namespace_with_a_private_hash():
     finally:
         sh("sysctl", "-w", "net.ipv4.tcp_child_ehash_entries=0")
     try:
-        ctl("-n", ns.name, "job", "add", 1, "dport", 7130, "slope", "4")
+        ctl("-n", ns.name, "job", "add", 1, "dport", 7130, "slope", "1.5")
         with in_netns(ns.name):
             pair = Pair(7130)
             try:
                 flow = pair.flow()
-                assert flow["job"] == 1 and flow["slope"] == 4.0
-                ctl("job", "set", 1, "slope", "5")
-                assert pair.flow()["slope"] == 5.0
+                assert flow["job"] == 1 and flow["slope"] == 1.5
+                ctl("job", "set", 1, "slope", "1.25")
+                assert pair.flow()["slope"] == 1.25
             finally:
                 pair.close()
         assert flows() == [] or all(f["sport"] != pair.sport for f in flows())
@@ -236,12 +236,12 @@ def test_a_job_change_keeps_what_is_not_the_jobs():
     restart its CUBIC state), and the mode."""
     ns = Netns("mtnlkeep")
     try:
-        ctl("-n", ns.name, "job", "add", 1, "dport", 7160, "slope", "2")
+        ctl("-n", ns.name, "job", "add", 1, "dport", 7160, "slope", "1.25")
         with in_netns(ns.name):
             pair = Pair(7160)
             try:
                 flow = pair.flow()
-                assert (flow["slope"], flow["base"], flow["idle_gap_us"]) == (2.0, "cubic", 20000)
+                assert (flow["slope"], flow["base"], flow["idle_gap_us"]) == (1.25, "cubic", 20000)
                 ns.run("sysctl", "-w", "net.mltcp.base=reno", "net.mltcp.idle_gap_us=5000",
                        "net.mltcp.intercept=0.4")
                 ctl("job", "set", 1, "slope", "1.5")
@@ -314,7 +314,7 @@ def test_dumps_that_race_with_a_job_change_are_flagged():
                 pairs = [Pair(7170 + i) for i in range(40)]
                 quiet = dump_in_steps(m.fid, "JOB_GET", b"", lambda: None)
                 changed = dump_in_steps(m.fid, "JOB_GET", b"", lambda: m.cmd(
-                    "JOB_SET", u32(C["MLTCP_JOB_A_ID"], 300) + u32(C["MLTCP_JOB_A_SLOPE"], 2048)))
+                    "JOB_SET", u32(C["MLTCP_JOB_A_ID"], 300) + u32(C["MLTCP_JOB_A_SLOPE"], 1536)))
                 assert quiet == (300, False) and changed == (300, True), (quiet, changed)
                 quiet = dump_in_steps(m.fid, "FLOW_GET", b"", lambda: None)
                 changed = dump_in_steps(m.fid, "FLOW_GET", b"", lambda: m.cmd(

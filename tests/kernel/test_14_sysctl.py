@@ -86,15 +86,15 @@ def test_each_namespace_has_its_own_defaults(ns):
     other = Netns("mtsysctl2")
     try:
         with in_netns(ns.name):
-            write_file(SYSCTL + "slope", "3.25\n")
+            write_file(SYSCTL + "slope", "1.25\n")
             write_file(SYSCTL + "intercept", "0.125\n")
             write_file(SYSCTL + "idle_gap_us", "5000\n")
             write_file(SYSCTL + "base", "reno\n")
-            assert read("slope") == "3.250" and read("base") == "reno"
+            assert read("slope") == "1.250" and read("base") == "reno"
             pair = Pair(7150)
             try:
                 flow = pair.flow()
-                assert flow["slope"] == 3.25 and flow["intercept"] == 0.125
+                assert flow["slope"] == 1.25 and flow["intercept"] == 0.125
                 assert flow["idle_gap_us"] == 5000 and flow["base"] == "reno"
                 # A job overrides only what it sets.
                 ctl("job", "add", 1, "dport", 7151, "slope", "2")
@@ -118,7 +118,7 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
     saved = open(PARAMS + "slope").read().strip()
     try:
         with in_netns(ns.name):
-            write_file(SYSCTL + "slope", "3\n")  # this namespace tunes its own
+            write_file(SYSCTL + "slope", "1.5\n")  # this namespace tunes its own
         write_file(PARAMS + "slope", "2.75\n")
         fresh = Netns("mtsysctl3")
         try:
@@ -133,7 +133,7 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
         finally:
             pair.close()
         with in_netns(ns.name):
-            assert read("slope") == "3.000"
+            assert read("slope") == "1.500"
     finally:
         write_file(PARAMS + "slope", saved + "\n")
     assert read("slope") == "1.600"
@@ -145,19 +145,19 @@ def test_module_parameters_are_the_default_until_a_namespace_sets_its_own(ns):
 def test_mltcpctl_sets_a_namespace_and_sysctl_reads_it_back(ns):
     other = Netns("mtsysctl4")
     try:
-        ctl("-n", ns.name, "defaults", "set", "slope", "3.25", "intercept", "0.125", "idle-gap",
+        ctl("-n", ns.name, "defaults", "set", "slope", "1.25", "intercept", "0.125", "idle-gap",
             "5ms", "base", "reno")
-        assert ns.run("sysctl", "-n", "net.mltcp.slope").stdout.strip() == "3.250"
+        assert ns.run("sysctl", "-n", "net.mltcp.slope").stdout.strip() == "1.250"
         with in_netns(ns.name):
             assert {k: read(k) for k in DEFAULTS} == {
-                "slope": "3.250", "intercept": "0.125", "idle_gap_us": "5000", "base": "reno"}
+                "slope": "1.250", "intercept": "0.125", "idle_gap_us": "5000", "base": "reno"}
         assert ctl_json("-n", ns.name, "defaults", "show") == {
-            "backend": "kmod", "scope": "netns", "slope": 3.25, "intercept": 0.125,
+            "backend": "kmod", "scope": "netns", "slope": 1.25, "intercept": 0.125,
             "idle_gap_us": 5000, "base": "reno", "mode": param("mode")}
         assert ctl("-n", ns.name, "defaults", "show").stdout == (
-            "slope 3.25 intercept 0.125 idle-gap 5ms base reno mode %s\n" % param("mode"))
+            "slope 1.25 intercept 0.125 idle-gap 5ms base reno mode %s\n" % param("mode"))
         # Through "ip netns exec" too, and nowhere else.
-        assert ctl_json("defaults", "show", netns=ns.name)["slope"] == 3.25
+        assert ctl_json("defaults", "show", netns=ns.name)["slope"] == 1.25
         assert ctl_json("-n", other.name, "defaults", "show")["slope"] == 1.6
         assert {k: read(k) for k in DEFAULTS} == DEFAULTS
         assert param("slope") == "1.600"

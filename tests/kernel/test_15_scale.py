@@ -46,7 +46,7 @@ def test_ten_thousand_flows_listed_and_memory_returns():
     socks = []
     try:
         with in_netns(ns.name):
-            ctl("job", "add", 1, "dport", PORT, "slope", "2", "iter-bytes", "1M")
+            ctl("job", "add", 1, "dport", PORT, "slope", "1.5", "iter-bytes", "1M")
             listener = socket.socket()
             listener.bind(("127.0.0.1", PORT))
             listener.listen(4096)
@@ -66,7 +66,7 @@ def test_ten_thousand_flows_listed_and_memory_returns():
             flows = json.loads(out)
             assert len(flows) == FLOWS
             assert {f["sport"] for f in flows} == {c.getsockname()[1] for c in socks[::2]}
-            assert all(f["job"] == 1 and f["slope"] == 2.0 and f["iter_bytes"] == 1 << 20
+            assert all(f["job"] == 1 and f["slope"] == 1.5 and f["iter_bytes"] == 1 << 20
                        for f in flows)
             job = json.loads(ctl("-j", "job", "show", 1).stdout)[0]
             assert job["flows"] == FLOWS and job["flows_total"] == FLOWS
@@ -126,7 +126,7 @@ def test_a_job_change_locks_only_its_own_flows():
     try:
         with in_netns(ns.name):
             ctl("job", "add", 1, "dport", PORT)
-            ctl("job", "add", 2, "dport", PORT + 1, "slope", "2")
+            ctl("job", "add", 2, "dport", PORT + 1, "slope", "1.5")
             listeners = []
             for port in (PORT, PORT + 1):
                 listener = socket.socket()
@@ -145,7 +145,7 @@ def test_a_job_change_locks_only_its_own_flows():
 
             before = relatch_counters()
             start = time.monotonic()
-            ctl("job", "set", 2, "slope", "3")
+            ctl("job", "set", 2, "slope", "1.25")
             took = time.monotonic() - start
             after = relatch_counters()
             locked = after["sockets_locked"] - before["sockets_locked"]
@@ -153,7 +153,7 @@ def test_a_job_change_locks_only_its_own_flows():
             print("job set of a 10-flow job among %d flows of another: %.3f s, %d sockets locked"
                   % (FLOWS, took, locked))
             assert sorted(f["cookie"] for f in of_job) == sorted(mine)
-            assert all(f["slope"] == 3.0 for f in of_job)
+            assert all(f["slope"] == 1.25 for f in of_job)
             assert after["changes"] - before["changes"] == 1
             assert locked == 10
 
@@ -161,7 +161,7 @@ def test_a_job_change_locks_only_its_own_flows():
             # every live flow ends with it too.
             loop = "for i in $(seq 15); do {0} job set 2 slope {1}; done"
             writers = [subprocess.Popen(["sh", "-c", loop.format(binary(), slope)])
-                       for slope in ("2.5", "3.5")]
+                       for slope in ("1.1", "1.3")]
             assert all(w.wait(timeout=600) == 0 for w in writers)
             final = json.loads(ctl("-j", "job", "show", 2).stdout)[0]["slope"]
             slopes = {f["slope"] for f in json.loads(ctl("-j", "flow", "show", "job", 2).stdout)}

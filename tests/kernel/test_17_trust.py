@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The trust boundary and the line F(r) = slope * r + intercept (issue 12,
-findings 2 and 7).
+findings 2 and 7; issue 35, item 1).
 
-A network namespace owned by a user namespace other than the initial one
-(a container: "unshare -Urn", here as nobody) may not make its flows more
-aggressive than their base algorithm on average or than the host's line
-anywhere: its net.mltcp.* sysctls and its jobs are refused a line with
-slope/2 + intercept above 1 that also rises above the host's (the module
-parameters) at r = 0 or r = 1, with a one-line reason, and nothing
-changes; a sequence of accepted writes that ends above the bound latches
-the base (slope 0, intercept 1). The initial user namespace keeps the full
-range. Slope and intercept both 0 (F = 0) are refused everywhere.
+A network namespace other than the host's, whether a user namespace of
+its own owns it (a container: "unshare -Urn", here as nobody) or the
+initial one does ("ip netns add", a Kubernetes pod with hostUsers: true),
+may not make its flows more aggressive than their base algorithm on
+average or than the host's line anywhere: its net.mltcp.* sysctls and its
+jobs are refused a line with slope/2 + intercept above 1 that also rises
+above the host's (the module parameters) at r = 0 or r = 1, with a
+one-line reason, and nothing changes; a sequence of accepted writes that
+ends above the bound latches the base (slope 0, intercept 1). The host's
+namespace keeps the full range, and with the module parameter
+bound_netns=0 so do the namespaces of the initial user namespace. Slope
+and intercept both 0 (F = 0) are refused everywhere.
 
 The host's line is pinned for every test (1.6, 0.2 unless a test says
 otherwise: mean 1, where the bound is mean F <= 1 alone), so that what is
@@ -24,14 +27,40 @@ import textwrap
 import pytest
 
 from bench.topology import Netns
+from conftest import load_module, unload_module
 from netlab import write_file
 from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, wait_for
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
 BOUND = ("slope/2 + intercept above 1 and F above the host's line: allowed only in the "
-         "initial user namespace")
+         "host's network namespace")
 F_ZERO = "slope and intercept may not both be 0 (F would be 0)"
+
+
+def bound_netns():
+    return open(PARAMS + "bound_netns").read().strip()
+
+
+def reload_module(*params):
+    """The module loaded again with params (no MLTCP socket may be open)."""
+    proc = unload_module()
+    assert proc.returncode == 0, proc.stderr
+    proc = load_module(*params)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture(autouse=True, scope="module")
+def bound_as_shipped():
+    """These tests are of the shipped bound (bound_netns=Y), whatever a
+    suite before them loaded (tests/datapath emulates hosts with
+    namespaces, and loads bound_netns=0); put back after."""
+    before = bound_netns()
+    if before != "Y":
+        reload_module()
+    yield
+    if before != "Y":
+        reload_module("bound_netns=0")
 
 
 @pytest.fixture(autouse=True)
@@ -360,23 +389,83 @@ def test_host_line_lowered_under_a_containers_live_flows_bounds_them():
         stop_hold(host_pair)
 
 
-# ---- the initial user namespace ----
+# ---- the host's namespace, and those of "ip netns add" ----
 
 
-def test_initial_namespace_keeps_the_full_range():
+def test_the_hosts_namespace_keeps_the_full_range():
     ctl("job", "add", 1, "intercept", 16)
     assert jobs()[1]["intercept"] == 16.0
-    ns = Netns("mttrust")  # "ip netns add": owned by the initial user namespace
+    # The host's own sysctls are not written: a namespace that writes one
+    # stops following the module parameter for good, which would change
+    # what every later test's flows latch.
+
+
+def test_a_namespace_of_the_initial_user_namespace_is_bounded():
+    """"ip netns add" (as a Kubernetes pod with hostUsers: true, or a
+    container given NET_ADMIN): owned by the initial user namespace, and
+    bounded as a container's, through its sysctls, its jobs and mltcpctl."""
+    assert bound_netns() == "Y"
+    ns = Netns("mttrust")
+    try:
+        proc = ns.run("sysctl", "-w", "net.mltcp.intercept=16", check=False)
+        assert proc.returncode != 0 and "Operation not permitted" in proc.stderr
+        out = ns.run("/usr/bin/python3", "-c", textwrap.dedent("""
+            import os
+            fd = os.open("/proc/sys/net/mltcp/slope", os.O_WRONLY)
+            try:
+                os.write(fd, b"3\\n")
+            except OSError as e:
+                print("errno", e.errno)""")).stdout.strip()
+        assert out == "errno %d" % errno.EPERM
+        assert ns.run("sysctl", "-n", "net.mltcp.slope", "net.mltcp.intercept").stdout.split() == \
+            ["1.600", "0.200"]
+        line = error_line(ctl("-n", ns.name, "job", "add", 2, "intercept", 16, check=False))
+        assert line == "mltcpctl: job 2: " + BOUND
+        line = error_line(ctl("-n", ns.name, "job", "add", 3, "slope", 16, "intercept", 16,
+                              check=False))
+        assert line == "mltcpctl: job 3: " + BOUND
+        line = error_line(ctl("-n", ns.name, "defaults", "set", "slope", 16, check=False))
+        assert line == "mltcpctl: slope 16: " + BOUND
+        assert ctl_json("-n", ns.name, "job", "show") == []
+        # Within the bound: the host's line, a lower one, a mean of 1.
+        ctl("-n", ns.name, "job", "add", 4, "intercept", "0.2")
+        ctl("-n", ns.name, "job", "add", 5, "slope", 1, "intercept", "0.4")
+        ns.run("sysctl", "-q", "-w", "net.mltcp.slope=1")
+        assert sorted(j["id"] for j in ctl_json("-n", ns.name, "job", "show")) == [4, 5]
+    finally:
+        ns.close()
+
+
+def test_bound_netns_off_leaves_the_initial_user_namespaces_unbounded():
+    """The host's opt-out (bound_netns=0, at load): "ip netns add" keeps the
+    full range, as before; a container's namespace is bounded still."""
+    reload_module("bound_netns=0")
+    try:
+        bound_netns_off()
+    finally:
+        reload_module()
+
+
+def bound_netns_off():
+    assert bound_netns() == "N"
+    with pytest.raises(OSError) as err:
+        write_file(PARAMS + "bound_netns", "Y\n")
+    assert err.value.errno == errno.EACCES  # 0444: load time only
+    set_host_line("1.6", "0.2")
+    ns = Netns("mtunbound")
     try:
         ns.run("sysctl", "-q", "-w", "net.mltcp.intercept=16")
         assert ns.run("sysctl", "-n", "net.mltcp.intercept").stdout.strip() == "16.000"
         ctl("-n", ns.name, "job", "add", 2, "slope", 16, "intercept", 16)
         ctl("-n", ns.name, "defaults", "set", "slope", "16")
+        assert ns.run("sysctl", "-n", "net.mltcp.slope").stdout.strip() == "16.000"
     finally:
         ns.close()
-    # The host's own namespace is not written: a namespace that writes a
-    # sysctl stops following the module parameter for good, which would
-    # change what every later test's flows latch.
+    with HeldContainer() as c:
+        proc = c.run("sysctl", "-w", "net.mltcp.intercept=16")
+        assert proc.returncode != 0 and "Operation not permitted" in proc.stderr
+        line = error_line(ctl("-n", c.path, "job", "add", 1, "intercept", 16, check=False))
+        assert line == "mltcpctl: job 1: " + BOUND
 
 
 def test_a_containers_namespace_is_bounded_for_the_host_too():

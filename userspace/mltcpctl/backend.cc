@@ -62,25 +62,44 @@ u32 read_default(mltcp_param which, bool global)
 	return value;
 }
 
-// The inode of the initial user namespace, as every kernel numbers it
-// (PROC_USER_INIT_INO, include/linux/proc_ns.h).
+// The inodes of the initial user and PID namespaces, as every kernel
+// numbers them (PROC_USER_INIT_INO, PROC_PID_INIT_INO, include/linux/proc_ns.h).
 constexpr ino_t kInitUserNsInode = 0xEFFFFFFDU;
+constexpr ino_t kInitPidNsInode = 0xEFFFFFFCU;
 
-// Whether the calling process's network namespace is owned by a user
-// namespace other than the initial one, where the module bounds the line
-// (mltcp_f_line_check()); nullopt if that cannot be told (the owner is
-// outside this process's view), and then the kernel decides alone.
+// The module's bound_netns: whether namespaces of the initial user
+// namespace are bounded too. A module without the parameter did not.
+bool bound_netns()
+{
+	std::ifstream in(std::string(kParamDir) + "bound_netns");
+	std::string text;
+
+	return in && std::getline(in, text) && text == "Y";
+}
+
+// Whether the calling process's network namespace is bounded
+// (mltcp_net_bound()): every one but the host's, or with bound_netns off,
+// those owned by a user namespace other than the initial one; nullopt if
+// that cannot be told, and then the kernel decides alone. The host's has
+// no fixed inode: it is the one of the initial PID namespace's init.
 std::optional<bool> netns_bounded()
 {
 	mltcp::Fd net(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
-	struct stat st;
+	struct stat st, self, init;
 
-	if (!net.valid())
+	if (!net.valid() || fstat(net.get(), &self) != 0)
 		return std::nullopt;
 	mltcp::Fd owner(ioctl(net.get(), NS_GET_USERNS));
 	if (!owner.valid() || fstat(owner.get(), &st) != 0)
 		return std::nullopt;
-	return st.st_ino != kInitUserNsInode;
+	if (st.st_ino != kInitUserNsInode)
+		return true;
+	if (!bound_netns())
+		return false;
+	if (stat("/proc/self/ns/pid", &st) != 0 || st.st_ino != kInitPidNsInode ||
+	    stat("/proc/1/ns/net", &init) != 0)
+		return std::nullopt;
+	return self.st_dev != init.st_dev || self.st_ino != init.st_ino;
 }
 
 // The bound the kernel checks the calling namespace's line against
