@@ -226,9 +226,15 @@ class Net:
     def onoff_flow(self, nbytes, count, idle_ms, cc="mltcp"):
         """Runs an on-off flow to its end; returns how flow show lists it then,
         and the sender's `ss -tin` line of it."""
+        f = self.onoff_run(nbytes, count, idle_ms, cc)
+        return f.flow, f.ss_text
+
+    def onoff_run(self, nbytes, count, idle_ms, cc="mltcp"):
+        """As onoff_flow(), the closed OnOff with .flow and .ss_text."""
         f = self.onoff(nbytes, count, idle_ms, cc)
         try:
-            return f.show(), f.ss()
+            f.flow, f.ss_text = f.show(), f.ss()
+            return f
         finally:
             f.close()
 
@@ -250,17 +256,55 @@ class OnOff:
         self.net = net
         self.proc = net.snd.spawn(PYTHON, ONOFF, "send", net.rcv.addr, str(port), cc,
                                   str(nbytes), str(count), str(idle_ms),
-                                  *(["trace"] if trace else []), stdin=subprocess.PIPE,
+                                  *(["trace"] if trace else []), "pauses", stdin=subprocess.PIPE,
                                   cgroup=cgroup)
         line = self.proc.stdout.readline().split()
         assert line and line[0] == "sport", self.proc.stderr.read()
         self.sport = int(line[1])
+        self.read_bursts()
+
+    def read_bursts(self):
         self.trace = []  # per burst: {"before": tcp_info, "after": tcp_info}
+        self.pauses = []  # per burst: the sender's pauses inside it (onoff.py's Writer)
+        self.idles = []  # per burst: the idle before it at its longest, ms (None: the first)
         line = self.proc.stdout.readline()
-        while line.startswith("trace "):
-            self.trace.append(json.loads(line.split(" ", 1)[1]))
+        while line.startswith(("trace ", "burst ")):
+            kind, text = line.split(" ", 1)
+            if kind == "trace":
+                self.trace.append(json.loads(text))
+            else:
+                burst = json.loads(text)
+                self.pauses.append(burst["pauses"])
+                self.idles.append(burst["idle_ms"])
             line = self.proc.stdout.readline()
         assert line.strip() == "done", self.proc.stderr.read()
+
+    def idles_inside(self, idle_gap_us):
+        """The sender's pauses inside bursts that the datapath may take for
+        a compute phase: at least the idle gap, after which the socket had
+        nothing unsent or unacked (a guest not run that long on a busy
+        host). Each can start an iteration where no size is known yet (the
+        first burst) or past the first 1/8 of one."""
+        return [(j, p) for j, pauses in enumerate(self.pauses) for p in pauses
+                if p["drained"] and p["ms"] * 1000 >= idle_gap_us]
+
+    def long_idles(self, idle_gap_us):
+        """The bursts whose idle before them may have lasted the idle gap
+        (a sender not run for that long)."""
+        return [j for j, ms in enumerate(self.idles) if ms is not None and ms * 1000 >= idle_gap_us]
+
+    def check_iterations(self, flow, count, verdicts=None):
+        """One iteration start per burst after the first, and at most one
+        more per idle inside a burst (idles_inside()). verdicts: the
+        backend's counters' changes meanwhile, for the message."""
+        idles = self.idles_inside(flow["idle_gap_us"])
+        assert count - 1 <= flow["iterations"] <= count - 1 + len(idles), (
+            "%d bursts, %d iterations; pauses inside the bursts: %s; idles before them "
+            "(ms, at most): %s; counters: %s; flow: %s"
+            % (count, flow["iterations"], self.pauses, self.idles, verdicts, flow))
+        if idles:
+            print("idles inside bursts (each may start an iteration):", idles)
+        return len(idles)
 
     def show(self, *filter_args):
         mine = [f for f in self.net.flows(*filter_args) if f["sport"] == self.sport]
@@ -282,9 +326,8 @@ class Served(OnOff):
     def __init__(self, net, nbytes, count, idle_ms, cc, port, cgroup=None):
         self.net = net
         self.sport = port
-        self.trace = []
         self.proc = net.snd.spawn(PYTHON, ONOFF, "serve", str(port), cc, str(nbytes),
                                   str(count), str(idle_ms), stdin=subprocess.PIPE, cgroup=cgroup)
         assert self.proc.stdout.readline().strip() == "listening", self.proc.stderr.read()
         net.rcv.spawn(PYTHON, ONOFF, "fetch", net.snd.addr, str(port))
-        assert self.proc.stdout.readline().strip() == "done", self.proc.stderr.read()
+        self.read_bursts()

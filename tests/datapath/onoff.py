@@ -6,7 +6,7 @@ keeps them open after the last burst, so mltcpctl can list the flow.
 
   onoff.py sink PORT
       Accepts connections and discards what they send. Prints "listening".
-  onoff.py send HOST PORT CC BYTES COUNT IDLE_MS [trace]
+  onoff.py send HOST PORT CC BYTES COUNT IDLE_MS [trace] [pauses]
       One connection using congestion control CC: COUNT times, send BYTES,
       wait until everything is acknowledged (SIOCOUTQ == 0), stay idle for
       IDLE_MS. Prints "sport N" once connected and "done" at the end, then
@@ -14,7 +14,9 @@ keeps them open after the last burst, so mltcpctl can list the flow.
       "trace", each burst starts with a write of 1000 bytes and prints
       "trace JSON": the socket's window (TCP_INFO) just before and just
       after that write, the window the congestion control left at the
-      burst's start, before any ACK of it can arrive.
+      burst's start, before any ACK of it can arrive. With "pauses", prints
+      "burst JSON" after each burst: the sender's pauses inside it and the
+      longest the idle before it can have been (Writer).
   onoff.py serve PORT CC BYTES COUNT IDLE_MS
       The sending side as a server: listens on PORT with CC set on the
       listener (accepted sockets inherit it), prints "listening", accepts
@@ -32,6 +34,7 @@ keeps them open after the last burst, so mltcpctl can list the flow.
 """
 import fcntl
 import json
+import select
 import socket
 import struct
 import sys
@@ -71,16 +74,17 @@ def unacked(sock):
 
 
 # struct tcp_info (include/uapi/linux/tcp.h): the fields a trace reports.
-TCP_INFO_FIELDS = {"ca_state": (1, "B"), "snd_ssthresh": (76, "I"), "snd_cwnd": (80, "I")}
+TCP_INFO_FIELDS = {"ca_state": (1, "B"), "snd_ssthresh": (76, "I"), "snd_cwnd": (80, "I"),
+                   "bytes_acked": (120, "Q")}
 
 
 def tcp_info(sock):
-    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 128)
     return {k: struct.unpack_from(fmt, raw, off)[0] for k, (off, fmt) in TCP_INFO_FIELDS.items()}
 
 
-def send(host, port, cc, nbytes, count, idle_ms, trace=False):
-    bursts(connect(host, port, cc), nbytes, count, idle_ms, trace)
+def send(host, port, cc, nbytes, count, idle_ms, trace=False, pauses=False):
+    bursts(connect(host, port, cc), nbytes, count, idle_ms, trace, pauses)
 
 
 def serve(port, cc, nbytes, count, idle_ms):
@@ -100,27 +104,95 @@ def fetch(host, port):
 
 
 CHUNK = b"\0" * (1 << 20)
+# Pauses between two writes of a burst at least this long are reported.
+PAUSE_REPORT_S = 0.005
 
 
-def send_acked(sock, nbytes):
-    """Sends nbytes and waits until every byte is acknowledged."""
+class Writer:
+    """Non-blocking writes, timed: the pauses of PAUSE_REPORT_S or more
+    from the call of one write that took data to the call of the next
+    ("ms"), with the bytes written before ("sent") and whether the socket
+    had nothing unsent or unacked just before the next ("drained"). Such a
+    pause of at least the idle gap (the sender, or the guest under it, not
+    run for that long) is an idle to the datapath like a compute phase, and
+    may start an iteration inside a burst. A pause counts from the call, not
+    the return: the queue may run dry while the sender is descheduled inside
+    a write as well as while it waits to be run after the socket took more."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        sock.setblocking(False)
+        self.pauses = []
+        self.sent = 0
+        self.last_call = None
+        self.busy_until = None
+        self.idle_ms = None
+
+    def write(self, data):
+        view = memoryview(data)
+        while view:
+            drained = None
+            if self.last_call is not None and time.monotonic() - self.last_call >= PAUSE_REPORT_S:
+                drained = unacked(self.sock) == 0
+            t_call = time.monotonic()
+            try:
+                n = self.sock.send(view)
+            except BlockingIOError:
+                select.select([], [self.sock], [])
+                continue
+            if self.last_call is None and self.busy_until is not None:
+                self.idle_ms = round((t_call - self.busy_until) * 1000.0, 1)
+            if self.last_call is not None and t_call - self.last_call >= PAUSE_REPORT_S:
+                self.pauses.append({"ms": round((t_call - self.last_call) * 1000.0, 1),
+                                    "sent": self.sent, "drained": drained})
+            self.last_call = t_call
+            self.sent += n
+            view = view[n:]
+        return len(data)
+
+    def burst(self, busy_until):
+        """The burst that ended: its pauses, and the idle before it at its
+        longest ("idle_ms": from the last moment the previous burst was seen
+        unacknowledged to this one's first write). The next write begins a
+        burst; busy_until is when this one was last seen unacknowledged."""
+        out = {"pauses": self.pauses, "idle_ms": self.idle_ms}
+        self.pauses, self.sent, self.last_call, self.idle_ms = [], 0, None, None
+        self.busy_until = busy_until
+        return out
+
+
+def send_acked(sock, nbytes, writer=None):
+    """Sends nbytes and waits until every byte is acknowledged; returns the
+    last time before that at which some were not (a bound on the drain)."""
     while nbytes:
-        nbytes -= sock.send(CHUNK[: min(nbytes, len(CHUNK))])
+        n = min(nbytes, len(CHUNK))
+        nbytes -= writer.write(memoryview(CHUNK)[:n]) if writer else sock.send(CHUNK[:n])
+    busy = writer.last_call if writer else time.monotonic()
     deadline = time.monotonic() + 30
-    while unacked(sock):
-        if time.monotonic() > deadline:
+    while True:
+        now = time.monotonic()
+        if not unacked(sock):
+            return busy
+        busy = now
+        if now > deadline:
             sys.exit("data not acknowledged within 30 s")
         time.sleep(0.0005)
 
 
-def bursts(sock, nbytes, count, idle_ms, trace=False):
+def bursts(sock, nbytes, count, idle_ms, trace=False, pauses=False):
+    writer = Writer(sock)
     for _ in range(count):
         left = nbytes
         if trace:
             before = tcp_info(sock)
-            left -= sock.send(CHUNK[:1000])
-            print("trace", json.dumps({"before": before, "after": tcp_info(sock)}), flush=True)
-        send_acked(sock, left)
+            left -= writer.write(CHUNK[:1000])
+            after = tcp_info(sock)
+        busy_until = send_acked(sock, left, writer)
+        if trace:
+            print("trace", json.dumps({"before": before, "after": after}), flush=True)
+        burst = writer.burst(busy_until)
+        if pauses:
+            print("burst", json.dumps(burst), flush=True)
         time.sleep(idle_ms / 1000.0)
     print("done", flush=True)
     sys.stdin.readline()
@@ -162,7 +234,7 @@ def main():
     elif cmd == "send":
         host, port, cc, nbytes, count, idle_ms = sys.argv[2:8]
         send(host, int(port), cc, int(nbytes), int(count), float(idle_ms),
-             sys.argv[8:] == ["trace"])
+             "trace" in sys.argv[8:], "pauses" in sys.argv[8:])
     elif cmd == "serve":
         port, cc, nbytes, count, idle_ms = sys.argv[2:7]
         serve(int(port), cc, int(nbytes), int(count), float(idle_ms))

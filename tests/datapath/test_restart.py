@@ -20,12 +20,15 @@ def test_restart_resumes_from_the_routes_initcwnd(backend, net):
     text = "\n".join("%2d %s -> %s" % (i, t["before"], t["after"])
                      for i, t in enumerate(f.trace))
     print(text)
-    assert flow["iterations"] == count - 1, flow
+    f.check_iterations(flow, count)
     # The first burst follows the handshake: it starts from the route's
     # initcwnd (the kernel's initial window); each later one is an
     # iteration start, and the size is known from the second on.
     assert f.trace[0]["before"]["snd_cwnd"] == INITCWND, text
-    starts = f.trace[1:]
+    # Where an ACK of the first write came before the window was read after
+    # it (the sender not run for a round trip), the entry shows the ACK's
+    # work too and tells nothing of the restart.
+    starts = [t for t in f.trace[1:] if t["after"]["bytes_acked"] == t["before"]["bytes_acked"]]
     for t in starts:
         b, a = t["before"], t["after"]
         assert b["ca_state"] in (0, 1), "not Open or Disorder:\n" + text

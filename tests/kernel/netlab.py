@@ -12,6 +12,7 @@ import os
 import threading
 import time
 
+import tracefs
 from bench import mltcpctl, paths
 from bench.topology import Dumbbell, Shaping, queue_limit
 
@@ -40,11 +41,114 @@ def start_server(host, port, *extra):
 
 
 def onoff(host, dst, port, cc, nbytes, idle_ms, iterations, timeout=300, trace=False):
-    out = host.run(PYTHON, FLOWGEN, "onoff", "--dst", dst, "--port", str(port),
-                   "--cc", cc, "--bytes", str(nbytes), "--idle-ms", str(idle_ms),
-                   "--iterations", str(iterations), *(["--trace"] if trace else []),
-                   timeout=timeout).stdout
-    return json.loads(out)
+    """flowgen.py onoff, and for explain_starts(): the flow's iteration
+    starts as the tracepoint saw them ("starts"), the module's verdicts on
+    TX_START events meanwhile ("verdicts", the host's counters: one flow at
+    a time) and the sender namespace's idle gap ("idle_gap_us")."""
+    tracefs.start()
+    try:
+        before = read_module_stats()
+        out = json.loads(host.run(PYTHON, FLOWGEN, "onoff", "--dst", dst, "--port", str(port),
+                                  "--cc", cc, "--bytes", str(nbytes), "--idle-ms", str(idle_ms),
+                                  "--iterations", str(iterations),
+                                  *(["--trace"] if trace else []), timeout=timeout).stdout)
+        after = read_module_stats()
+        out["starts"] = [e for e in tracefs.events()
+                         if e["sport"] == out["local_port"] and e["dport"] == port]
+    finally:
+        tracefs.stop()
+    out["verdicts"] = {k: after[k] - before[k] for k in after
+                       if (k == "iterations" or k.startswith("tx_start_")) and after[k] != before[k]}
+    out["idle_gap_us"] = int(host.run("sysctl", "-n", "net.mltcp.idle_gap_us").stdout)
+    return out
+
+
+# Slack between the tracepoint's clock and the application's (both
+# CLOCK_MONOTONIC) for when a write's TX_START lies inside the write.
+START_SLACK_S = 0.002
+
+
+def explain_starts(out):
+    """Each iteration start of an onoff() flow, matched to what the sender
+    did. Every burst after the first starts one iteration at its first
+    write. A start elsewhere is explained only where it is the write after
+    a pause of the sender's inside a burst of at least the idle gap, with
+    nothing unsent or unacked: an idle the module cannot tell from a compute
+    phase (a guest descheduled that long under TCG on a busy host),
+    counted where no size is known yet (the first burst) or past the first
+    1/8 of one. Returns (extra starts explained, the problems, one line per
+    burst and per start)."""
+    bursts, starts = out["bursts"], out["starts"]
+    gap_s = out["idle_gap_us"] / 1e6
+    t_zero = bursts[0]["t0"]
+    ms = lambda t: (t - t_zero) * 1000.0  # noqa: E731
+    lines = ["idle gap %d us; TX_START verdicts meanwhile: %s" % (out["idle_gap_us"],
+                                                                 out["verdicts"])]
+    for j, b in enumerate(bursts):
+        state = out["trace"][j]["before"] if j < len(out.get("trace", ())) else {}
+        lines.append("burst %2d at %9.1f ms (ca_state %s cwnd %s), first write %.1f ms, "
+                     "acked at %9.1f ms; pauses: %s" % (
+                         j, ms(b["t0"]), state.get("ca_state"), state.get("snd_cwnd"),
+                         (b["first"][1] - b["first"][0]) * 1000.0, ms(b["acked"]),
+                         ", ".join("%.1f ms after %d bytes (at %.1f%s)" % (
+                             (p["to"] - p["from"]) * 1000.0, p["sent"], ms(p["from"]),
+                             ", drained" if p["drained"] else "")
+                             for p in b["pauses"]) or "none"))
+    first_start = {}
+    extra, problems = 0, []
+    for k, e in enumerate(starts):
+        ts = e["ts"]
+        j = max((i for i, b in enumerate(bursts) if b["t0"] - START_SLACK_S <= ts), default=None)
+        b = bursts[j] if j is not None else None
+        if b is None or ts > b["acked"] + START_SLACK_S:
+            why = "in an idle, not at a write"
+        elif j > 0 and j not in first_start and ts <= b["first"][1] + START_SLACK_S:
+            first_start[j] = k
+            why = "the burst's first write"
+        else:
+            pause = next((p for p in b["pauses"] if p["to"] - START_SLACK_S <= ts <=
+                          p["to_ret"] + START_SLACK_S), None)
+            if pause and pause["drained"] and pause["to"] - pause["from"] >= gap_s:
+                extra += 1
+                why = "EXTRA: the write after a pause of %.1f ms, at %d bytes of the burst" % (
+                    (pause["to"] - pause["from"]) * 1000.0, pause["sent"])
+            else:
+                why = "inside the burst, after no drained pause of the idle gap"
+        if not why.startswith(("the burst's", "EXTRA")):
+            problems.append("start %d: %s" % (k + 1, why))
+        lines.append("start %2d at %9.1f ms (burst %s, +%.1f ms): bytes %d iter_bytes %d "
+                     "duration %d us: %s" % (
+                         e["iteration"], ms(ts), j, (ts - b["t0"]) * 1000.0 if b else 0.0,
+                         e["bytes"], e["iter_bytes"], e["duration_us"], why))
+    problems += ["burst %d started no iteration" % j for j in range(1, len(bursts))
+                 if j not in first_start]
+    if int(out["module"]["iterations"]) != len(starts):
+        problems.append("the module counted %s starts, the tracepoint %d" % (
+            out["module"]["iterations"], len(starts)))
+    return extra, problems, "\n".join(lines)
+
+
+def onoff_py_pauses(proc):
+    """The lines of tests/datapath/onoff.py send ... pauses up to "done":
+    per burst, the sender's pauses inside it (onoff.py's Writer)."""
+    pauses = []
+    line = proc.stdout.readline()
+    while line.startswith("burst "):
+        pauses.append(json.loads(line.split(" ", 1)[1])["pauses"])
+        line = proc.stdout.readline()
+    assert line.strip() == "done", line + proc.stderr.read()
+    return pauses
+
+
+def idles_inside(pauses, host):
+    """(burst, pause) for each pause of onoff_py_pauses() that the module
+    may take for a compute phase: at least host's idle gap, after which the
+    socket had nothing unsent or unacked (a guest not run that long on a
+    busy host). Each can start an iteration where no size is known yet (the
+    first burst) or past the first 1/8 of one."""
+    gap_us = int(host.run("sysctl", "-n", "net.mltcp.idle_gap_us").stdout)
+    return [(j, p) for j, burst in enumerate(pauses) for p in burst
+            if p["drained"] and p["ms"] * 1000 >= gap_us]
 
 
 def debugfs_flows():

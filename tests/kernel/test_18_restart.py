@@ -16,7 +16,7 @@ import os
 import pytest
 
 from bench.topology import TO_RIGHT
-from netlab import dumbbell, onoff, start_server
+from netlab import dumbbell, explain_starts, onoff, start_server
 from nl_ctl import clear_jobs, ctl
 
 PORT = 5400
@@ -38,9 +38,25 @@ def untouched(t):
     return a["snd_cwnd"] == b["snd_cwnd"] and a["snd_ssthresh"] == b["snd_ssthresh"]
 
 
+def acked_meanwhile(t):
+    """An ACK of the iteration's first write came before TCP_INFO was read
+    after it (the sender not run for a round trip between the two reads):
+    the entry shows what that ACK did as well (the end of CWR, slow start's
+    growth), and tells nothing of the restart."""
+    return t["after"]["bytes_acked"] != t["before"]["bytes_acked"]
+
+
+def starts_alone(trace):
+    """The entries of iteration starts (the first burst's is none) that
+    show the start alone."""
+    return [t for t in trace[1:] if not acked_meanwhile(t)]
+
+
 def describe(trace):
-    """One line per iteration start."""
-    return "\n".join("%2d %s -> %s" % (i, t["before"], t["after"]) for i, t in enumerate(trace))
+    """One line per burst's start."""
+    return "\n".join("%2d %s -> %s%s" % (i, t["before"], t["after"],
+                                         " (ACKed meanwhile)" if acked_meanwhile(t) else "")
+                     for i, t in enumerate(trace))
 
 
 def keep(name, text):
@@ -86,8 +102,18 @@ def run_trace(net, cc="mltcp", nbytes=2 << 20, iterations=20, idle_ms=100):
         net.server = start_server(receiver, PORT)
     out = onoff(sender, receiver.addr, PORT, cc, nbytes, idle_ms, iterations, trace=True)
     assert out["cc"] == cc
-    # Restarts begin once a size is learned: from the second iteration start.
-    assert int(out["module"]["iterations"]) == iterations - 1, out["module"]
+    # Each burst after the first starts one iteration at its first write. A
+    # start anywhere else must follow a pause of the sender's inside a burst
+    # of at least the idle gap: to the module an idle like a compute phase
+    # (a guest descheduled that long on a busy host), so the exact count
+    # holds only where the sender never paused that long.
+    extra, problems, text = explain_starts(out)
+    if extra or problems:
+        print(text)
+        net.starts_text = getattr(net, "starts_text", "") + text + "\n--\n"
+        keep("starts.txt", net.starts_text)
+    assert not problems, "%s\nmodule: %s\n%s" % ("\n".join(problems), out["module"], text)
+    assert int(out["module"]["iterations"]) == iterations - 1 + extra, text
     return out
 
 
@@ -114,7 +140,7 @@ def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
     cwr, opened, telling, text = [], [], [], ""
     for _ in range(20):
         out = run_trace(rig, nbytes=512 << 10, iterations=20)
-        trace = out["trace"][1:]
+        trace = starts_alone(out["trace"])
         text += describe(out["trace"]) + "\n--\n"
         # ECN is at work: CE marks were echoed and the window was reduced.
         assert out["end"]["delivered_ce"] > 0, text
@@ -140,14 +166,14 @@ def test_exempt_flows_never_restart(rig):
     text = describe(out["trace"])
     keep("exempt-trace.txt", text)
     assert out["module"]["f"] == "1.000"
-    for t in out["trace"][1:]:
+    for t in starts_alone(out["trace"]):
         assert untouched(t), "an exempt flow restarted:\n" + text
 
     # The same flow shape in a job that is not exempt restarts at each start.
     ctl("-n", sender, "job", "set", 1, "exempt", "off")
     out = run_trace(rig, nbytes=1 << 20, iterations=6)
     text = describe(out["trace"])
-    for t in out["trace"][1:]:
+    for t in starts_alone(out["trace"]):
         assert t["before"]["ca_state"] == CA_OPEN, text
         assert t["before"]["snd_cwnd"] > RESTART_CWND, text
         assert restarted(t), "not restarted:\n" + text

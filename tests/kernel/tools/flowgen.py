@@ -16,11 +16,18 @@ With --trace, each iteration starts with one small write and the socket's
 TCP_INFO is read just before it (the end of the idle time) and just after
 it: the window the congestion control left at the iteration start, before
 any ACK of the new iteration can arrive.
+
+The writes are non-blocking and timed ("bursts"), so that a burst the
+sender (or the guest under it) paused inside shows: a pause of at least the
+idle gap after which the socket had nothing unsent or unacked is an idle
+to the module like a compute phase, and starts an iteration
+(CLOCK_MONOTONIC, as tracefs's mono clock; see netlab.explain_starts()).
 """
 import argparse
 import fcntl
 import json
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -38,12 +45,68 @@ def outq(sock):
 
 # struct tcp_info (include/uapi/linux/tcp.h): the fields --trace reports.
 TCP_INFO_FIELDS = {"ca_state": (1, "B"), "snd_ssthresh": (76, "I"), "snd_cwnd": (80, "I"),
-                   "total_retrans": (100, "I"), "delivered_ce": (196, "I")}
+                   "total_retrans": (100, "I"), "bytes_acked": (120, "Q"),
+                   "delivered_ce": (196, "I")}
 
 
 def tcp_info(sock):
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
     return {k: struct.unpack_from(fmt, raw, off)[0] for k, (off, fmt) in TCP_INFO_FIELDS.items()}
+
+
+# Pauses between two writes of a burst at least this long are reported.
+PAUSE_REPORT_S = 0.005
+
+
+class TimedWriter:
+    """Non-blocking writes of one burst, each timed: the burst's first
+    write ("first": called, returned) and every pause of PAUSE_REPORT_S or
+    more from the call of one write that took data to the call of the next
+    ("from", "to", "to_ret": when that next write returned, "sent": bytes
+    written before it, "drained": whether the socket had nothing unsent or
+    unacked just before it). A pause counts from the call, not the return:
+    the queue may run dry while the sender is descheduled inside a write as
+    well as while it waits to be run after the socket took more."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        sock.setblocking(False)
+        self.burst = None
+        self.last_call = None
+
+    def begin(self):
+        self.burst = {"t0": time.monotonic(), "first": None, "pauses": [], "sent": 0}
+        self.last_call = None
+
+    def write(self, data):
+        view = memoryview(data)
+        while view:
+            drained = None
+            if self.last_call is not None and time.monotonic() - self.last_call >= PAUSE_REPORT_S:
+                drained = outq(self.sock) == 0
+            t_call = time.monotonic()
+            try:
+                n = self.sock.send(view)
+            except BlockingIOError:
+                n = 0
+            t_ret = time.monotonic()
+            if n:
+                if self.burst["first"] is None:
+                    self.burst["first"] = [t_call, t_ret]
+                elif t_call - self.last_call >= PAUSE_REPORT_S:
+                    self.burst["pauses"].append({"from": self.last_call, "to": t_call,
+                                                 "to_ret": t_ret,
+                                                 "sent": self.burst["sent"],
+                                                 "drained": drained})
+                self.last_call = t_call
+                self.burst["sent"] += n
+                view = view[n:]
+            else:
+                select.select([], [self.sock], [])
+
+    def end(self):
+        self.burst["acked"] = time.monotonic()
+        return self.burst
 
 
 def module_view(local_port):
@@ -106,18 +169,22 @@ def onoff(args):
     payload = b"\x5a" * args.bytes
     durations = []
     trace = []
+    bursts = []
+    writer = TimedWriter(sock)
     for _ in range(args.iterations):
         start = time.monotonic()
+        writer.begin()
         if args.trace:
             before = tcp_info(sock)
-            sock.sendall(payload[:1000])
+            writer.write(payload[:1000])
             trace.append({"before": before, "after": tcp_info(sock)})
-            sock.sendall(payload[1000:])
+            writer.write(memoryview(payload)[1000:])
         else:
-            sock.sendall(payload)
+            writer.write(payload)
         while outq(sock) > 0:
             time.sleep(0.001)
         durations.append(time.monotonic() - start)
+        bursts.append(writer.end())
         time.sleep(args.idle_ms / 1000.0)
     port = sock.getsockname()[1]
     result = {
@@ -127,6 +194,7 @@ def onoff(args):
         "iterations": args.iterations,
         "bytes": args.bytes,
         "comm_s": durations,
+        "bursts": bursts,
         "module": module_view(port),
         "ss": ss_view(port),
     }
