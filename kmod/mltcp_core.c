@@ -80,8 +80,6 @@
 /* An iteration that has carried less than size >> this is a fragment. */
 #define MLTCP_FRAGMENT_SHIFT	3
 
-/* A completed iteration agrees with the learned size within size >> this. */
-#define MLTCP_LEARN_TOL_SHIFT	3
 /* EWMA gain for agreeing sizes: 1 / 2^this. */
 #define MLTCP_LEARN_GAIN_SHIFT	2
 

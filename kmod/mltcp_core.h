@@ -28,6 +28,13 @@ extern "C" {
 #define MLTCP_ITER_BYTES_MAX	(1ULL << 40)	/* 1 TiB, fixed or learned */
 
 /*
+ * A completed iteration agrees with the learned size within size >> this,
+ * and F stays at F(1) until the flow has sent that much beyond the size
+ * (the overhang): a bound on the line over r in [0, 1] must count it.
+ */
+#define MLTCP_LEARN_TOL_SHIFT	3
+
+/*
  * Defaults: F from 0.7 at the start of an iteration to 2.3 at its end, so
  * F(1) / F(0) = 3.3 lets the flow that is further along take most of the
  * link. Mean F over r in [0, 1] is 1.5, not 1: a line with mean F = 1 was

@@ -87,10 +87,20 @@ static enum mltcp_job_error mltcp_job_check(const struct mltcp_job_request *req)
 	return MLTCP_JOB_OK;
 }
 
-/* Mean F at most 1 (slope + 2 * intercept <= 2, exact), or nowhere above *host. */
+/*
+ * Mean F at most 1 over an iteration that runs to the end of the overhang,
+ * where F is still F(1): over 1 + 2^-k of the size (k the tolerance shift),
+ * (slope / 2 + intercept + 2^-k (slope + intercept)) / (1 + 2^-k) <= 1, that
+ * is (2^(k-1) + 1) slope + (2^k + 1) intercept <= (2^k + 1), exact in
+ * MLTCP_ONE units. A longer iteration only adds F = 1, a shorter one drops
+ * the top of a rising line. Or nowhere above *host, whose flows have the
+ * same overhang.
+ */
 static bool mltcp_line_within(u32 slope, u32 intercept, const struct mltcp_line *host)
 {
-	if (slope + 2 * intercept <= 2 * MLTCP_ONE)
+	const u32 over = 1U << MLTCP_LEARN_TOL_SHIFT;
+
+	if ((over / 2 + 1) * slope + (over + 1) * intercept <= (over + 1) * MLTCP_ONE)
 		return true;
 	return intercept <= host->intercept && slope + intercept <= host->slope + host->intercept;
 }
@@ -804,7 +814,7 @@ const char *mltcp_job_strerror(enum mltcp_job_error err)
 	case MLTCP_JOB_E_F_ZERO:
 		return "slope and intercept may not both be 0 (F would be 0)";
 	case MLTCP_JOB_E_BOUND:
-		return "slope/2 + intercept above 1 and F above the host's line: allowed only in the host's network namespace";
+		return "mean F above 1 and F above the host's line: allowed only in the host's network namespace";
 	case MLTCP_JOB_E_CGROUP:
 		return "invalid cgroup: id 0";
 	default:

@@ -117,9 +117,12 @@ struct mltcp_line {
  * Refused where bounded (the flows of a network namespace other than the
  * host's, which its own root can reconfigure: mltcp_net_bound()),
  * MLTCP_JOB_E_BOUND: a line that is both
- *  - more aggressive than the base algorithm on average: mean F over the
- *    iteration, slope / 2 + intercept, above 1 (checked exactly in
- *    MLTCP_ONE units as slope + 2 * intercept > 2), and
+ *  - more aggressive than the base algorithm on average: mean F over an
+ *    iteration that runs into the overhang (F stays F(1) up to 1/8 beyond
+ *    the size, MLTCP_LEARN_TOL_SHIFT) above 1: (slope / 2 + intercept +
+ *    (slope + intercept) / 8) / (9 / 8), checked exactly in MLTCP_ONE units
+ *    as 5 * slope + 9 * intercept > 9 (slope 2, intercept 0, mean 1 over
+ *    [0, 1], is 10/9 with the overhang), and
  *  - above the host's line (*bound: the module parameters, the line every
  *    namespace starts with, set by the initial namespace's root) somewhere
  *    in [0, 1], that is at r = 0 or at r = 1.

@@ -7,16 +7,17 @@ its own owns it (a container: "unshare -Urn", here as nobody) or the
 initial one does ("ip netns add", a Kubernetes pod with hostUsers: true),
 may not make its flows more aggressive than their base algorithm on
 average or than the host's line anywhere: its net.mltcp.* sysctls and its
-jobs are refused a line with slope/2 + intercept above 1 that also rises
-above the host's (the module parameters) at r = 0 or r = 1, with a
-one-line reason, and nothing changes; a sequence of accepted writes that
+jobs are refused a line whose mean over an iteration that runs to the end
+of the overhang (F stays F(1) up to 9/8 of the size), 5 slope + 9
+intercept over 9, is above 1 and that also rises above the host's (the
+module parameters) at r = 0 or r = 1, with a one-line reason, and nothing changes; a sequence of accepted writes that
 ends above the bound latches the base (slope 0, intercept 1). The host's
 namespace keeps the full range, and with the module parameter
 bound_netns=0 so do the namespaces of the initial user namespace. Slope
 and intercept both 0 (F = 0) are refused everywhere.
 
 The host's line is pinned for every test (1.6, 0.2 unless a test says
-otherwise: mean 1, where the bound is mean F <= 1 alone), so that what is
+otherwise: mean 1 over [0, 1], 1.09 with the overhang), so that what is
 tested does not move with the compiled-in default."""
 import errno
 import json
@@ -33,8 +34,7 @@ from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, 
 
 SYSCTL = "/proc/sys/net/mltcp/"
 PARAMS = "/sys/module/tcp_mltcp/parameters/"
-BOUND = ("slope/2 + intercept above 1 and F above the host's line: allowed only in the "
-         "host's network namespace")
+BOUND = "mean F above 1 and F above the host's line: allowed only in the host's network namespace"
 F_ZERO = "slope and intercept may not both be 0 (F would be 0)"
 
 
@@ -159,25 +159,29 @@ def test_container_mltcpctl_defaults_above_the_bound_is_refused_in_one_line():
 
 def test_container_within_the_bound_succeeds():
     proc = container("""
-        "$CTL" job add 1 slope 2 intercept 0
+        "$CTL" job add 1 slope 1.8 intercept 0
         "$CTL" job add 2 slope 1.6
         "$CTL" job add 3 intercept 1 slope 0
         "$CTL" job add 4 exempt intercept 16
-        "$CTL" job set 2 slope 1.5 intercept 0.25
+        "$CTL" job set 2 slope 1.5 intercept 0.15
+        # Mean 1 over [0, 1] but 1.11 with the overhang, and above the host's at r = 1.
+        "$CTL" job add 5 slope 2 intercept 0 2>/dev/null || echo "refused 5"
         sysctl -q -w net.mltcp.slope=1
-        sysctl -q -w net.mltcp.intercept=0.5
-        # From (1, 0.5) to (2, 0): the intercept must go first, mltcpctl orders it.
-        "$CTL" defaults set slope 2 intercept 0
+        sysctl -q -w net.mltcp.intercept=0.4
+        # From (1, 0.4) to (1.8, 0): the intercept must go first, mltcpctl orders it.
+        "$CTL" defaults set slope 1.8 intercept 0
         "$CTL" -j job show
         sysctl -n net.mltcp.slope net.mltcp.intercept
     """, check=True)
     lines = proc.stdout.splitlines()
-    shown = {j["id"]: j for j in json.loads(lines[0])}
-    assert (shown[1]["slope"], shown[1]["intercept"]) == (2.0, 0.0)
-    assert (shown[2]["slope"], shown[2]["intercept"]) == (1.5, 0.25)
+    assert lines[0] == "refused 5"
+    shown = {j["id"]: j for j in json.loads(lines[1])}
+    assert sorted(shown) == [1, 2, 3, 4]
+    assert (shown[1]["slope"], shown[1]["intercept"]) == (1.8, 0.0)
+    assert (shown[2]["slope"], shown[2]["intercept"]) == (1.5, 0.15)
     assert (shown[3]["slope"], shown[3]["intercept"]) == (0.0, 1.0)
     assert shown[4]["exempt"] is True
-    assert lines[1:] == ["2.000", "0.000"]
+    assert lines[2:] == ["1.800", "0.000"]
 
 
 def test_container_job_change_is_checked_as_a_whole():
@@ -219,13 +223,13 @@ def test_container_writes_accepted_one_by_one_never_latch_above_the_bound():
     proc = container("""
         ip link set lo up
         sysctl -q -w net.mltcp.intercept=0
-        "$CTL" job add 1 dport 7170 slope 2
+        "$CTL" job add 1 dport 7170 slope 1.8
         $PY -c "$FLOW" "$CTL"
         sysctl -q -w net.mltcp.intercept=0.2
         $PY -c "$FLOW" "$CTL"
     """, check=True, FLOW=FLOW)
     before, after = (json.loads(line) for line in proc.stdout.splitlines())
-    assert before == [[2.0, 0.0]]
+    assert before == [[1.8, 0.0]]
     assert after == [[0.0, 1.0]]
 
 

@@ -254,8 +254,8 @@ TEST(Message, DescribeNamesTheFieldAndItsRange)
 	// EPERM with a reason: the namespace's bound, not a missing capability.
 	ack.message = mltcp_job_strerror(MLTCP_JOB_E_BOUND);
 	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd),
-		  "job 7: slope/2 + intercept above 1 and F above the host's line: allowed only in "
-		  "the host's network namespace");
+		  "job 7: mean F above 1 and F above the host's line: allowed only in the host's "
+		  "network namespace");
 	ack.message.clear();
 	ack.error = EEXIST;
 	EXPECT_EQ(describe(KernelError(MLTCP_CMD_JOB_ADD, ack, req), cmd), "job 7: already exists");
