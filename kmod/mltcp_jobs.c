@@ -284,14 +284,31 @@ const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 ke
 	return job ? &rcu_dereference(job->cfg)->spec : NULL;
 }
 
+/*
+ * A kernel socket holds no reference on its namespace, and its owner may
+ * close it only in its own exit, after ours has freed the counters (exits
+ * run in reverse order of registration): its hooks may fire in between.
+ * The namespace's count is 0 before cleanup_net() starts, and cleanup_net()
+ * waits for a grace period before the exits run, so a hook that sees the
+ * namespace alive under RCU counts before the counters are freed; the
+ * socket lock alone (process context) would not order it against the exit.
+ * The job table needs no such test: it is emptied, not freed, at exit, and
+ * its jobs are freed after a grace period.
+ */
 void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict)
 {
-	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->n[verdict]);
+	rcu_read_lock();
+	if (check_net(net))
+		this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->n[verdict]);
+	rcu_read_unlock();
 }
 
 void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict)
 {
-	this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->gate[verdict]);
+	rcu_read_lock();
+	if (check_net(net))
+		this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->gate[verdict]);
+	rcu_read_unlock();
 }
 
 void mltcp_net_counts(const struct net *net, u64 verdicts[MLTCP_TX_NR_VERDICTS],
