@@ -5,6 +5,7 @@ frameworks open their gradient connections on ports the kernel picks, so
 this is how an operator tags them (issue 15). The other criteria, settings
 and the listing are test_jobs.py's."""
 import os
+import re
 import signal
 import subprocess
 import time
@@ -242,3 +243,170 @@ def test_run_refuses_a_job_id_in_use_and_leaves_nothing(backend, net):
     assert err.strip().splitlines() == ["mltcpctl: job 9: already exists"], err
     assert not os.path.exists(run_cgroup_dir(proc))
     assert [j["id"] for j in backend.jobs()] == [9]
+
+
+
+# A user database of the test's own, bind-mounted over /etc/passwd and
+# /etc/group in a mount namespace of mltcpctl's alone: a user with two
+# supplementary groups, whatever this machine's (or the guest's read-only)
+# /etc holds.
+TEST_USER, TEST_UID, TEST_GID = "mltcp-run-test", 4242, 4242
+GROUP_A, GID_A, GROUP_B, GID_B = "mltcp-run-a", 4243, "mltcp-run-b", 4244
+TEST_HOME = "/nonexistent/mltcp-run-test"
+
+
+@pytest.fixture
+def users(tmp_path):
+    passwd, group = tmp_path / "passwd", tmp_path / "group"
+    with open("/etc/passwd") as f:
+        passwd.write_text(f.read() + "%s:x:%d:%d::%s:/bin/sh\n" %
+                          (TEST_USER, TEST_UID, TEST_GID, TEST_HOME))
+    with open("/etc/group") as f:
+        group.write_text(f.read() + "%s:x:%d:\n%s:x:%d:%s\n%s:x:%d:other,%s\n" %
+                         (TEST_USER, TEST_GID, GROUP_A, GID_A, TEST_USER, GROUP_B, GID_B,
+                          TEST_USER))
+    # unshare and sh exec mltcpctl in the end: its pid is the Popen's.
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            'mount --bind "$1" /etc/passwd && mount --bind "$2" /etc/group && shift 2 && '
+            'exec "$@"', "sh", str(passwd), str(group)]
+
+
+# What COMMAND reports of itself: ids, capability sets, cgroup, environment.
+WHOAMI = ('echo "uid=$(id -u)"; echo "gid=$(id -g)"; echo "groups=$(id -G)"; '
+          'grep -E "^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs):" /proc/self/status; '
+          'grep "^0::" /proc/self/cgroup; '
+          'echo "home=${HOME-}"; echo "user=${USER-}"; echo "job=$MLTCP_JOB"; '
+          'echo "cgroup=$MLTCP_CGROUP"; ')
+
+
+def whoami(text):
+    """WHOAMI's lines as a dict (uid, gid, groups, CapEff, ..., in (the
+    cgroup), home, ...)."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("0::"):
+            out["in"] = line[3:]
+        elif re.match(r"^[a-z]+=", line):
+            key, value = line.split("=", 1)
+            out[key] = value
+        elif ":" in line:
+            key, value = line.split(":", 1)
+            out[key] = value.strip()
+    return out
+
+
+def uid_of_child(pid):
+    """The uid of a child of pid, if it has one."""
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/status" % entry) as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except (OSError, ValueError):
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            return int(fields["Uid"].split()[0])
+    return None
+
+
+def start_run_as(backend, users, *run_args, command):
+    """mltcpctl run RUN_ARGS -- sh -c COMMAND, with the test's user database.
+    COMMAND runs where mltcpctl does (kmod: -n, the sender's namespace): an
+    unprivileged COMMAND could not "ip netns exec"."""
+    argv = [*users, TOOL, "-b", backend.name, *backend.jobs_ns_args(), "run", *run_args,
+            "--", "sh", "-c", command]
+    return subprocess.Popen([str(a) for a in argv], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+NO_CAPS = {"CapInh": "0" * 16, "CapPrm": "0" * 16, "CapEff": "0" * 16, "CapAmb": "0" * 16,
+           "NoNewPrivs": "1"}
+
+
+@pytest.mark.parametrize("who, uid, gid, groups, home", [
+    # A name: its entry's gid, and the groups that list it (initgroups).
+    (("user", TEST_USER), TEST_UID, TEST_GID, {TEST_GID, GID_A, GID_B}, TEST_HOME),
+    # group changes the primary gid; the supplementary groups stay the user's.
+    (("user", TEST_USER, "group", GROUP_B), TEST_UID, GID_B, {TEST_GID, GID_A, GID_B},
+     TEST_HOME),
+    # A uid its entry's; a gid with no entry at all.
+    (("user", TEST_UID, "group", 4999), TEST_UID, 4999, {TEST_GID, GID_A, GID_B, 4999},
+     TEST_HOME),
+    # A uid with no entry: that gid, no supplementary groups, the caller's HOME.
+    (("user", 4998, "group", GID_A), 4998, GID_A, {GID_A}, None),
+])
+def test_run_as_a_user_in_the_jobs_cgroup(backend, net, users, who, uid, gid, groups, home):
+    """COMMAND has the uid, gid and groups asked, no capability in any set,
+    no_new_privs, is born in the job's cgroup, and cannot delete its job."""
+    delete = "%s -b %s job del $MLTCP_JOB 2>&1; echo del=$?; " % (TOOL, backend.name)
+    proc = start_run_as(backend, users, "job", 7, *who,
+                        command=WHOAMI + delete + "echo ready; read x; exit 5")
+    try:
+        lines = []
+        while not lines or lines[-1] != "ready":
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line.strip())
+        got = whoami("\n".join(lines[:-1]))
+        assert (int(got["uid"]), int(got["gid"])) == (uid, gid), got
+        assert {int(g) for g in got["groups"].split()} == groups, got
+        assert {k: got[k] for k in NO_CAPS} == NO_CAPS
+        cgroup_dir = run_cgroup_dir(proc)
+        assert os.path.isdir(cgroup_dir)
+        job = backend.jobs(7)[0]
+        assert got["in"] == got["cgroup"] == job["cgroup"], (got, job)
+        assert cgroup_dir.endswith(job["cgroup"])
+        assert job["cgroup_id"] == os.stat(cgroup_dir).st_ino, "the cgroup COMMAND is in"
+        assert got["job"] == "7"
+        assert got["del"] != "0", "an unprivileged COMMAND cannot change jobs"
+        if home:
+            assert (got["home"], got["user"]) == (home, TEST_USER), got
+        else:
+            assert (got["home"], got["user"]) == \
+                (os.environ.get("HOME", ""), os.environ.get("USER", "")), "no entry: the caller's"
+    finally:
+        proc.stdin.close()
+    assert proc.wait(timeout=60) == 5, proc.stderr.read()
+    assert backend.jobs() == []
+    assert not os.path.exists(run_cgroup_dir(proc))
+
+
+def test_run_with_group_alone_changes_the_gid_only(backend, net, users):
+    proc = start_run_as(backend, users, "group", GROUP_A, command=WHOAMI)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    got = whoami(out)
+    assert (got["uid"], got["gid"]) == ("0", str(GID_A)), got
+    assert got["CapEff"] != "0" * 16 and got["NoNewPrivs"] == "0", "still root"
+
+
+def test_run_as_a_user_passes_on_a_signal(backend, net, users):
+    proc = start_run_as(backend, users, "job", 8, "user", TEST_USER, command="exec sleep 60")
+    wait_until(lambda: backend.jobs() != [])
+    wait_until(lambda: uid_of_child(proc.pid) == TEST_UID)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM, proc.stderr.read()
+    assert backend.jobs() == []
+    assert not os.path.exists(run_cgroup_dir(proc))
+
+
+@pytest.mark.parametrize("who, message", [
+    (("user", "mltcp-no-such-user"), "run: user mltcp-no-such-user: no such user"),
+    (("group", "mltcp-no-such-group"), "run: group mltcp-no-such-group: no such group"),
+    (("user", TEST_USER, "group", "mltcp-no-such-group"),
+     "run: group mltcp-no-such-group: no such group"),
+    (("user", 4000000123), "run: user 4000000123: not in the user database, so it has no "
+                           "group: give group GID too"),
+    (("user", "root"), "run: user root: uid 0 would keep root's privileges (leave user out "
+                       "to run COMMAND as the caller)"),
+])
+def test_run_with_an_unknown_user_or_group_leaves_nothing(backend, net, users, tmp_path, who,
+                                                          message):
+    ran = tmp_path / "ran"
+    proc = start_run_as(backend, users, *who, command="touch %s" % ran)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.strip().splitlines() == ["mltcpctl: " + message], err
+    assert not ran.exists()
+    assert backend.jobs() == []
+    assert not os.path.exists(run_cgroup_dir(proc))

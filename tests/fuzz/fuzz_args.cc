@@ -52,6 +52,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	// run: a command to run, and the job's cgroup is its own.
 	check(r.command->action != mltcpctl::Action::Run ||
 	      (!r.command->run_argv.empty() && !j.cgroup));
+	// run's user and group: run's only, never uid 0, and no ':' or control
+	// character (the lookup's error must stay one line).
+	for (const std::string *id : { &r.command->run_user, &r.command->run_group }) {
+		check(id->empty() || r.command->action == mltcpctl::Action::Run);
+		for (unsigned char c : *id)
+			check(c >= 0x20 && c != 0x7f && c != ':');
+	}
+	check(r.command->run_user.find_first_not_of('0') != std::string::npos ||
+	      r.command->run_user.empty());
 	// job mark: a step is 1 to 2^32 - 1, and not with follow.
 	check(!r.command->step || (*r.command->step >= 1 && !r.command->follow));
 	if (j.peer)

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
 	       args({ "-d", "bpf", "load", "intercept", "0.2", "mode", "ai" }),
 	       args({ "-n", "h1", "export", "--output", "/tmp/m.prom", "interval", "15s" }),
 	       args({ "run", "job", "7", "marked", "slope", "2", "--", "torchrun", "train.py" }),
+	       args({ "run", "user", "alice", "group", "4242", "--", "torchrun", "train.py" }),
 	       args({ "job", "add", "3", "cgroup", "/slurm/job_3", "marked" }),
 	       args({ "job", "mark", "3", "step", "12" }), args({ "job", "mark", "3", "follow" }) })
 		write(dir + "/args/seed" + std::to_string(n++), a);

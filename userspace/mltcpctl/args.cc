@@ -781,7 +781,39 @@ void parse_ackmark(Args &a, Command &cmd)
 }
 
 enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
-// run [job ID] [parent PATH] [MATCH]... [SETTING]... -- COMMAND [ARG]...
+
+// "user NAME|UID" or "group NAME|GID" of run, checked but not looked up.
+// Digits are an id (useradd and groupadd refuse names of digits only);
+// uid 0 is refused because "user" promises a dropped privilege, and
+// (uid_t)-1 means "unchanged" to the kernel. A name may hold neither ':'
+// (the user database's separator) nor a control character, so that the
+// lookup's error stays one line.
+std::string parse_run_id(std::string_view key, std::string_view text)
+{
+	const std::string what = key == "user" ? "user" : "group";
+
+	if (text.empty())
+		fail(what + ": empty " + what);
+	if (text.find_first_not_of("0123456789") == std::string_view::npos) {
+		auto id = parse_uint(text);
+		if (!id || *id >= kMaxU32)
+			fail(range_error(key, text, what == "user" ? "1" : "0",
+					 std::to_string(kMaxU32 - 1)));
+		if (what == "user" && *id == 0)
+			fail("user " + std::string(text) +
+			     ": uid 0 would keep root's privileges (leave user out to run "
+			     "COMMAND as the caller)");
+		return std::string(text);
+	}
+	for (unsigned char c : text)
+		if (c < 0x20 || c == 0x7f || c == ':')
+			fail(what + " \"" + std::string(text) + "\": not a " + what +
+			     " name or id");
+	return std::string(text);
+}
+
+// run [job ID] [parent PATH] [user USER] [group GROUP] [MATCH]... [SETTING]...
+//     -- COMMAND [ARG]...
 void parse_run(Args &a, Command &cmd)
 {
 	std::vector<std::string> words;
@@ -796,20 +828,28 @@ void parse_run(Args &a, Command &cmd)
 			no_more(a, "help");
 			return;
 		}
-		if (word == "job" || word == "parent") {
+		if (word == "job") {
 			std::string_view value = a.value(word);
-
-			if (word == "job") {
-				if (cmd.job.id)
-					fail("job given twice");
-				cmd.job.id = parse_job_id(value);
-			} else {
-				if (!cmd.run_parent.empty())
-					fail("parent given twice");
-				if (value.empty())
-					fail("parent: empty path");
-				cmd.run_parent = std::string(value);
-			}
+			if (cmd.job.id)
+				fail("job given twice");
+			cmd.job.id = parse_job_id(value);
+			continue;
+		}
+		if (word == "parent") {
+			std::string_view value = a.value(word);
+			if (!cmd.run_parent.empty())
+				fail("parent given twice");
+			if (value.empty())
+				fail("parent: empty path");
+			cmd.run_parent = std::string(value);
+			continue;
+		}
+		if (word == "user" || word == "group") {
+			std::string &field = word == "user" ? cmd.run_user : cmd.run_group;
+			std::string_view value = a.value(word);
+			if (!field.empty())
+				fail(std::string(word) + " given twice");
+			field = parse_run_id(word, value);
 			continue;
 		}
 		words.emplace_back(word);
@@ -1014,14 +1054,18 @@ std::string usage(std::string_view topic)
 		"  Labels: job, netns (the -n name, empty without -n), backend, verdict,\n"
 		"  event. bpf: no job counters; verdict and gate counts are the host's.\n";
 	static const char run[] =
-		"       mltcpctl [OPTIONS] run [job ID] [parent PATH] [MATCH]... [SETTING]...\n"
-		"                              -- COMMAND [ARG]...\n"
+		"       mltcpctl [OPTIONS] run [job ID] [parent PATH] [user USER] [group GROUP]\n"
+		"                              [MATCH]... [SETTING]... -- COMMAND [ARG]...\n"
+		"USER := { NAME | UID }  GROUP := { NAME | GID }\n"
 		"  Runs COMMAND in a new cgroup with a job that matches it (and the other\n"
 		"  criteria given), then removes both; exits with COMMAND's status (128+N if\n"
 		"  killed by signal N). The cgroup is made under PATH (default: the caller's\n"
 		"  own cgroup); the job takes ID (default: the lowest free one). COMMAND sees\n"
 		"  MLTCP_JOB and MLTCP_CGROUP. SIGINT, SIGTERM and SIGHUP sent to mltcpctl go\n"
-		"  to COMMAND; processes left in the cgroup when it exits are killed.\n";
+		"  to COMMAND; processes left in the cgroup when it exits are killed.\n"
+		"  user: COMMAND runs as USER, with USER's groups and primary group (GROUP's\n"
+		"  if given), no capabilities and no_new_privs (setuid programs and file\n"
+		"  capabilities grant nothing); group alone: the gid only, COMMAND stays root.\n";
 	static const char ackmark[] =
 		"       mltcpctl [OPTIONS] ackmark { add dev DEV dscp DSCP | del dev DEV |\n"
 		"                                    show [dev DEV] }\n"

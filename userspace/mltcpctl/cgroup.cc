@@ -96,10 +96,12 @@ std::string cgroup_relative_path(std::string_view path)
 	return relative.empty() ? "/" : relative;
 }
 
-uint64_t cgroup_id(std::string_view path)
+namespace
 {
-	const std::string full = cgroup2_mount() + cgroup_relative_path(path);
-	// A kernfs file handle is the node's 64-bit id (FILEID_KERNFS).
+
+// A kernfs file handle is the node's 64-bit id (FILEID_KERNFS).
+bool handle_id(int dirfd, const char *path, int flags, uint64_t *id)
+{
 	struct {
 		struct file_handle handle;
 		uint64_t id;
@@ -107,11 +109,47 @@ uint64_t cgroup_id(std::string_view path)
 	int mount_id = 0;
 
 	fh.handle.handle_bytes = sizeof(fh.id);
-	if (name_to_handle_at(AT_FDCWD, full.c_str(), &fh.handle, &mount_id, 0) != 0 ||
-	    fh.handle.handle_bytes != sizeof(fh.id))
+	if (name_to_handle_at(dirfd, path, &fh.handle, &mount_id, flags) != 0)
+		return false;
+	if (fh.handle.handle_bytes != sizeof(fh.id)) {
+		errno = EINVAL;
+		return false;
+	}
+	*id = fh.id;
+	return true;
+}
+
+} // namespace
+
+uint64_t cgroup_id(std::string_view path)
+{
+	const std::string full = cgroup2_mount() + cgroup_relative_path(path);
+	uint64_t id = 0;
+
+	if (!handle_id(AT_FDCWD, full.c_str(), 0, &id))
 		throw Error("cgroup " + std::string(path) + ": cannot read its id: " +
 			    strerror(errno));
-	return fh.id;
+	return id;
+}
+
+uint64_t cgroup_id_at(int fd)
+{
+	uint64_t id = 0;
+
+	if (!handle_id(fd, "", AT_EMPTY_PATH, &id))
+		throw Error(std::string("cgroup: cannot read its id: ") + strerror(errno));
+	return id;
+}
+
+void check_cgroup2_dir(int fd, std::string_view what)
+{
+	struct statfs fs {};
+	struct stat st {};
+
+	if (fstatfs(fd, &fs) != 0 || fstat(fd, &st) != 0)
+		throw Error(std::string(what) + ": " + strerror(errno));
+	if (fs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
+		throw Error(std::string(what) + ": not a cgroup (v2)");
 }
 
 std::optional<std::string> cgroup_path(uint64_t id)

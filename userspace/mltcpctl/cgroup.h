@@ -28,6 +28,13 @@ std::string cgroup_relative_path(std::string_view path);
 // The id of the cgroup at PATH (as cgroup_relative_path() takes it).
 uint64_t cgroup_id(std::string_view path);
 
+// The id of the cgroup whose directory fd is (opened O_PATH or not).
+uint64_t cgroup_id_at(int fd);
+
+// Throws Error unless fd is a directory of a cgroup2 filesystem; what
+// names it in the message.
+void check_cgroup2_dir(int fd, std::string_view what);
+
 // The path (relative to the mount) of the cgroup with this id, if this
 // process can see it.
 std::optional<std::string> cgroup_path(uint64_t id);

@@ -178,9 +178,11 @@ struct Command {
 	DefaultsChange settings;	// DefaultsSet, BpfLoad
 	// Run: job holds the criteria and settings (job.id 0: the lowest free
 	// id); the command, and the cgroup to make its cgroup in ("": the
-	// caller's own).
+	// caller's own). run_user and run_group as typed (a name, or digits
+	// for an id; "": not given): the parser does no lookups.
 	std::vector<std::string> run_argv;
 	std::string run_parent;
+	std::string run_user, run_group;
 	bool follow = false; // JobMark: a mark per line read, "ok" written for each
 	std::optional<uint32_t> step; // JobMark: the count becomes at least this
 	std::string dev;	      // Ackmark*: the device ("" for every one: AckmarkShow)

@@ -58,7 +58,7 @@ complete() { :; }
 mentions mltcpctl.8 "word" $_mltcpctl_job_words $_mltcpctl_default_words $_mltcpctl_modes \
 	-json -pretty -netns -backend -debug -help -Version \
 	add set del show monitor interval count global load unload status export output \
-	ackmark dev dscp marked left \
+	ackmark dev dscp marked left user group parent initgroups no_new_privs CLONE_INTO_CGROUP \
 	mltcp_flows mltcp_job_flows mltcp_job_flows_matched_total mltcp_job_iterations_total \
 	mltcp_job_bytes_total mltcp_job_f mltcp_iteration_verdicts_total
 

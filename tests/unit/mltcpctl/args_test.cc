@@ -323,6 +323,58 @@ TEST(Args, Run)
 	EXPECT_NE(bad({ "run", "job", "0", "--", "true" }).find("job"), std::string::npos);
 }
 
+// run ... [user USER] [group GROUP] ...: checked here, looked up when run.
+TEST(Args, RunUserGroup)
+{
+	Command c = ok({ "run", "user", "alice", "group", "video", "job", "3", "slope", "2", "--",
+			 "id" });
+	EXPECT_EQ(c.run_user, "alice");
+	EXPECT_EQ(c.run_group, "video");
+	EXPECT_EQ(c.job.id, 3u);
+	EXPECT_EQ(c.job.slope, 2048u);
+	EXPECT_EQ(c.run_argv, (std::vector<std::string>{ "id" }));
+
+	c = ok({ "run", "group", "0", "--", "id" });
+	EXPECT_TRUE(c.run_user.empty()) << "group alone";
+	EXPECT_EQ(c.run_group, "0");
+	c = ok({ "run", "user", "4294967294", "group", "4294967294", "--", "id" });
+	EXPECT_EQ(c.run_user, "4294967294");
+	EXPECT_EQ(c.run_group, "4294967294");
+	EXPECT_EQ(ok({ "run", "user", "svc-train.1$", "--", "id" }).run_user, "svc-train.1$");
+	EXPECT_TRUE(ok({ "run", "--", "id" }).run_user.empty());
+	// After "--" the words are COMMAND's.
+	c = ok({ "run", "--", "runuser", "user", "x" });
+	EXPECT_TRUE(c.run_user.empty());
+	EXPECT_EQ(c.run_argv.size(), 3u);
+
+	EXPECT_EQ(bad({ "run", "user", "0", "--", "id" }),
+		  "user 0: uid 0 would keep root's privileges (leave user out to run COMMAND as "
+		  "the caller)");
+	EXPECT_EQ(bad({ "run", "user", "00", "--", "id" }).substr(0, 24),
+		  "user 00: uid 0 would kee");
+	EXPECT_EQ(bad({ "run", "user", "4294967295", "--", "id" }),
+		  "user 4294967295: out of range (allowed 1 to 4294967294)");
+	EXPECT_EQ(bad({ "run", "group", "4294967295", "--", "id" }),
+		  "group 4294967295: out of range (allowed 0 to 4294967294)");
+	EXPECT_EQ(bad({ "run", "user", "123456789012345678901234", "--", "id" }),
+		  "user 123456789012345678901234: out of range (allowed 1 to 4294967294)");
+	EXPECT_EQ(bad({ "run", "user", "", "--", "id" }), "user: empty user");
+	EXPECT_EQ(bad({ "run", "group", "", "--", "id" }), "group: empty group");
+	EXPECT_EQ(bad({ "run", "user", "a:b", "--", "id" }),
+		  "user \"a:b\": not a user name or id");
+	EXPECT_EQ(bad({ "run", "group", "a\nb", "--", "id" }),
+		  "group \"a\\x0ab\": not a group name or id");
+	EXPECT_EQ(bad({ "run", "user", "a", "user", "b", "--", "id" }), "user given twice");
+	EXPECT_EQ(bad({ "run", "group", "1", "group", "1", "--", "id" }), "group given twice");
+	EXPECT_NE(bad({ "run", "user" }).find("user"), std::string::npos);
+	EXPECT_NE(bad({ "run", "user", "alice" }).find("\"--\" and a command"), std::string::npos);
+	EXPECT_NE(usage("run").find("run [job ID] [parent PATH] [user USER] [group GROUP]"),
+		  std::string::npos);
+	EXPECT_NE(usage("run").find("USER := { NAME | UID }"), std::string::npos);
+	// Not a job word: "user" is run's alone.
+	EXPECT_NE(bad({ "job", "add", "1", "user", "alice" }).find("unknown"), std::string::npos);
+}
+
 // ackmark { add dev DEV dscp DSCP | del dev DEV | show [dev DEV] }
 TEST(Args, Ackmark)
 {
