@@ -104,6 +104,8 @@
 #define MLTCP_GATE_HOLD_SHIFT	1
 /* After a hold that ran out or was cut by a reduction, iterations started without the gate. */
 #define MLTCP_GATE_OFF_ITERS	15U
+/* The largest restart window a hold keeps exactly (MLTCP_ITER_GATE_OFF's bits). */
+#define MLTCP_GATE_WINDOW_MAX	15U
 
 /* MD mode: G = 2 - F is kept within [1/16, 2]. */
 #define MLTCP_MD_G_MIN		(MLTCP_ONE / 16)
@@ -126,6 +128,9 @@
 #define CUBIC_US_SHIFT		41
 _Static_assert(MLTCP_GATE_OFF_ITERS <= MLTCP_ITER_GATE_OFF >> MLTCP_ITER_GATE_OFF_SHIFT,
 	       "the gate's off count fits its flag bits");
+_Static_assert(MLTCP_GATE_WINDOW_MAX <= MLTCP_ITER_GATE_OFF >> MLTCP_ITER_GATE_OFF_SHIFT &&
+	       MLTCP_GATE_CWND <= MLTCP_GATE_WINDOW_MAX && MLTCP_INIT_CWND <= MLTCP_GATE_WINDOW_MAX,
+	       "a held window fits the gate's flag bits, the kernel's initial window exactly");
 _Static_assert(CUBIC_DT_MAX_US == (CUBIC_DT_MAX * USEC_PER_SEC) >> CUBIC_TIME_SHIFT,
 	       "CUBIC_DT_MAX_US is CUBIC_DT_MAX in microseconds");
 _Static_assert(USEC_PER_SEC == 15625ULL << (CUBIC_TIME_SHIFT - 4) &&
@@ -497,20 +502,23 @@ u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp)
  * (mltcp_on_tx_start()); it keeps its window too. Returns whether the window
  * changed.
  */
-static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd);
+static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p,
+			     u32 init_cwnd, u32 *cwnd);
 
 bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 			  u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh)
 {
 	u32 old = *cwnd;
 
-	it->flags &= ~MLTCP_ITER_GATED;
+	/* A hold never opened: its window must not read as the gate's rest. */
+	if (it->flags & MLTCP_ITER_GATED)
+		it->flags &= (u8)~(MLTCP_ITER_GATED | MLTCP_ITER_GATE_OFF);
 	if (!(p->mode & MLTCP_MODE_RESTART) || p->exempt || !it->bytes ||
 	    ca_state > MLTCP_CA_DISORDER)
 		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
 	*cwnd = min_u32(old, init_cwnd);
-	mltcp_gate_close(it, p, cwnd);
+	mltcp_gate_close(it, p, init_cwnd, cwnd);
 	return true;
 }
 
@@ -545,9 +553,19 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
  * waits until the hold runs out. The gate is for networks that serve pure
  * ACKs first (docs/interleaving-study.md, issue 14).
  */
-static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd)
+/*
+ * *cwnd is the restart window, min(old, init_cwnd): opening must not give
+ * more than the restart would have, so the hold keeps it where the rest
+ * count lives, which is 0 while held: 0 for init_cwnd (read again at the
+ * opening), else the window, saturated at MLTCP_GATE_WINDOW_MAX. Only a
+ * route's initcwnd above that leaves a window between the two, and it then
+ * opens at MLTCP_GATE_WINDOW_MAX, below the old window.
+ */
+static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p,
+			     u32 init_cwnd, u32 *cwnd)
 {
 	u32 off = (it->flags & MLTCP_ITER_GATE_OFF) >> MLTCP_ITER_GATE_OFF_SHIFT;
+	u32 window;
 
 	if (!(p->mode & MLTCP_MODE_GATE) || !it->gate_queue_us || !it->last_duration_us)
 		return;
@@ -556,7 +574,8 @@ static void mltcp_gate_close(struct mltcp_iter *it, const struct mltcp_params *p
 				 ((off - 1) << MLTCP_ITER_GATE_OFF_SHIFT));
 		return;
 	}
-	it->flags |= MLTCP_ITER_GATED;
+	window = *cwnd < init_cwnd ? min_u32(*cwnd, MLTCP_GATE_WINDOW_MAX) : 0;
+	it->flags = (u8)(it->flags | MLTCP_ITER_GATED | (window << MLTCP_ITER_GATE_OFF_SHIFT));
 	*cwnd = min_u32(*cwnd, MLTCP_GATE_CWND);
 }
 
@@ -584,25 +603,27 @@ static u32 mltcp_gate_hold_max_us(const struct mltcp_iter *it)
 
 /*
  * Per ACK while held (mltcp_gated()): rtt_us is the ACK's RTT sample (0:
- * none), min_rtt_us the flow's minimum. Opens the window to init_cwnd when
- * the sample shows no other job's queue, or when the hold has lasted its
- * longest (mltcp_gate_hold_max_us()); *cwnd is changed unless the verdict is
- * HOLD.
+ * none), min_rtt_us the flow's minimum. Opens the window to the restart's,
+ * min(old, init_cwnd) (mltcp_gate_close()), when the sample shows no other
+ * job's queue, or when the hold has lasted its longest
+ * (mltcp_gate_hold_max_us()); *cwnd is changed unless the verdict is HOLD.
  */
 enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32 min_rtt_us,
 					  u32 now_us, u32 init_cwnd, u32 *cwnd)
 {
-	enum mltcp_gate_verdict verdict = MLTCP_GATE_OPEN;
+	u32 window = (it->flags & MLTCP_ITER_GATE_OFF) >> MLTCP_ITER_GATE_OFF_SHIFT;
 
+	window = window ? min_u32(window, init_cwnd) : init_cwnd;
 	if (now_us - it->start_us >= mltcp_gate_hold_max_us(it)) {
 		mltcp_gate_rest(it);
-		verdict = MLTCP_GATE_RAN_OUT;
-	} else if (!rtt_us || (rtt_us > min_rtt_us && rtt_us - min_rtt_us >= it->gate_queue_us)) {
-		return MLTCP_GATE_HOLD;
+		*cwnd = max_u32(*cwnd, window);
+		return MLTCP_GATE_RAN_OUT;
 	}
-	it->flags &= ~MLTCP_ITER_GATED;
-	*cwnd = max_u32(*cwnd, init_cwnd);
-	return verdict;
+	if (!rtt_us || (rtt_us > min_rtt_us && rtt_us - min_rtt_us >= it->gate_queue_us))
+		return MLTCP_GATE_HOLD;
+	it->flags &= (u8)~(MLTCP_ITER_GATED | MLTCP_ITER_GATE_OFF);
+	*cwnd = max_u32(*cwnd, window);
+	return MLTCP_GATE_OPEN;
 }
 
 /*

@@ -98,7 +98,11 @@ struct mltcp_params {
 #define MLTCP_ITER_FIXED	0x2	/* bytes per iteration set by the operator */
 #define MLTCP_ITER_KEPT		0x4	/* candidate kept across one agreeing iteration */
 #define MLTCP_ITER_GATED	0x8	/* GATE: the window is held at the iteration's start */
-/* GATE: iterations left to start without the gate after a hold ran out (bits 4-7). */
+/*
+ * GATE, bits 4-7: not held, the iterations left to start without the gate
+ * after a hold ran out; held (GATED, when that count is 0), the restart
+ * window to open to (mltcp_gate_close()).
+ */
 #define MLTCP_ITER_GATE_OFF_SHIFT 4
 #define MLTCP_ITER_GATE_OFF	(0xfU << MLTCP_ITER_GATE_OFF_SHIFT)
 

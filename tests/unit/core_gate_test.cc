@@ -5,6 +5,7 @@
 // the first sample without one, or when the hold has lasted half a period.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "mltcp_core.h"
@@ -27,6 +28,7 @@ struct Flow {
 	uint64_t acked = 0;
 	uint64_t now = 1'000'000;
 	uint32_t cwnd = 100, ssthresh = 50;
+	uint32_t init = MLTCP_INIT_CWND; // the route's initial window
 
 	explicit Flow(uint32_t mode)
 	{
@@ -51,14 +53,14 @@ struct Flow {
 		ssthresh = 50;
 		EXPECT_EQ(mltcp_on_tx_start(&it, &p, acked, now, false, false, 0),
 			  MLTCP_TX_NEW_ITERATION);
-		return mltcp_restart_window(&it, &p, ca_state, MLTCP_INIT_CWND, &cwnd, &ssthresh);
+		return mltcp_restart_window(&it, &p, ca_state, init, &cwnd, &ssthresh);
 	}
 
 	mltcp_gate_verdict Ack(uint32_t after_start_us, uint32_t queue_us)
 	{
 		return mltcp_gate_on_ack(&it, kMinRttUs + queue_us, kMinRttUs,
-					 static_cast<uint32_t>(now + after_start_us),
-					 MLTCP_INIT_CWND, &cwnd);
+					 static_cast<uint32_t>(now + after_start_us), init,
+					 &cwnd);
 	}
 };
 
@@ -244,6 +246,63 @@ TEST(Gate, OnlyARestartedWindowIsHeld)
 	EXPECT_FALSE(fl.Iterate(kPeriodUs, MLTCP_CA_CWR, 40));
 	EXPECT_FALSE(mltcp_gated(&fl.it));
 	EXPECT_EQ(fl.cwnd, 40u);
+}
+
+// The gate opens to the restart's window, min(old, init_cwnd): a flow whose
+// window before the start was below the initial one opens to that, never
+// above it, whether a sample or the end of the hold opens it.
+TEST(Gate, OpensToTheRestartWindowNeverAboveTheOldOne)
+{
+	for (uint32_t old : { 1u, 2u, 3u, 6u, 9u, 10u, 100u }) {
+		Flow fl(kGateMode);
+
+		fl.Iterate();
+		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, old)) << old;
+		ASSERT_TRUE(mltcp_gated(&fl.it)) << old;
+		EXPECT_EQ(fl.cwnd, std::min(old, 2u)) << old;
+		EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN) << old;
+		EXPECT_EQ(fl.cwnd, std::min(old, MLTCP_INIT_CWND)) << old;
+
+		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, old)) << old;
+		ASSERT_TRUE(mltcp_gated(&fl.it)) << old; // opening left no rest behind
+		EXPECT_EQ(fl.Ack(kPeriodUs / 2, 10'000), MLTCP_GATE_RAN_OUT) << old;
+		EXPECT_EQ(fl.cwnd, std::min(old, MLTCP_INIT_CWND)) << old;
+	}
+}
+
+// A route's initial window above 15 segments: a restart window of 16 up to
+// it opens at 15, below the old window, never above it; at the route's
+// initial window (the old window at or above it) it opens to that exactly.
+TEST(Gate, ALargeRoutesInitialWindow)
+{
+	for (uint32_t old : { 3u, 12u, 15u, 16u, 20u, 31u, 32u, 100u }) {
+		Flow fl(kGateMode);
+
+		fl.init = 32;
+		fl.Iterate();
+		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, old)) << old;
+		ASSERT_TRUE(mltcp_gated(&fl.it)) << old;
+		EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN) << old;
+		EXPECT_EQ(fl.cwnd, old >= fl.init ? fl.init : std::min(old, 15u)) << old;
+	}
+}
+
+// A hold the iteration never opened leaves nothing behind for the next
+// start, whether that start restarts the window or not.
+TEST(Gate, AHoldNeverOpenedDoesNotRestTheGate)
+{
+	for (uint32_t ca_state : { MLTCP_CA_OPEN, MLTCP_CA_CWR }) {
+		Flow fl(kGateMode);
+
+		fl.Iterate();
+		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, 6));
+		ASSERT_TRUE(mltcp_gated(&fl.it));
+		EXPECT_EQ(fl.Iterate(kPeriodUs, ca_state), ca_state == MLTCP_CA_OPEN);
+		ASSERT_TRUE(fl.Iterate());
+		EXPECT_TRUE(mltcp_gated(&fl.it)) << ca_state;
+		EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN);
+		EXPECT_EQ(fl.cwnd, MLTCP_INIT_CWND);
+	}
 }
 
 TEST(Gate, OnlyWithRestart)
