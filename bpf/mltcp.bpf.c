@@ -33,10 +33,15 @@
  *  - Slow start, additive increase and undo are the kernel's functions called
  *    as kfuncs; tcp_is_cwnd_limited() and tcp_write_queue_empty() are inline
  *    in the kernel and re-stated here from the 6.1 definitions.
+ *  - A restart cannot clear snd_cwnd_used, and refreshes snd_cwnd_stamp only
+ *    where the kernel lets BPF write it (6.10+; mltcp_write_cwnd_stamp).
  *
- * Built CO-RE against the running kernel's BTF (vmlinux.h generated at build
- * time), so the same object loads on any kernel with BTF and BPF TCP
- * congestion control (5.13+ for the kfuncs; the flow iterator needs 5.9+).
+ * Built CO-RE against the build host's BTF (vmlinux.h generated at build
+ * time), so the same object loads on other kernels with BTF. It needs Linux
+ * 6.1 or later (tested: 6.1, 6.12, 6.18). What sets the floor: struct
+ * cgroup's ancestors[] (6.0; a CO-RE relocation, refused before); the
+ * kfuncs and bpf_for_each_map_elem() (5.13); the iter/tcp flow list (5.9).
+ * 6.0 itself is untested. docs/bpf.md, "Kernels".
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -242,7 +247,17 @@ static long mltcp_job_visit(struct bpf_map *map, u32 *key, struct mltcp_bpf_job_
 			    struct mltcp_match *m)
 {
 	struct mltcp_job_spec job;
+	u32 index = *key;
 
+	/*
+	 * Locked through a pointer of our own lookup, not the callback's
+	 * argument: before 6.2 the verifier pairs lock and unlock by the
+	 * pointer's id, which only a lookup gives, and refuses the unlock
+	 * ("bpf_spin_unlock without taking a lock") otherwise.
+	 */
+	slot = bpf_map_lookup_elem(&mltcp_jobs, &index);
+	if (!slot)
+		return 0;
 	bpf_spin_lock(&slot->lock);
 	job = slot->spec;
 	bpf_spin_unlock(&slot->lock);
@@ -422,11 +437,22 @@ static __always_inline u32 mltcp_route_init_cwnd(struct sock *sk)
 }
 
 /*
+ * Whether this kernel lets a BPF congestion control write
+ * tp->snd_cwnd_stamp (6.10 and later). mltcpctl sets it before loading,
+ * from a trial load of a store to the field; being read-only data, its value
+ * is known to the verifier, which removes the store where it is false
+ * instead of refusing the program.
+ */
+const volatile bool mltcp_write_cwnd_stamp = true;
+
+/*
  * The module's mltcp_restart(). The stamp is refreshed as tcp_cwnd_restart()
- * refreshes it; snd_cwnd_used, which it also clears, is not among the
- * tcp_sock fields a BPF congestion control may write. It is only read by the
- * application-limited check of tcp_cwnd_validate(), where, after a restart
- * to at most the initial window, it cannot lower the window.
+ * refreshes it, where the kernel allows. snd_cwnd_used, which it also
+ * clears, is never writable from BPF. Both are read only by the
+ * application-limited check of tcp_cwnd_validate() (RFC 2861, with
+ * tcp_slow_start_after_idle), which cannot lower a window at or below the
+ * initial one, and both are refreshed by the kernel at the first send that
+ * fills the window (docs/bpf.md, "Hooks").
  */
 static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)
 {
@@ -438,7 +464,8 @@ static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca
 		return;
 	tp->snd_cwnd = cwnd;
 	tp->snd_ssthresh = ssthresh;
-	tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+	if (mltcp_write_cwnd_stamp)
+		tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
 	if (mltcp_gated(&ca->iter))
 		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_HOLD);
 }

@@ -2,8 +2,12 @@
 """The datapath suite: the same tests against either backend.
 
   --backend kmod   tcp_mltcp loaded by scripts/vm-run, in the guest;
-  --backend bpf    the BPF twin on this host: "mltcpctl bpf load" before the
-                   first test, "mltcpctl bpf unload" after the last.
+  --backend bpf    the BPF twin on this kernel (the host's, or a guest's
+                   booted with vm-run --no-load): "mltcpctl bpf load" before
+                   the first test, "mltcpctl bpf unload" after the last.
+
+The bottleneck is the guest's or the host's (dp.PROFILES), whichever
+backend runs there.
 
 Default: $MLTCP_BACKEND, else kmod if the module is loaded, else bpf. Run
 from the top of the checkout (python3 -m pytest tests/datapath) so that

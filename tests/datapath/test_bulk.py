@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """A bulk flow, which has no iteration structure, is its base algorithm: its
 goodput through the backend's bottleneck is within the backend's threshold
-of the same flow with the base (kmod: >= 95% at 100 Mbit/s with 5 ms netem;
-bpf: >= 90% of the base and >= 80% of the rate at 1 Gbit/s), and `ss -ti`
+of the same flow with the base (in a guest: >= 95% at 100 Mbit/s with 5 ms
+netem; on the host: >= 90% of the base and >= 80% of the rate at 1 Gbit/s), and `ss -ti`
 shows the variant mid-flow.
 
 Moved here from tests/kernel/test_02_bulk.py (test_bulk_flow_matches_its_base)

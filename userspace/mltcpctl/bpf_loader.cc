@@ -25,10 +25,12 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -81,6 +83,10 @@ struct LinkDeleter {
 	void operator()(bpf_link *link) const { bpf_link__destroy(link); }
 };
 using Link = std::unique_ptr<bpf_link, LinkDeleter>;
+
+struct BtfDeleter {
+	void operator()(btf *b) const { btf__free(b); }
+};
 
 // ---- errors and libbpf's messages ----
 
@@ -311,15 +317,116 @@ private:
 	std::vector<Link> registrations_;
 };
 
-// Kernels before 5.9 have no TCP iterator: load the congestion control
-// without the flow list rather than not at all.
-Skel open_and_load(bool &with_flows)
+// ---- what the kernel lets a BPF congestion control write ----
+
+// Byte offset of a member of a struct or union in the kernel's BTF, also
+// inside anonymous members; -1 if there is none.
+long member_offset(const btf *vmlinux, const btf_type *t, const char *name)
 {
+	const btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(vmlinux, m->name_off);
+		long bits = btf_member_bit_offset(t, i);
+
+		if (n && std::strcmp(n, name) == 0)
+			return bits % 8 ? -1 : bits / 8;
+		const btf_type *inner = btf__type_by_id(vmlinux, m->type);
+		if ((!n || !*n) && inner && btf_is_composite(inner)) {
+			long off = member_offset(vmlinux, inner, name);
+			if (off >= 0)
+				return bits / 8 + off;
+		}
+	}
+	return -1;
+}
+
+int member_index(const btf *vmlinux, const btf_type *t, const char *name)
+{
+	const btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(vmlinux, m->name_off);
+		if (n && std::strcmp(n, name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+// Whether the verifier accepts a tcp_congestion_ops cwnd_event program that
+// stores 0 in the u32 at this offset of the socket's tcp_sock. Loaded and
+// closed at once: nothing is registered.
+bool ca_store_accepted(int ops_type, int cwnd_event, long offset)
+{
+	const bpf_insn insns[] = {
+		{ BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_1, 0, 0 }, // the socket
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, 0 },
+		{ BPF_STX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_2, static_cast<__s16>(offset), 0 },
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	bpf_prog_load_opts opts{};
+
+	opts.sz = sizeof(opts);
+	opts.expected_attach_type = static_cast<bpf_attach_type>(cwnd_event);
+	opts.attach_btf_id = static_cast<__u32>(ops_type);
+	Fd fd(bpf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, "mltcp_probe", "GPL", insns,
+			    sizeof(insns) / sizeof(insns[0]), &opts));
+	return fd.valid();
+}
+
+// Whether this kernel lets a BPF congestion control write
+// tp->snd_cwnd_stamp (6.10 and later), tried against a store to snd_cwnd,
+// which every kernel with BPF congestion control allows. When even that
+// fails the answer is unknown, and the object keeps its store: loading it
+// then says what is wrong.
+bool cwnd_stamp_writable()
+{
+	std::unique_ptr<btf, BtfDeleter> vmlinux(btf__load_vmlinux_btf());
+
+	if (!vmlinux)
+		return true;
+	int ops = btf__find_by_name_kind(vmlinux.get(), "tcp_congestion_ops", BTF_KIND_STRUCT);
+	int sock = btf__find_by_name_kind(vmlinux.get(), "tcp_sock", BTF_KIND_STRUCT);
+	if (ops <= 0 || sock <= 0)
+		return true;
+	const btf_type *tp = btf__type_by_id(vmlinux.get(), sock);
+	int event = member_index(vmlinux.get(), btf__type_by_id(vmlinux.get(), ops), "cwnd_event");
+	long cwnd = member_offset(vmlinux.get(), tp, "snd_cwnd");
+	long stamp = member_offset(vmlinux.get(), tp, "snd_cwnd_stamp");
+	if (event < 0 || cwnd < 0 || stamp < 0 || stamp > INT16_MAX ||
+	    !ca_store_accepted(ops, event, cwnd))
+		return true;
+	return ca_store_accepted(ops, event, stamp);
+}
+
+// The oldest kernel the object loads on (docs/bpf.md, "Kernels"): below it,
+// a failed load says so, as the verifier's reason would not.
+std::string too_old()
+{
+	utsname u;
+	int major, minor;
+
+	if (uname(&u) != 0 || std::sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
+	    major > 6 || (major == 6 && minor >= 1))
+		return "";
+	return std::string("; the BPF twin needs Linux 6.1 or later, this is ") + u.release;
+}
+
+// A kernel without the TCP iterator (built without procfs): load the
+// congestion control without the flow list rather than not at all.
+Skel open_and_load(bool &with_flows, bool &cwnd_stamp)
+{
+	cwnd_stamp = cwnd_stamp_writable();
+	if (g_debug)
+		std::cerr << "mltcpctl: snd_cwnd_stamp is " << (cwnd_stamp ? "" : "not ")
+			  << "writable from BPF on this kernel\n";
 	for (int attempt = 0; attempt < 2; attempt++) {
 		Skel skel(mltcp_bpf__open());
 
 		if (!skel)
 			throw libbpf_error("cannot open the BPF object", errno);
+		skel->rodata->mltcp_write_cwnd_stamp = cwnd_stamp;
 		if (attempt == 1)
 			bpf_program__set_autoload(skel->progs.mltcp_flows, false);
 		g_libbpf_log.clear();
@@ -330,7 +437,7 @@ Skel open_and_load(bool &with_flows)
 		}
 		if (attempt == 0 && g_libbpf_log.find("prog 'mltcp_flows'") != std::string::npos)
 			continue;
-		throw libbpf_error("cannot load the BPF programs", err);
+		throw Error(libbpf_error("cannot load the BPF programs", err).what() + too_old());
 	}
 	throw Error("cannot load the BPF programs");
 }
@@ -338,10 +445,6 @@ Skel open_and_load(bool &with_flows)
 // ---- unload ----
 
 // ---- which registered struct_ops are ours ----
-
-struct BtfDeleter {
-	void operator()(btf *b) const { btf__free(b); }
-};
 
 std::string tag_of(int prog_fd)
 {
@@ -362,8 +465,8 @@ std::string tag_of(int prog_fd)
 // The tags of this object's struct_ops programs, loaded but not registered.
 std::set<std::string> own_tags()
 {
-	bool with_flows;
-	Skel skel = open_and_load(with_flows);
+	bool with_flows, cwnd_stamp;
+	Skel skel = open_and_load(with_flows, cwnd_stamp);
 	std::set<std::string> tags;
 	bpf_program *prog;
 
@@ -534,7 +637,7 @@ Loaded load(const mltcp_params &defaults)
 				    "loader)");
 	}
 
-	Skel skel = open_and_load(loaded.flows);
+	Skel skel = open_and_load(loaded.flows, loaded.cwnd_stamp);
 	int rc = bpf_map__update_elem(skel->maps.mltcp_config, &zero, sizeof(zero), &defaults,
 				      sizeof(defaults), BPF_ANY);
 	if (rc)

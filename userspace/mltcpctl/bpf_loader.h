@@ -52,10 +52,13 @@ struct OpsMap {
 const char *state_name(uint32_t state);
 
 // Registers the three algorithms with these defaults and pins everything.
-// flows: false when the kernel cannot load the TCP iterator (before 5.9).
+// flows: false when the kernel cannot load the TCP iterator (no procfs).
+// cwnd_stamp: whether an iteration's restart refreshes snd_cwnd_stamp as
+// the module's does (kernels that let BPF write it, 6.10 and later).
 // A failed load leaves nothing registered and nothing pinned.
 struct Loaded {
 	bool flows = false;
+	bool cwnd_stamp = false;
 };
 Loaded load(const mltcp_params &defaults);
 

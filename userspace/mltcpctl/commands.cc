@@ -252,6 +252,7 @@ void bpf_load(const Command &cmd, std::ostream &out)
 	p.field("pin_dir", MLTCP_BPF_PIN_DIR, "(pinned in " MLTCP_BPF_PIN_DIR ")");
 	p.field("algorithms", algorithms, "");
 	p.field("flows", loaded.flows, "");
+	p.field("cwnd_stamp", loaded.cwnd_stamp, "");
 	p.newline();
 	p.field("params", params_json(params), "defaults " + params_text(params));
 	p.end_object();
