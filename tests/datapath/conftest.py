@@ -38,13 +38,35 @@ def pytest_report_header(config):
     return ["datapath backend: %s" % chosen(config)]
 
 
+# The session fixtures' ends, last made first. A session that goes on to
+# another suite (scripts/test runs tests/kernel after this one in one
+# pytest) must not run it with this suite's module (bound_netns=0) and
+# dumbbell: they end after this suite's last test, not at the session's end.
+_ends = []
+
+
+def _end_suite():
+    while _ends:
+        _ends.pop()()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    here = os.path.dirname(os.path.abspath(__file__))
+    if nextitem is None or \
+            os.path.dirname(os.path.abspath(str(nextitem.fspath))) != here:
+        _end_suite()
+
+
 @pytest.fixture(scope="session")
 def backend(request):
-    """The backend, ready: prerequisites checked, loaded (bpf), defaults as shipped."""
+    """The backend, ready: prerequisites checked, loaded (bpf), defaults as
+    shipped; the module as it was loaded again after the suite."""
     b = dp.Backend(chosen(request.config))
+    _ends.append(b.teardown)
     b.setup()
     yield b
-    b.teardown()
+    _end_suite()
 
 
 @pytest.fixture(scope="session")
@@ -52,8 +74,9 @@ def net(backend):
     """The backend's dumbbell (bench/topology.py), one sender and one
     receiver, with on-off sinks on the receiver's JOB_PORT and OTHER_PORT."""
     n = dp.Net(backend)
+    _ends.append(n.close)
     yield n
-    n.close()
+    _end_suite()
 
 
 @pytest.fixture

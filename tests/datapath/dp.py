@@ -21,6 +21,7 @@ import json
 import os
 import re
 import subprocess
+import time
 
 from bench import bulk, mltcpctl
 from bench.topology import Dumbbell, Shaping, queue_limit
@@ -155,21 +156,39 @@ class Backend:
         """The sender's namespace ("ip netns add") stands for a host of its
         own, whose root sets its jobs: the host's opt-out from the bound of
         namespaces of the initial user namespace (bound_netns=0,
-        tcp_mltcp(7) "TRUST MODEL"). The module is loaded again with it."""
-        param = "/sys/module/tcp_mltcp/parameters/bound_netns"
-        if not os.path.exists(param) or open(param).read().strip() != "Y":
+        tcp_mltcp(7) "TRUST MODEL"). The module is loaded again with it and
+        its other parameters as they were; restore_module() puts it back."""
+        params = "/sys/module/tcp_mltcp/parameters/"
+        if not os.path.exists(params + "bound_netns") or \
+                open(params + "bound_netns").read().strip() != "Y":
             return
+        self.module_params = ["%s=%s" % (name, open(params + name).read().strip())
+                              for name in sorted(os.listdir(params))]
         run("rmmod", "tcp_mltcp")
-        run("insmod", os.environ["MLTCP_KO"], "bound_netns=0")
-        self.reloaded = True
+        run("insmod", os.environ["MLTCP_KO"],
+            *[p for p in self.module_params if not p.startswith("bound_netns=")],
+            "bound_netns=0")
+
+    def restore_module(self):
+        """The module as the suite found it: the suites after this one in
+        the same guest (scripts/test runs tests/kernel next) test the
+        shipped bound. Sockets that used it may take a moment to close."""
+        params = getattr(self, "module_params", None)
+        if params is None:
+            return
+        deadline = time.time() + 10
+        while run("rmmod", "tcp_mltcp", check=False).returncode != 0:
+            assert time.time() < deadline, \
+                "tcp_mltcp cannot be unloaded to restore %s" % " ".join(params)
+            time.sleep(0.2)
+        run("insmod", os.environ["MLTCP_KO"], *params)
+        self.module_params = None
 
     def teardown(self):
         self.ctl("defaults", "set", "global", *DEFAULTS, check=False)
-        if getattr(self, "reloaded", False) and \
-                run("rmmod", "tcp_mltcp", check=False).returncode == 0:
-            run("insmod", os.environ["MLTCP_KO"])
         if self.name == "bpf":
             run(TOOL, "bpf", "unload", check=False)
+        self.restore_module()
 
 
 class Net:

@@ -58,7 +58,14 @@ def fresh_module():
 
 @pytest.fixture(autouse=True)
 def module_is_loaded():
+    """Loaded, and with the shipped bound at each test's start (a test that
+    loads bound_netns=0 puts the module back): a suite before this one in
+    the same guest (tests/datapath loads bound_netns=0 for its run) or a
+    test that left the opt-out loaded would otherwise pass or fail the
+    tests here for the wrong reason."""
     assert module_loaded(), "tcp_mltcp is not loaded: vm-run should have loaded it"
+    bound = open("/sys/module/tcp_mltcp/parameters/bound_netns").read().strip()
+    assert bound == "Y", "tcp_mltcp was left loaded with bound_netns=%s" % bound
 
 
 @pytest.fixture

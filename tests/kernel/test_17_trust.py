@@ -50,19 +50,6 @@ def reload_module(*params):
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.fixture(autouse=True, scope="module")
-def bound_as_shipped():
-    """These tests are of the shipped bound (bound_netns=Y), whatever a
-    suite before them loaded (tests/datapath emulates hosts with
-    namespaces, and loads bound_netns=0); put back after."""
-    before = bound_netns()
-    if before != "Y":
-        reload_module()
-    yield
-    if before != "Y":
-        reload_module("bound_netns=0")
-
-
 @pytest.fixture(autouse=True)
 def no_jobs_left():
     clear_jobs()
