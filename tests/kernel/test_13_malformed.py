@@ -4,6 +4,7 @@ required attributes, unknown commands and attributes, bad headers) are
 refused with a clear errno and, where the kernel gives one, an extended-ack
 message; the job table is unchanged after every one."""
 import errno
+import os
 import socket
 import struct
 
@@ -85,13 +86,27 @@ CASES = [
 ]
 
 
+SYSCTL = "/proc/sys/net/mltcp/"
+
+
+def state(m):
+    """What a request could change: every job with all its attributes (the
+    marks count included) and the namespace's defaults."""
+    return m.jobs(), {name: open(SYSCTL + name).read() for name in sorted(os.listdir(SYSCTL))}
+
+
 @pytest.fixture
 def mltcp():
+    """Jobs present that each kind of request could touch: 1 a port job
+    (a set or a mark names it), 2 a marked job with a fixed size."""
     m = Mltcp()
     for job_id in m.jobs():
         m.cmd("JOB_DEL", u32(J["id"], job_id))
     m.cmd("JOB_ADD", u32(J["id"], 1) + u16(J["dport_min"], 80) + u16(J["dport_max"], 80)
           + u32(J["slope"], 2048))
+    m.cmd("JOB_ADD", u32(J["id"], 2) + u8(J["marked"], 1) + u64(J["iter_bytes"], 1 << 20)
+          + u32(J["intercept"], 512))
+    m.cmd("JOB_MARK", u32(J["id"], 2) + u32(J["step"], 7))
     yield m
     for job_id in m.jobs():
         m.cmd("JOB_DEL", u32(J["id"], job_id))
@@ -100,7 +115,7 @@ def mltcp():
 
 @pytest.mark.parametrize("name,cmd,attrs,err,words", CASES, ids=[c[0] for c in CASES])
 def test_malformed_request_is_refused(mltcp, name, cmd, attrs, err, words):
-    before = mltcp.jobs()
+    before = state(mltcp)
     with pytest.raises(NetlinkError) as e:
         mltcp.cmd(cmd, attrs)
     assert e.value.errno == err, (name, e.value)
@@ -109,7 +124,7 @@ def test_malformed_request_is_refused(mltcp, name, cmd, attrs, err, words):
     else:
         assert e.value.msg, "no extack message: %s" % e.value
         assert words in e.value.msg, e.value.msg
-    assert mltcp.jobs() == before
+    assert state(mltcp) == before
 
 
 def test_out_of_range_reports_the_policy(mltcp):
@@ -121,26 +136,26 @@ def test_out_of_range_reports_the_policy(mltcp):
 
 @pytest.mark.parametrize("cmd", [0, C["MLTCP_CMD_MAX"] + 1, 99, 255])
 def test_unknown_command(mltcp, cmd):
-    before = mltcp.jobs()
+    before = state(mltcp)
     with pytest.raises(NetlinkError) as e:
         mltcp.request(mltcp.fid, cmd, ID)
     assert e.value.errno == errno.EOPNOTSUPP
-    assert mltcp.jobs() == before
+    assert state(mltcp) == before
 
 
 def test_wrong_kind_of_request(mltcp):
-    before = mltcp.jobs()
+    before = state(mltcp)
     with pytest.raises(NetlinkError) as e:  # JOB_ADD has no dump
         mltcp.cmd("JOB_ADD", ID, dump=True)
     assert e.value.errno == errno.EOPNOTSUPP
     with pytest.raises(NetlinkError) as e:  # FLOW_GET is a dump only
         mltcp.cmd("FLOW_GET")
     assert e.value.errno == errno.EOPNOTSUPP
-    assert mltcp.jobs() == before
+    assert state(mltcp) == before
 
 
 def test_bad_headers(mltcp):
-    before = mltcp.jobs()
+    before = state(mltcp)
     with pytest.raises(NetlinkError) as e:
         mltcp.cmd("JOB_ADD", ID, reserved=1)
     assert e.value.errno == errno.EINVAL and "reserved" in e.value.msg
@@ -154,21 +169,21 @@ def test_bad_headers(mltcp):
     with pytest.raises(NetlinkError) as e:
         mltcp.collect()
     assert e.value.errno == errno.EINVAL
-    assert mltcp.jobs() == before
+    assert state(mltcp) == before
 
 
 def test_garbage_burst_leaves_table_and_kernel_intact(mltcp):
-    """Random bytes after a valid header, for every command."""
+    """Random bytes after a valid header, for every command: each one,
+    refused or a read, leaves every job and the defaults as they were."""
     import random
     rnd = random.Random(5)
-    before = mltcp.jobs()
+    before = state(mltcp)
     for cmd in range(0, 8):
         for _ in range(40):
             body = bytes(rnd.getrandbits(8) for _ in range(rnd.randrange(0, 200)))
+            dump = rnd.random() < 0.3
             try:
-                mltcp.request(mltcp.fid, cmd, body, dump=rnd.random() < 0.3)
+                mltcp.request(mltcp.fid, cmd, body, dump=dump)
             except NetlinkError:
                 pass
-            for job_id in set(mltcp.jobs()) - set(before):
-                mltcp.cmd("JOB_DEL", u32(J["id"], job_id))
-    assert mltcp.jobs() == before
+            assert state(mltcp) == before, (cmd, dump, body.hex())
