@@ -474,6 +474,52 @@ def test_a_containers_namespace_is_bounded_for_the_host_too():
 # ---- F = 0, everywhere ----
 
 
+UNPRIVILEGED_FLOW = """
+import socket, sys
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+c = socket.socket()
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
+c.connect(l.getsockname())
+s, _ = l.accept()
+print(c.getsockname()[1], flush=True)
+sys.stdin.read()
+"""
+
+
+def unprivileged_flow_line(netns=None):
+    """The line a flow latches that a process without any privilege (nobody,
+    no groups, no capabilities) opened with setsockopt("mltcp")."""
+    prefix = ["ip", "netns", "exec", netns] if netns else []
+    proc = subprocess.Popen(prefix + ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                                      "--clear-groups", "--inh-caps=-all",
+                                      "/usr/bin/python3", "-c", UNPRIVILEGED_FLOW],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        sport = int(proc.stdout.readline())
+        out = ctl_json(*(["-n", netns] if netns else []), "flow", "show")
+        return [[f["slope"], f["intercept"]] for f in out if f["sport"] == sport]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+def test_an_unprivileged_socket_gets_its_namespaces_line():
+    """tcp_mltcp(7), TRUST MODEL: any process may select mltcp and latches
+    the line of its namespace: the host's in the host's, the bounded one
+    its root set in another."""
+    assert unprivileged_flow_line() == [[1.6, 0.2]]
+    ns = Netns("mtnobody")
+    try:
+        ns.run("ip", "link", "set", "lo", "up")
+        ns.run("sysctl", "-q", "-w", "net.mltcp.slope=1")
+        ns.run("sysctl", "-q", "-w", "net.mltcp.intercept=0.4")
+        assert unprivileged_flow_line(ns.name) == [[1.0, 0.4]]
+    finally:
+        ns.close()
+
+
 def test_f_zero_is_refused_everywhere():
     line = error_line(ctl("job", "add", 1, "slope", 0, "intercept", 0, check=False))
     assert line == "mltcpctl: invalid intercept: " + F_ZERO
