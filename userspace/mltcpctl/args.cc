@@ -812,6 +812,9 @@ std::string parse_run_id(std::string_view key, std::string_view text)
 	return std::string(text);
 }
 
+// The first job id run may not take: from here up, contrib/slurm's.
+constexpr uint32_t kRunJobIdLimit = 2147483648u;
+
 // run [job ID] [parent PATH] [user USER] [group GROUP] [MATCH]... [SETTING]...
 //     -- COMMAND [ARG]...
 void parse_run(Args &a, Command &cmd)
@@ -833,6 +836,11 @@ void parse_run(Args &a, Command &cmd)
 			if (cmd.job.id)
 				fail("job given twice");
 			cmd.job.id = parse_job_id(value);
+			// The Slurm prolog adds 2^31 + SLURM_JOB_ID; a run there would
+			// make a Slurm job's prolog fail and drain the node.
+			if (cmd.job.id >= kRunJobIdLimit)
+				fail(range_error("job ID", value, "1", std::to_string(kRunJobIdLimit - 1)) +
+				     ": the ids above are the Slurm hooks'");
 			continue;
 		}
 		if (word == "parent") {
@@ -1060,7 +1068,8 @@ std::string usage(std::string_view topic)
 		"  Runs COMMAND in a new cgroup with a job that matches it (and the other\n"
 		"  criteria given), then removes both; exits with COMMAND's status (128+N if\n"
 		"  killed by signal N). The cgroup is made under PATH (default: the caller's\n"
-		"  own cgroup); the job takes ID (default: the lowest free one). COMMAND sees\n"
+		"  own cgroup); the job takes ID (default: the lowest free one; below\n"
+		"  2147483648, the ids from there up are the Slurm hooks'). COMMAND sees\n"
 		"  MLTCP_JOB and MLTCP_CGROUP. SIGINT, SIGTERM and SIGHUP sent to mltcpctl go\n"
 		"  to COMMAND; processes left in the cgroup when it exits are killed.\n"
 		"  user: COMMAND runs as USER, with USER's groups and primary group (GROUP's\n"

@@ -321,6 +321,10 @@ TEST(Args, Run)
 		  std::string::npos);
 	EXPECT_NE(bad({ "run", "slope", "99", "--", "true" }).find("slope"), std::string::npos);
 	EXPECT_NE(bad({ "run", "job", "0", "--", "true" }).find("job"), std::string::npos);
+	EXPECT_EQ(ok({ "run", "job", "2147483647", "--", "true" }).job.id, 2147483647u);
+	EXPECT_EQ(bad({ "run", "job", "2147483648", "--", "true" }),
+		  "job ID 2147483648: out of range (allowed 1 to 2147483647): the ids above "
+		  "are the Slurm hooks'");
 }
 
 // run ... [user USER] [group GROUP] ...: checked here, looked up when run.
