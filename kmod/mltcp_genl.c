@@ -20,7 +20,9 @@
  *   the request whole before anything changes. Either way the extack
  *   message names the attribute.
  * - Operations run in parallel (parallel_ops); writers of one namespace's
- *   table serialise on its job lock, readers in the datapath use RCU. A
+ *   table serialise on its job lock; readers (the datapath, JOB_GET, the
+ *   dumps, and the permission check of a mark) use RCU, so a request that
+ *   needs no privilege, or is refused, never holds the lock marks take. A
  *   change reaches the job's live flows after the lock is dropped, and
  *   locks only their sockets (mltcp_flows.c).
  * - Reads (JOB_GET, FLOW_GET) need no privilege: any process of the
@@ -493,13 +495,10 @@ static bool mltcp_in_job_cgroup(const struct mltcp_job_spec *spec, struct cgroup
  * the namespace, as for any change of a job. A job on a cgroup that other
  * users' processes share lets them mark it: name the job's own cgroup.
  */
-static bool mltcp_nl_may_mark(struct sk_buff *skb, struct net *net,
-			      const struct mltcp_job_spec *spec)
+static bool mltcp_nl_own_job(struct sk_buff *skb, const struct mltcp_job_spec *spec)
 {
 	bool own = false;
 
-	if (netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
-		return true;
 #if defined(CONFIG_CGROUPS) && defined(CONFIG_SOCK_CGROUP_DATA)
 	rcu_read_lock();
 	own = mltcp_in_job_cgroup(spec, task_dfl_cgroup(current)) &&
@@ -510,24 +509,57 @@ static bool mltcp_nl_may_mark(struct sk_buff *skb, struct net *net,
 }
 
 /*
+ * Without CAP_NET_ADMIN, the job is looked up and the caller's ownership
+ * checked under RCU: a mark that is refused never takes the job lock, so
+ * processes that may not mark cannot delay the marks of those that may.
+ */
+static int mltcp_nl_mark_allowed(struct sk_buff *skb, struct genl_info *info, struct net *net)
+{
+	struct mltcp_job *job;
+	int err = 0;
+
+	rcu_read_lock();
+	job = mltcp_nl_find(net, info);
+	if (!job) {
+		err = -ENOENT;
+	} else if (!mltcp_nl_own_job(skb, mltcp_job_spec(net, job))) {
+		NL_SET_ERR_MSG(info->extack,
+			       "marking a job needs CAP_NET_ADMIN or a process in the job's cgroup");
+		err = -EPERM;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
  * An iteration of the job starts: each of its marked flows starts one when
  * it next sends with nothing in flight (mltcp_on_tx_start()). Nothing is
  * walked or socket locked: the flows read the job's count of marks, which
- * mltcp_job_mark() moves under the job lock.
+ * mltcp_job_mark() moves under the job lock. The job found under the lock
+ * is checked again: the one checked under RCU may have been replaced by
+ * another of the same id since.
  */
 static int mltcp_nl_job_mark(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct mltcp_job *job;
-	int err = 0;
+	bool admin;
+	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, MLTCP_JOB_A_ID))
 		return -EINVAL;
+	admin = netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN);
+	if (!admin) {
+		err = mltcp_nl_mark_allowed(skb, info, net);
+		if (err)
+			return err;
+	}
+	err = 0;
 	mltcp_jobs_lock(net);
 	job = mltcp_nl_find(net, info);
 	if (!job) {
 		err = -ENOENT;
-	} else if (!mltcp_nl_may_mark(skb, net, mltcp_job_spec(net, job))) {
+	} else if (!admin && !mltcp_nl_own_job(skb, mltcp_job_spec(net, job))) {
 		NL_SET_ERR_MSG(info->extack,
 			       "marking a job needs CAP_NET_ADMIN or a process in the job's cgroup");
 		err = -EPERM;
@@ -629,14 +661,14 @@ static int mltcp_nl_job_get(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mltcp_jobs_lock(net);
+	rcu_read_lock();
 	job = mltcp_nl_find(net, info);
 	if (!job)
 		err = -ENOENT;
 	else
 		err = mltcp_nl_fill_job(msg, job, mltcp_job_spec(net, job),
 					info->snd_portid, info->snd_seq, 0, NULL);
-	mltcp_jobs_unlock(net);
+	rcu_read_unlock();
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -659,9 +691,9 @@ static int mltcp_nl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mltcp_job *job;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	mltcp_jobs_lock(net);
+	rcu_read_lock();
 	cb->seq = mltcp_jobs_gen(net);
-	for (job = mltcp_job_next(net, NULL); job; job = mltcp_job_next(net, job)) {
+	for (job = mltcp_job_next_rcu(net, NULL); job; job = mltcp_job_next_rcu(net, job)) {
 		if ((ctx->started && job->id <= ctx->last_id) || (only && job->id != only))
 			continue;
 		if (mltcp_nl_fill_job(skb, job, mltcp_job_spec(net, job),
@@ -671,7 +703,12 @@ static int mltcp_nl_job_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		ctx->started = true;
 		ctx->last_id = job->id;
 	}
-	mltcp_jobs_unlock(net);
+	/*
+	 * A change during this part flags the next one, or NLMSG_DONE if this
+	 * was the last: netlink compares each message's sequence with the last.
+	 */
+	cb->seq = mltcp_jobs_gen_after_walk(net);
+	rcu_read_unlock();
 	return skb->len;
 }
 
@@ -692,7 +729,7 @@ static int mltcp_nl_flow_start(struct netlink_callback *cb)
 	memset(ctx, 0, sizeof(*ctx));
 	if (!tb[MLTCP_FLOW_A_JOB])
 		return 0;
-	mltcp_jobs_lock(net);
+	rcu_read_lock();
 	job = mltcp_job_find(net, nla_get_u32(tb[MLTCP_FLOW_A_JOB]));
 	if (job) {
 		ctx->key = job->key;
@@ -700,7 +737,7 @@ static int mltcp_nl_flow_start(struct netlink_callback *cb)
 		NL_SET_ERR_MSG_ATTR(cb->extack, tb[MLTCP_FLOW_A_JOB], "no such job");
 		err = -ENOENT;
 	}
-	mltcp_jobs_unlock(net);
+	rcu_read_unlock();
 	return err;
 }
 

@@ -122,6 +122,26 @@ void mltcp_jobs_gen_bump(const struct net *net)
 	atomic_inc(&mltcp_jobs_pernet(net)->gen);
 }
 
+/*
+ * Dumps read the table under RCU alone, so a change can land in the middle
+ * of a dump's part. The generation moves before the change is published
+ * (the barrier pairs with the smp_rmb() of mltcp_jobs_gen_after_walk()): a
+ * reader that saw any part of a change sees its generation too, and flags
+ * the dump.
+ */
+static void mltcp_jobs_gen_before_change(struct mltcp_jobs_net *jn)
+{
+	lockdep_assert_held(&jn->lock);
+	atomic_inc(&jn->gen);
+	smp_wmb();
+}
+
+u32 mltcp_jobs_gen_after_walk(const struct net *net)
+{
+	smp_rmb();
+	return mltcp_jobs_gen(net);
+}
+
 void mltcp_jobs_lock(const struct net *net)
 {
 	mutex_lock(&mltcp_jobs_pernet(net)->lock);
@@ -137,8 +157,7 @@ struct mltcp_job *mltcp_job_find(const struct net *net, u32 id)
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 	struct mltcp_job *job;
 
-	lockdep_assert_held(&jn->lock);
-	list_for_each_entry(job, &jn->jobs, node) {
+	list_for_each_entry_rcu(job, &jn->jobs, node, lockdep_is_held(&jn->lock)) {
 		if (job->id == id)
 			return job;
 		if (job->id > id)
@@ -147,16 +166,13 @@ struct mltcp_job *mltcp_job_find(const struct net *net, u32 id)
 	return NULL;
 }
 
-struct mltcp_job *mltcp_job_next(const struct net *net, struct mltcp_job *prev)
+struct mltcp_job *mltcp_job_next_rcu(const struct net *net, struct mltcp_job *prev)
 {
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 
-	lockdep_assert_held(&jn->lock);
 	if (!prev)
-		return list_first_entry_or_null(&jn->jobs, struct mltcp_job, node);
-	if (list_is_last(&prev->node, &jn->jobs))
-		return NULL;
-	return list_next_entry(prev, node);
+		return list_first_or_null_rcu(&jn->jobs, struct mltcp_job, node);
+	return list_next_or_null_rcu(&jn->jobs, &prev->node, struct mltcp_job, node);
 }
 
 const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
@@ -164,7 +180,7 @@ const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
 {
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 
-	return &rcu_dereference_protected(job->cfg, lockdep_is_held(&jn->lock))->spec;
+	return &rcu_dereference_check(job->cfg, lockdep_is_held(&jn->lock))->spec;
 }
 
 int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec)
@@ -188,10 +204,10 @@ int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec)
 	list_for_each_entry(pos, &jn->jobs, node)
 		if (pos->id > job->id)
 			break;
+	mltcp_jobs_gen_before_change(jn);
 	/* Before pos, or at the tail when no job has a higher id. */
 	list_add_tail_rcu(&job->node, &pos->node);
 	jn->njobs++;
-	atomic_inc(&jn->gen);
 	return 0;
 }
 
@@ -206,9 +222,9 @@ int mltcp_job_update(const struct net *net, struct mltcp_job *job,
 	if (!cfg)
 		return -ENOMEM;
 	old = rcu_dereference_protected(job->cfg, lockdep_is_held(&jn->lock));
+	mltcp_jobs_gen_before_change(jn);
 	rcu_assign_pointer(job->cfg, cfg);
 	call_rcu(&old->rcu, mltcp_job_cfg_free_cb);
-	atomic_inc(&jn->gen);
 	return 0;
 }
 
@@ -225,8 +241,8 @@ void mltcp_job_delete(const struct net *net, struct mltcp_job *job)
 	struct mltcp_jobs_net *jn = mltcp_jobs_pernet(net);
 
 	lockdep_assert_held(&jn->lock);
+	mltcp_jobs_gen_before_change(jn);
 	mltcp_job_unlink(jn, job);
-	atomic_inc(&jn->gen);
 }
 
 /* The datapath: RCU, any context */

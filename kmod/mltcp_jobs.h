@@ -12,10 +12,13 @@
  *    the change reaches the job's live flows (mltcp_flows_relatch(), which
  *    re-reads the job's settings under each socket lock, so the flows end
  *    with the last change whatever the order of the walks).
- *  - Readers in the datapath (CC init, iteration and release accounting run
- *    in softirq or under a socket spinlock) use RCU: the list of jobs and
- *    each job's configuration pointer are RCU-published; jobs and
- *    configurations are freed after a grace period.
+ *  - Readers use RCU: the datapath (CC init, iteration and release
+ *    accounting run in softirq or under a socket spinlock) and netlink's
+ *    reads and permission checks, so that no request a process may make
+ *    without privilege (a get, a dump, a refused mark) waits on or holds up
+ *    the writers' lock. The list of jobs and each job's configuration
+ *    pointer are RCU-published; jobs and configurations are freed after a
+ *    grace period.
  *  - A job's configuration is immutable once published; a change publishes
  *    a new one and frees the old after a grace period.
  *  - A flow records its job by key, a per-namespace number that is never
@@ -107,17 +110,26 @@ bool mltcp_job_of_key(const struct net *net, u32 key, u32 *id, bool *exempt);
  */
 u32 mltcp_jobs_gen(const struct net *net);
 void mltcp_jobs_gen_bump(const struct net *net);
+/*
+ * The generation once a walk under RCU has ended: it has moved if the walk
+ * saw any part of a change (the table's writers move it first).
+ */
+u32 mltcp_jobs_gen_after_walk(const struct net *net);
 
-/* Writers and process-context readers of one namespace's table. */
+/* Writers of one namespace's table; readers need only RCU. */
 void mltcp_jobs_lock(const struct net *net);
 void mltcp_jobs_unlock(const struct net *net);
 
-/* With the job lock held. */
+/*
+ * With the job lock held or under rcu_read_lock(); a job found under RCU
+ * alone may be deleted meanwhile and stays readable until the caller's
+ * rcu_read_unlock().
+ */
 struct mltcp_job *mltcp_job_find(const struct net *net, u32 id);
-/* The job after prev in ascending id (prev NULL: the first); NULL at the end. */
-struct mltcp_job *mltcp_job_next(const struct net *net, struct mltcp_job *prev);
 const struct mltcp_job_spec *mltcp_job_spec(const struct net *net,
 					    const struct mltcp_job *job);
+/* Under rcu_read_lock(): the job after prev in ascending id (prev NULL: the first). */
+struct mltcp_job *mltcp_job_next_rcu(const struct net *net, struct mltcp_job *prev);
 /* A new job of spec->id, which must not exist: 0, -ENOSPC (table full) or -ENOMEM. */
 int mltcp_job_insert(const struct net *net, const struct mltcp_job_spec *spec);
 /* Publishes new settings for the job: 0 or -ENOMEM (the job is unchanged). */

@@ -20,10 +20,14 @@ def write(name, text):
         f.write(text)
 
 
-def start():
-    """Mount tracefs if needed, clear the buffer, enable the event."""
+def mount():
     if not os.path.isdir(TRACEFS + "/events"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+
+
+def start():
+    """Mount tracefs if needed, clear the buffer, enable the event."""
+    mount()
     assert os.path.isdir(EVENT), "the module registered no mltcp:mltcp_iteration event"
     write("tracing_on", "0")
     write("trace_clock", "mono")  # timestamps comparable with time.monotonic()
