@@ -50,6 +50,8 @@ if ! out=$("$MLTCPCTL" $MLTCPCTL_OPTIONS -j job show "$job" 2>&1); then
 	exit 0
 fi
 current=$(printf '%s\n' "$out" | sed -n 's/.*"cgroup_id":\([0-9]*\).*/\1/p')
+# A reply without a cgroup id is not read as someone else's job.
+[ -n "$current" ] || fail "cannot read MLTCP job $job's cgroup: $out"
 if [ "$current" != "$recorded" ]; then
 	# Ours went, and someone else's took its id.
 	rm -f "$state"

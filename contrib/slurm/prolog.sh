@@ -14,8 +14,10 @@
 # cluster 31. A job's processes find their id as MLTCP_JOB would give it
 # (contrib/torch/mltcp_steps.py: StepMarker(job=2147483648 + SLURM_JOB_ID)).
 #
-# The job is recorded as this prolog's (the cgroup's id in $STATE_DIR/ID):
-# the epilog deletes only a job it finds recorded, and an MLTCP job of that
+# The job is recorded as this prolog's (the cgroup's id in $STATE_DIR/ID)
+# before it is added: the epilog deletes only a job it finds recorded (and
+# forgets a record whose job does not exist), so a prolog killed between the
+# two steps leaves nothing the epilog cannot clean up. An MLTCP job of that
 # id made by someone else is neither replaced nor, later, deleted. Running
 # the prolog twice is harmless.
 #
@@ -65,14 +67,18 @@ id=$(stat -c %i "$dir")
 # shellcheck disable=SC2086
 if out=$("$MLTCPCTL" $MLTCPCTL_OPTIONS -j job show "$job" 2>&1); then
 	existing=$(printf '%s\n' "$out" | sed -n 's/.*"cgroup_id":\([0-9]*\).*/\1/p')
-	[ "$existing" = "$id" ] && exit 0 # this prolog's, from an earlier run
-	fail "MLTCP job $job exists for another cgroup; not replaced"
+	[ "$existing" = "$id" ] || fail "MLTCP job $job exists for another cgroup; not replaced"
+	# This prolog's, from an earlier run that may have stopped before the
+	# record was written.
+	mkdir -p "$STATE_DIR"
+	echo "$id" >"$STATE_DIR/$SLURM_JOB_ID"
+	exit 0
 fi
 case $out in
 *"job $job: no such job"*) ;;
 *) fail "$out" ;;
 esac
-# shellcheck disable=SC2086
-"$MLTCPCTL" $MLTCPCTL_OPTIONS job add "$job" cgroup "${dir#"$mount"}" $MLTCP_JOB_SETTINGS
 mkdir -p "$STATE_DIR"
 echo "$id" >"$STATE_DIR/$SLURM_JOB_ID"
+# shellcheck disable=SC2086
+"$MLTCPCTL" $MLTCPCTL_OPTIONS job add "$job" cgroup "${dir#"$mount"}" $MLTCP_JOB_SETTINGS

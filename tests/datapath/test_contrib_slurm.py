@@ -178,6 +178,46 @@ def test_epilog_keeps_its_record_until_the_job_is_gone(backend, slurm, tmp_path,
     assert not (hook.state / str(SLURM_JOB)).exists()
 
 
+def test_a_prolog_stopped_before_its_record_leaves_nothing_behind(backend, slurm, tmp_path):
+    """The record is written before the job is added, and again by a rerun
+    that finds the job its own: a prolog stopped between the two steps (by
+    PrologTimeout, say) leaves no job that no epilog would delete."""
+    hook = slurm[0]
+    record = hook.state / str(SLURM_JOB)
+    assert hook(PROLOG).returncode == 0
+    record.unlink()  # as if the prolog had stopped right after adding the job
+    assert hook(PROLOG).returncode == 0
+    assert record.exists(), "the rerun finds the job its own and records it"
+    assert hook(EPILOG).returncode == 0
+    assert backend.jobs() == []
+    hook.configure(tool=failing_tool(tmp_path, "add"))
+    assert hook(PROLOG).returncode == 1
+    assert record.exists(), "recorded before the add"
+    hook.configure()
+    done = hook(EPILOG)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert not record.exists()
+    assert backend.jobs() == []
+
+
+def test_epilog_keeps_its_record_when_it_cannot_read_the_job(backend, slurm, tmp_path):
+    """A reply to job show that names no cgroup is not taken for someone
+    else's job: the epilog fails and keeps the record and the job."""
+    hook = slurm[0]
+    assert hook(PROLOG).returncode == 0
+    tool = tmp_path / "mltcpctl-no-cgroup"
+    tool.write_text('#!/bin/sh\nfor word; do [ "$word" = show ] && echo "[{}]" && exit 0; done\n'
+                    'exec %s "$@"\n' % TOOL)
+    tool.chmod(0o755)
+    hook.configure(tool=tool)
+    done = hook(EPILOG)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "mltcp epilog: job %d: cannot read MLTCP job %d's cgroup: [{}]" % (SLURM_JOB, MLTCP_JOB)]
+    assert (hook.state / str(SLURM_JOB)).exists()
+    assert [j["id"] for j in backend.jobs()] == [MLTCP_JOB]
+
+
 def test_epilog_forgets_a_job_someone_else_deleted(backend, slurm):
     hook = slurm[0]
     assert hook(PROLOG).returncode == 0
