@@ -16,7 +16,9 @@ MLTCPCTL=${MLTCPCTL:-mltcpctl}
 
 say() { echo "mltcp-node: $*"; }
 
-if [ -d /sys/module/tcp_mltcp ] || modprobe tcp_mltcp 2>/dev/null; then
+# modprobe's reason (e.g. "Key was rejected by service" under Secure Boot)
+# is printed: the twin is the fallback, not a silence.
+if [ -d /sys/module/tcp_mltcp ] || modprobe tcp_mltcp; then
 	say "datapath: tcp_mltcp module"
 else
 	# bpf status succeeds whether or not the twin is loaded; it says which.

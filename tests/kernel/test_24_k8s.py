@@ -78,6 +78,14 @@ def daemonset():
     return ds["spec"]["template"]["spec"]
 
 
+def test_the_pods_line_is_within_the_bound_on_its_own():
+    """Not only under the host's line, which a node may lower: mean F at
+    most 1 counting the overhang (tcp_mltcp(7), TRUST MODEL)."""
+    sysctls = load("pod-example.yaml")["spec"]["securityContext"]["sysctls"]
+    want = {s["name"]: float(s["value"]) for s in sysctls if s["name"].startswith("net.mltcp.")}
+    assert 5 * want["net.mltcp.slope"] + 9 * want["net.mltcp.intercept"] <= 9, want
+
+
 def test_daemonset_holds_privileges_only_in_a_one_shot_init_container():
     spec = daemonset()
     assert not spec.get("hostNetwork") and not spec.get("hostPID") and not spec.get("hostIPC")
@@ -92,6 +100,9 @@ def test_daemonset_holds_privileges_only_in_a_one_shot_init_container():
         assert sc["readOnlyRootFilesystem"] is True, c["name"]
         assert sc["capabilities"]["drop"] == ["ALL"], c["name"]
     load_sc = inits[0]["securityContext"]
+    assert load_sc["appArmorProfile"] == {"type": "Unconfined"}, "runtimes' profiles deny /sys"
+    for c in containers:
+        assert "appArmorProfile" not in c["securityContext"], c["name"]
     assert set(load_sc["capabilities"]["add"]) == NODE_CAPABILITIES
     assert len(load_sc["capabilities"]["add"]) == len(NODE_CAPABILITIES)
     assert load_sc["runAsUser"] == 0, "added capabilities are effective for root only"
