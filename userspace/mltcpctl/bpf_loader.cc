@@ -353,10 +353,12 @@ int member_index(const btf *vmlinux, const btf_type *t, const char *name)
 	return -1;
 }
 
-// Whether the verifier accepts a tcp_congestion_ops cwnd_event program that
+// What the verifier says of a tcp_congestion_ops cwnd_event program that
 // stores 0 in the u32 at this offset of the socket's tcp_sock. Loaded and
 // closed at once: nothing is registered.
-bool ca_store_accepted(int ops_type, int cwnd_event, long offset)
+enum class StoreVerdict { Accepted, Refused, Unknown };
+
+StoreVerdict ca_store_verdict(int ops_type, int cwnd_event, long offset)
 {
 	const bpf_insn insns[] = {
 		{ BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_1, 0, 0 }, // the socket
@@ -370,16 +372,23 @@ bool ca_store_accepted(int ops_type, int cwnd_event, long offset)
 	opts.sz = sizeof(opts);
 	opts.expected_attach_type = static_cast<bpf_attach_type>(cwnd_event);
 	opts.attach_btf_id = static_cast<__u32>(ops_type);
-	Fd fd(bpf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, "mltcp_probe", "GPL", insns,
-			    sizeof(insns) / sizeof(insns[0]), &opts));
-	return fd.valid();
+	int ret = bpf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, "mltcp_probe", "GPL", insns,
+				sizeof(insns) / sizeof(insns[0]), &opts);
+	Fd fd(ret);
+
+	if (fd.valid())
+		return StoreVerdict::Accepted;
+	// The verifier refuses with EACCES; memory, a signal or a memcg limit
+	// fail otherwise and say nothing of the store.
+	return ret == -EACCES ? StoreVerdict::Refused : StoreVerdict::Unknown;
 }
 
 // Whether this kernel lets a BPF congestion control write
 // tp->snd_cwnd_stamp (6.10 and later), tried against a store to snd_cwnd,
-// which every kernel with BPF congestion control allows. When even that
-// fails the answer is unknown, and the object keeps its store: loading it
-// then says what is wrong.
+// which every kernel with BPF congestion control allows. Only the
+// verifier's refusal of the stamp's store, where the other was accepted,
+// says no; when the answer is unknown the object keeps its store, and
+// loading it then says what is wrong.
 bool cwnd_stamp_writable()
 {
 	std::unique_ptr<btf, BtfDeleter> vmlinux(btf__load_vmlinux_btf());
@@ -394,10 +403,10 @@ bool cwnd_stamp_writable()
 	int event = member_index(vmlinux.get(), btf__type_by_id(vmlinux.get(), ops), "cwnd_event");
 	long cwnd = member_offset(vmlinux.get(), tp, "snd_cwnd");
 	long stamp = member_offset(vmlinux.get(), tp, "snd_cwnd_stamp");
-	if (event < 0 || cwnd < 0 || stamp < 0 || stamp > INT16_MAX ||
-	    !ca_store_accepted(ops, event, cwnd))
+	if (event < 0 || cwnd < 0 || cwnd > INT16_MAX || stamp < 0 || stamp > INT16_MAX ||
+	    ca_store_verdict(ops, event, cwnd) != StoreVerdict::Accepted)
 		return true;
-	return ca_store_accepted(ops, event, stamp);
+	return ca_store_verdict(ops, event, stamp) != StoreVerdict::Refused;
 }
 
 // The oldest kernel the object loads on (docs/bpf.md, "Kernels"): below it,
