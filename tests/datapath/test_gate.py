@@ -65,9 +65,10 @@ def test_alone_every_start_is_held_and_opens(backend, net):
     # The size and the period are known from the first start on: each start
     # restarts the window and is held, and with no other queue each opens.
     # A start after an idle of the sender's inside a burst learns a piece
-    # of one, which may be too small for the gate: then some are not held.
+    # of one, which may be too small for the gate: then that start and the
+    # next (which the piece's size and period decide) may not be held.
     if idles:
-        assert d["gate_held"] <= d["iterations"], d
+        assert count - 1 - 2 * idles <= d["gate_held"] <= d["iterations"], d
     else:
         assert d["gate_held"] == count - 1, d
     assert d["gate_opened"] == d["gate_held"], d

@@ -166,14 +166,18 @@ def test_exempt_flows_never_restart(rig):
     text = describe(out["trace"])
     keep("exempt-trace.txt", text)
     assert out["module"]["f"] == "1.000"
-    for t in starts_alone(out["trace"]):
+    alone = starts_alone(out["trace"])
+    assert alone, "every start's trace was ACKed meanwhile:\n" + text
+    for t in alone:
         assert untouched(t), "an exempt flow restarted:\n" + text
 
     # The same flow shape in a job that is not exempt restarts at each start.
     ctl("-n", sender, "job", "set", 1, "exempt", "off")
     out = run_trace(rig, nbytes=1 << 20, iterations=6)
     text = describe(out["trace"])
-    for t in starts_alone(out["trace"]):
+    alone = starts_alone(out["trace"])
+    assert alone, "every start's trace was ACKed meanwhile:\n" + text
+    for t in alone:
         assert t["before"]["ca_state"] == CA_OPEN, text
         assert t["before"]["snd_cwnd"] > RESTART_CWND, text
         assert restarted(t), "not restarted:\n" + text

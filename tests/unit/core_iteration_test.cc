@@ -303,8 +303,8 @@ TEST(IterationDetection, NoFalseStartAfterMidTransferPauseShorterThanGap)
 }
 
 // A sender that is not run for the idle gap inside a burst (a guest under
-// TCG on a busy host: 190-360 ms with the pipe drained, measured in
-// tests/kernel/test_18_restart.py) leaves an idle the detector cannot tell
+// TCG on a busy host is paused for hundreds of milliseconds with its pipe
+// drained) leaves an idle the detector cannot tell
 // from a compute phase. Before a size is known it is a start wherever it
 // falls; once one is, only past the first 1/8 of an iteration. The
 // integration tests count such starts as explained, not as errors
