@@ -34,6 +34,16 @@ def chosen(config):
     return name
 
 
+# Tests of one backend alone, not collected for the other (rather than
+# skipped): each runs wherever its backend does (scripts/test).
+BACKEND_ONLY = {"test_twin_kernel.py": "bpf"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    only = BACKEND_ONLY.get(collection_path.name)
+    return True if only and only != chosen(config) else None
+
+
 def pytest_report_header(config):
     return ["datapath backend: %s" % chosen(config)]
 

@@ -117,8 +117,7 @@ std::string identity()
 TEST(Run, ResolveUserByNameAndId)
 {
 	struct passwd *pw = getpwnam("nobody");
-	if (!pw)
-		GTEST_SKIP() << "no user nobody";
+	ASSERT_NE(pw, nullptr) << "no user nobody (Debian's base-passwd has one)";
 	const uid_t uid = pw->pw_uid;
 	const gid_t gid = pw->pw_gid;
 
@@ -157,8 +156,7 @@ TEST(Run, ResolveGroupAlone)
 TEST(Run, ResolveUidWithoutEntry)
 {
 	const uid_t uid = 4000000123u;
-	if (getpwuid(uid))
-		GTEST_SKIP() << "uid " << uid << " has an entry here";
+	ASSERT_EQ(getpwuid(uid), nullptr) << "uid " << uid << " has an entry here";
 	EXPECT_EQ(thrown([&] { resolve_credentials(std::to_string(uid), ""); }),
 		  "run: user 4000000123: not in the user database, so it has no group: give "
 		  "group GID too");
@@ -187,8 +185,7 @@ class AsRoot : public ::testing::Test
 protected:
 	void SetUp() override
 	{
-		if (geteuid() != 0)
-			GTEST_SKIP() << "needs root";
+		ASSERT_EQ(geteuid(), 0u) << "the privilege drop is tested as root (scripts/test runs so)";
 	}
 };
 
@@ -275,11 +272,11 @@ protected:
 		try {
 			mount_ = cgroup2_mount();
 		} catch (const Error &e) {
-			GTEST_SKIP() << e.what();
+			FAIL() << e.what();
 		}
 		const std::string relative = own + "/mltcp-run-test-" + std::to_string(getpid());
-		if (mkdir((mount_ + relative).c_str(), 0755) != 0)
-			GTEST_SKIP() << mount_ + relative << ": " << strerror(errno);
+		ASSERT_EQ(mkdir((mount_ + relative).c_str(), 0755), 0)
+			<< mount_ + relative << ": " << strerror(errno);
 		relative_ = relative;
 		fd_ = mltcp::Fd(open((mount_ + relative_).c_str(),
 				     O_PATH | O_DIRECTORY | O_CLOEXEC));
