@@ -821,16 +821,19 @@ void parse_run(Args &a, Command &cmd)
 {
 	std::vector<std::string> words;
 
+	// "help" is run's only when it comes first: later it would drop the
+	// settings already parsed into a command that is not run.
+	if (!a.done() && a.peek() == "help") {
+		a.next();
+		cmd.action = Action::Help;
+		cmd.help_topic = "run";
+		no_more(a, "help");
+		return;
+	}
 	cmd.action = Action::Run;
 	while (!a.done() && a.peek() != "--") {
 		std::string_view word = a.next();
 
-		if (word == "help") {
-			cmd.action = Action::Help;
-			cmd.help_topic = "run";
-			no_more(a, "help");
-			return;
-		}
 		if (word == "job") {
 			std::string_view value = a.value(word);
 			if (cmd.job.id)

@@ -312,6 +312,9 @@ TEST(Args, Run)
 	EXPECT_EQ(c.run_parent, "/slurm");
 	EXPECT_EQ(c.run_argv, (std::vector<std::string>{ "true" }));
 	EXPECT_EQ(ok({ "run", "help" }).help_topic, "run");
+	// Later, "help" is a word of the job: no run settings leak into a help.
+	EXPECT_NE(bad({ "run", "user", "nobody", "help" }).find("\"--\" and a command"),
+		  std::string::npos);
 
 	EXPECT_NE(bad({ "run", "slope", "2" }).find("\"--\" and a command"), std::string::npos);
 	EXPECT_NE(bad({ "run", "--" }).find("no command"), std::string::npos);
