@@ -2,20 +2,18 @@
 """The bench matrix: named sets of experiment configurations for the driver.
 
 Each point is one driver run (one topology) comparing the same algorithms
-with the same start offsets. Jobs are given either directly (compute time,
-bytes) or from bench/models.json, scaled so that each job's communication
-fraction on the emulated bottleneck is what it is on the real cluster link:
-
-    bytes_emulated   = bytes_real * (rate_emulated / rate_real) * dilation
-    compute_emulated = compute_real * dilation
-
-where `dilation` stretches time so that a communication phase spans enough
-round trips of the emulated link to be congestion-controlled at all.
+with the same start offsets; jobs are given by compute time and bytes, mostly
+through their communication fraction of an ideal period. A set is named by
+the question it answers, its backend first where it has one: host- (the BPF
+twin on the host kernel), guest- (the module in the QEMU guest), sim- (the
+ns-3 simulator); dc, dc-dcqcn, regime-map and cluster are simulated too.
+Points keep the names their committed results carry (some from a set's
+earlier name, as study2-buf256k), so that `bench run SET --only POINT`
+measures a cited point again.
 """
 import json
 import random
 
-from bench import paths
 from bench.metrics import PAYLOAD_EFFICIENCY
 
 # Every run compares the baselines, MLTCP, and a control with constant F
@@ -56,23 +54,6 @@ def identical_jobs(count, fraction, period_ms, rate_mbit, collective=None):
     return jobs
 
 
-def job_from_model(name, model, rate_mbit, real_gbit, dilation, offset_ms=0):
-    profile = load_models()[model]
-    scale = rate_mbit * 1e6 / (real_gbit * 1e9) * dilation
-    return {"name": name, "model": model,
-            "bytes": int(profile["bytes_per_iteration"] * scale),
-            "compute_ms": round(profile["compute_s"] * 1e3 * dilation, 3), "offset_ms": offset_ms}
-
-
-def load_models():
-    with open(paths.MODELS) as f:
-        data = json.load(f)
-    models = data["models"] if isinstance(data, dict) and "models" in data else data
-    if isinstance(models, list):
-        models = {m["name"]: m for m in models}
-    return models
-
-
 def point(name, jobs, rate_mbit=RATE_MBIT, rtt_ms=4, buffer_bdp=1.5, iterations=100, repeats=3,
           algorithms=None):
     return {"name": name, "rate_mbit": rate_mbit, "rtt_ms": rtt_ms, "buffer_bdp": buffer_bdp,
@@ -88,64 +69,10 @@ def pair(iterations=100, repeats=3):
     return [point("pair", jobs, iterations=iterations, repeats=repeats)]
 
 
-def regimes(iterations=100, repeats=3):
-    """Two identical jobs (fraction 0.4, 1 s ideal period), synchronized, across RTT and buffer."""
-    out = []
-    for rtt in (1, 4, 16):
-        for buf in (0.5, 2.0):
-            jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
-            out.append(point("regime-rtt%g-buf%g" % (rtt, buf), jobs, rtt_ms=rtt, buffer_bdp=buf,
-                             iterations=iterations, repeats=repeats))
-    return out
-
-
-def offsets(iterations=100, repeats=3):
-    """Two identical jobs started 0, 5, 10, 25 and 50% of a period apart."""
-    out = []
-    for frac in (0.0, 0.05, 0.1, 0.25, 0.5):
-        jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
-        jobs[1]["offset_ms"] = GUEST_PERIOD_MS * frac
-        out.append(point("offset-%g" % frac, jobs, iterations=iterations, repeats=repeats))
-    return out
-
-
-def jobs_count(iterations=100, repeats=3):
-    """2, 3 and 4 jobs with fractions summing to 0.8 and to 1.2."""
-    out = []
-    for n in (2, 3, 4):
-        for total in (0.8, 1.2):
-            jobs = identical_jobs(n, total / n, GUEST_PERIOD_MS, RATE_MBIT)
-            out.append(point("jobs%d-sum%g" % (n, total), jobs, iterations=iterations,
-                             repeats=repeats))
-    return out
-
-
-def sweep(iterations=100, repeats=3):
-    """Mean-neutral slope/intercept pairs and the three modes, two jobs, synchronized."""
-    algs = [{"name": "cubic", "cc": "cubic"}]
-    for slope, intercept in (("1", "0.5"), ("1.6", "0.2"), ("1.9", "0.05"), ("2", "0")):
-        for mode in ("ai", "md", "both"):
-            algs.append({"name": "mltcp-s%s-i%s-%s" % (slope, intercept, mode), "cc": "mltcp",
-                         "params": {"slope": slope, "intercept": intercept, "mode": mode}})
-    jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
-    return [point("sweep", jobs, iterations=iterations, repeats=repeats, algorithms=algs)]
-
-
-def models(iterations=100, repeats=3, real_gbit=50, dilation=10):
-    """Identical and mixed model pairs from models.json at a 50 Gbit/s cluster link."""
-    names = list(load_models())
-    pairs = [(names[0], names[0]), (names[1], names[1])] + list(zip(names[::2], names[1::2]))
-    out = []
-    for a, b in pairs:
-        jobs = [job_from_model("%s-1" % a, a, RATE_MBIT, real_gbit, dilation),
-                job_from_model("%s-2" % b, b, RATE_MBIT, real_gbit, dilation)]
-        out.append(point("models-%s-%s" % (a, b), jobs, iterations=iterations, repeats=repeats))
-    return out
-
-
-def fairness(iterations=100, repeats=3):
-    """One training job (fraction 0.4) and one bulk cubic flow: what the bulk
-    flow gets when the job uses cubic, mltcp or the control."""
+def guest_bulk_share(iterations=100, repeats=3):
+    """What a bulk cubic flow gets beside one training job (fraction 0.4)
+    when the job uses cubic, mltcp or the control, on the module in the
+    guest."""
     jobs = identical_jobs(1, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     cfg = point("fairness", jobs, iterations=iterations, repeats=repeats,
                 algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"},
@@ -240,8 +167,8 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
     return out
 
 
-# The study of issue 7 runs on the host kernel with the BPF twin: no emulator,
-# so no timing noise from TCG, but also no netem (RTT comes from queueing).
+# The host sets run on the host kernel with the BPF twin: no emulator, so
+# no timing noise from TCG, but also no netem (RTT comes from queueing).
 # 200 Mbit/s is what this 2-core host forwards in both directions at once
 # without becoming the bottleneck itself (a lone job reaches its ideal
 # iteration time: measured 200.7 ms for 200 ms ideal, where at 500 Mbit/s it
@@ -273,7 +200,7 @@ def mltcp_alg(name, mode, slope=DEFAULT_PARAMS["slope"], intercept=DEFAULT_PARAM
             "params": {"slope": slope, "intercept": intercept, "mode": mode}}
 
 
-STUDY_CANDIDATES = [
+RULE_CANDIDATES = [
     {"name": "cubic", "cc": "cubic"},
     mltcp_alg("ai", "ai"),
     mltcp_alg("ai-strong", "ai", "1.9", "0.05"),
@@ -292,26 +219,28 @@ RESTART_CANDIDATES = [
     mltcp_alg("md-restart", "md-restart"),
     mltcp_alg("both-restart", "both-restart"),
 ]
-# Issue 14: md-restart with the start gate (a restarted window held while
-# another job's queue stands in the path).
+# md-restart with the start gate (a restarted window held while another
+# job's queue stands in the path).
 GATE_CANDIDATES = [mltcp_alg("md-gate", "md-gate")]
 
 
 def candidates(*names):
-    """The study's candidates of these names, in the study's order."""
-    return [a for a in STUDY_CANDIDATES + RESTART_CANDIDATES + GATE_CANDIDATES
+    """The candidate rules of these names, in the candidates' order."""
+    return [a for a in RULE_CANDIDATES + RESTART_CANDIDATES + GATE_CANDIDATES
             if a["name"] in names]
 
 
-def study(iterations=100, repeats=10):
-    """Issue 7's study on the host (BPF backend): two jobs (fraction 0.4) in
-    the buffer regime where cubic leaves them overlapping (256 KiB, 10 ms of
-    queue) and the one where it interleaves them itself (128 KiB); three jobs
-    (0.3 each) in the overlapping regime; synchronized starts."""
+def host_rules(iterations=100, repeats=10):
+    """Which way of applying F (in AI, in MD, both; at the default line or a
+    stronger one; or F constant) interleaves jobs on the host (BPF backend):
+    two jobs (fraction 0.4) in the buffer regime where cubic leaves them
+    overlapping (256 KiB, 10 ms of queue) and the one where it interleaves
+    them itself (128 KiB); three jobs (0.3 each) in the overlapping regime;
+    synchronized starts. These are "the host points" of the sets below."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     return [
-        host_point("study2-buf256k", two, 262144, iterations, repeats, STUDY_CANDIDATES),
+        host_point("study2-buf256k", two, 262144, iterations, repeats, RULE_CANDIDATES),
         host_point("study2-buf128k", two, 131072, iterations, repeats,
                    candidates("cubic", "ai", "md")),
         host_point("study3-buf256k", three, 262144, iterations, repeats,
@@ -319,10 +248,10 @@ def study(iterations=100, repeats=10):
     ]
 
 
-def study_restart(iterations=100, repeats=10):
-    """The restart candidates beside cubic and md at the study's points: the
-    window restarting at every iteration start, with F acting in AI, in MD,
-    or nowhere (the control: restart without favouritism)."""
+def host_window_restart(iterations=100, repeats=10):
+    """Whether restarting the window at every iteration start interleaves
+    the host points' jobs, with F acting in AI, in MD, or nowhere (the
+    control: restart without favouritism), beside cubic and md."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     return [
@@ -335,7 +264,7 @@ def study_restart(iterations=100, repeats=10):
     ]
 
 
-# 10 ms of queue at 1 Gbit/s, the study's overlapping regime.
+# 10 ms of queue at 1 Gbit/s, the host points' overlapping regime.
 GBIT_RATE_MBIT, GBIT_BUFFER_BYTES = 1000, 1310720
 
 
@@ -350,27 +279,28 @@ def host_gbit(iterations=100, repeats=3):
             for name, count in (("gbit-solo", 1), ("gbit-pair", 2))]
 
 
-def study_push(iterations=100, repeats=10):
+def host_push_rate(iterations=100, repeats=10):
     """Jobs that push one way (rank 0 to rank 1): at 1 Gbit/s (the host-gbit
-    pair, 10 repeats) and at the study's 200 Mbit/s, both with 10 ms of queue,
-    to tell the traffic pattern apart from the rate."""
+    pair, 10 repeats) and at the host points' 200 Mbit/s, both with 10 ms of
+    queue, to tell the traffic pattern apart from the rate."""
     algs = candidates("cubic", "md-restart")
     return [host_point("push2-%dmbit" % rate, identical_jobs(2, 0.4, HOST_PERIOD_MS, rate, "push"),
                        buf, iterations, repeats, algs, rate_mbit=rate)
             for rate, buf in ((GBIT_RATE_MBIT, GBIT_BUFFER_BYTES), (HOST_RATE_MBIT, 262144))]
 
 
-def study_guest(iterations=100, repeats=3):
-    """The study's candidates on the module in the guest: the guest demo's pair
+def guest_rules(iterations=100, repeats=3):
+    """The candidate rules on the module in the guest: the guest demo's pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, 1.5 BDP of buffer),
     the regime where cubic left the jobs overlapping in every run so far."""
     jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     return [point("study-guest", jobs, iterations=iterations, repeats=repeats,
-                  algorithms=STUDY_CANDIDATES + RESTART_CANDIDATES)]
+                  algorithms=RULE_CANDIDATES + RESTART_CANDIDATES)]
 
 
-def study_fairness(iterations=100, repeats=3):
-    """One training job (fraction 0.4) beside a bulk cubic flow on the host."""
+def host_bulk_share(iterations=100, repeats=3):
+    """What a bulk cubic flow gets beside one training job (fraction 0.4) on
+    the host, per rule of the job."""
     jobs = identical_jobs(1, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     cfg = host_point("study-fairness", jobs, 262144, iterations, repeats,
                      candidates("cubic", "ai", "md-restart", "restart", "md-gate"))
@@ -378,10 +308,10 @@ def study_fairness(iterations=100, repeats=3):
     return [cfg]
 
 
-# The data-center regime (issue 13, items 4 and 6), in the simulator only:
-# 10 Gbit/s, 20 us of base RTT, a 50 ms iteration whose communication phase
-# (fraction 0.4: 20 ms) spans 1000 base RTTs, as on the papers' GPU clusters
-# (../shared/research/interleaving-next.md). The port is shallow: 200 kB
+# The data-center regime, in the simulator only: 10 Gbit/s, 20 us of base
+# RTT, a 50 ms iteration whose communication phase (fraction 0.4: 20 ms)
+# spans 1000 base RTTs, as on the GPU clusters the MLTCP and CASSINI papers
+# measured. The port is shallow: 200 kB
 # (8 BDPs), drop-tail, or the same with ECN step marking at RFC 8257's K for
 # 10 Gbit/s (65 packets). TCP is set as such fabrics set it: a 2 ms minimum
 # RTO (`ip route ... rto_min 2ms`; Linux's 200 ms is four iterations here)
@@ -395,18 +325,18 @@ DC_BUFFER_BYTES = 200000
 DC_ECN_MARK_BYTES = 65 * 1514
 DC_TCP = {"min_rto_ms": 2, "delayed_ack_ms": 0.05}
 DC_JITTER = 0.01
-# The line issue 13's simulated sets (data center, DCQCN, regime map,
-# cluster) and issue 14's first (diag-exchange, gate-sim) were measured at:
-# 1.6 / 0.2, the shipped default until 6223b34 (1.6 / 0.8) and a2863da (1.6
-# / 0.7, for a bulk flow's sake). The sets keep it, so that
+# The line the simulated sets (dc, dc-dcqcn, regime-map, cluster,
+# sim-exchange-noise, sim-start-gate) were measured at: 1.6 / 0.2, the
+# shipped default until 6223b34 (1.6 / 0.8) and a2863da (1.6 / 0.7, for a
+# bulk flow's sake). The sets keep it, so that
 # seeds added to a point later run the rules its first seeds ran and each
 # set stays one measurement. It is mean-neutral (F averages 1 over the
 # progress r of a phase), and at the two-job marking point no other
 # mean-neutral line was faster (docs/simulation.md, "How strong F must
 # be").
 SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
-# diag-asym ran after a2863da, at that commit's default.
-DIAG_ASYM_LINE = {"slope": "1.6", "intercept": "0.7"}
+# sim-reverse-rate ran after a2863da, at that commit's default.
+REVERSE_RATE_LINE = {"slope": "1.6", "intercept": "0.7"}
 
 
 def at_line(algs, line):
@@ -417,7 +347,7 @@ def at_line(algs, line):
 
 
 def sim_set_alg(name, mode):
-    """An MLTCP rule of issue 13's simulated sets: mode at SIM_SET_LINE."""
+    """An MLTCP rule of the simulated sets: mode at SIM_SET_LINE."""
     return mltcp_alg(name, mode, **SIM_SET_LINE)
 
 
@@ -452,9 +382,9 @@ DC_SET_RTT_MS = 0.01
 DC_SET_PHASE_RTTS = 1000
 DC_SET_LOAD = 0.8
 # The ports of the set: drop-tail; ECN step marking; and the marking port
-# serving pure ACKs first (issue 14: exchanging jobs' ACKs wait behind the
-# other job's data, and a switch's priority class for them is what held
-# the interleaving on the host).
+# serving pure ACKs first (exchanging jobs' ACKs wait behind the other
+# job's data, and a switch's priority class for them is what held the
+# interleaving on the host: host-acks-first).
 DC_SET_PORTS = {
     "droptail": {},
     "ecn": {"ecn_mark_bytes": DC_ECN_MARK_BYTES},
@@ -464,7 +394,7 @@ DC_SET_PORTS = {
 
 def data_center(iterations=100, repeats=10, ports=None, algorithms=None,
                 buffer_bytes=DC_BUFFER_BYTES):
-    """Issue 13's data-center points: 2, 3, 4 and 8 exchanging jobs whose
+    """The data-center points: 2, 3, 4 and 8 exchanging jobs whose
     fractions sum to 0.8, from synchronized and from random starts, on each
     of DC_SET_PORTS (or ports). Every job's phase spans DC_SET_PHASE_RTTS
     base RTTs whatever the number of jobs: the period grows with it (12.5 ms
@@ -492,7 +422,7 @@ def data_center(iterations=100, repeats=10, ports=None, algorithms=None,
     return out
 
 
-# DCQCN's switch (issue 13, item 8): its RED-like ramp on the instantaneous
+# DCQCN's switch: its RED-like ramp on the instantaneous
 # queue (Zhu et al., SIGCOMM'15: Kmin 5 KB, Kmax 200 KB, Pmax 1%). RoCE's
 # fabrics pause (PFC) rather than drop; ours drop, so the port has room for
 # what builds while the first marks travel back: flows starting together at
@@ -528,7 +458,8 @@ REGIME_PHASE_RTTS = (10, 30, 100, 300, 1000, 3000, 10000)
 
 
 def regime_map(iterations=100, repeats=5):
-    """Issue 13's regime map: two jobs (fraction 0.4, 50 ms ideal period)
+    """How efficiency depends on the number of base RTTs in a communication
+    phase (the regime map): two jobs (fraction 0.4, 50 ms ideal period)
     pushing one way, where only the number of base RTTs in a communication
     phase changes, from 10 to 10^4: the RTT is the phase over that number and
     the rate keeps the BDP (and the 2-BDP drop-tail queue) at the
@@ -553,16 +484,17 @@ def regime_map(iterations=100, repeats=5):
     return out
 
 
-def diag_exchange(iterations=100, repeats=5):
-    """Issue 14's first diagnosis, in the simulator: the study's pair (two jobs
-    of fraction 0.4, 200 Mbit/s, 256 KiB, no added delay, Linux's TCP
-    defaults) exchanging and pushing, with compute jitter from none to 10% of
-    the 200 ms period, exchanging with pure ACKs served first at the
-    bottleneck, exchanging with ECN marks at 20 packets keeping the queue
-    short, and exchanging with a 10 ms minimum RTO (tail losses recovered
-    about as fast as Linux's tail loss probe would): cubic and md-restart. Drift and diffusion (python3 -m bench
-    regime) tell a rule that does not separate the jobs from jitter that
-    throws them back; ACKs first tells whether the reverse path does."""
+def sim_exchange_noise(iterations=100, repeats=5):
+    """What keeps exchanging jobs from staying apart, in the simulator: the
+    host pair (two jobs of fraction 0.4, 200 Mbit/s, 256 KiB, no added
+    delay, Linux's TCP defaults) exchanging and pushing, with compute jitter
+    from none to 10% of the 200 ms period, exchanging with pure ACKs served
+    first at the bottleneck, exchanging with ECN marks at 20 packets keeping
+    the queue short, and exchanging with a 10 ms minimum RTO (tail losses
+    recovered about as fast as Linux's tail loss probe would): cubic and
+    md-restart. Drift and diffusion (python3 -m bench regime) tell a rule
+    that does not separate the jobs from jitter that throws them back; ACKs
+    first tells whether the reverse path does."""
     algs = candidates("cubic", "md-restart")
     # Exchanging, then exchanging with pure ACKs first at the bottleneck
     # (the reverse-path test), then pushing.
@@ -576,12 +508,13 @@ def diag_exchange(iterations=100, repeats=5):
                 # 200 ms minimum RTO: a crude stand-in for Linux's TLP,
                 # which ns-3 3.37 lacks.
                 ("exchange", "-rto10ms", {"min_rto_ms": 10}))
-    return study_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats,
+    return host_pair_sim("diag", variants, (0, 5, 10, 20), algs, iterations, repeats,
                           SIM_SET_LINE)
 
 
-def diag_asym(iterations=100, repeats=5):
-    """Issue 14's asymmetric exchange, in the simulator: the study's pair
+def sim_reverse_rate(iterations=100, repeats=5):
+    """Whether exchange's noise comes from its reverse direction, in the
+    simulator: the host pair
     exchanging at +-5 ms of compute jitter, the bottleneck's reverse
     direction (worker 1 to worker 0) at the forward rate, twice it and five
     times it, beside the pair pushing one way; cubic and md-restart. A
@@ -592,12 +525,12 @@ def diag_asym(iterations=100, repeats=5):
                 ("exchange", "-rev2x", {"reverse_rate_mbit": 2 * HOST_RATE_MBIT}),
                 ("exchange", "-rev5x", {"reverse_rate_mbit": 5 * HOST_RATE_MBIT}),
                 ("push", "", {}))
-    return study_pair_sim("asym", variants, (5,), candidates("cubic", "md-restart"),
-                          iterations, repeats, DIAG_ASYM_LINE)
+    return host_pair_sim("asym", variants, (5,), candidates("cubic", "md-restart"),
+                         iterations, repeats, REVERSE_RATE_LINE)
 
 
-def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats, line):
-    """The study's pair (two jobs of 0.4, 200 Mbit/s, 256 KiB, no added
+def host_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats, line):
+    """The host pair (two jobs of 0.4, 200 Mbit/s, 256 KiB, no added
     delay) in the simulator, per variant (collective, name suffix, extra
     keys) and compute jitter: "<prefix>-<collective><suffix>-jitter<N>ms",
     every MLTCP rule at line (the one the set was measured at)."""
@@ -614,7 +547,7 @@ def study_pair_sim(prefix, variants, jitters_ms, algs, iterations, repeats, line
     return out
 
 
-# Cluster scale (issue 13, item 7): 10 Gbit/s hosts and fabric, 20 us of base
+# Cluster scale: 10 Gbit/s hosts and fabric, 20 us of base
 # RTT, a 10 ms ideal period (phases of 100 base RTTs at fraction 0.2: a
 # cheaper regime, so that 64 jobs fit the machine), 8 hosts a leaf, 4 spines.
 CLUSTER_PERIOD_MS = 10
@@ -645,7 +578,7 @@ def cluster_point(count, fraction, iterations, repeats, seed=1):
 
 
 def cluster(iterations=100, repeats=1):
-    """Issue 13's cluster scale: 16, 32 and 64 exchanging jobs on a leaf-spine
+    """How the rules do at cluster scale: 16, 32 and 64 exchanging jobs on a leaf-spine
     fabric, at fraction 0.2 (sparse: most links' sums within 1) and 0.4
     (dense: many beyond), cubic, ai (the data-center set's most efficient
     rule) and md-restart."""
@@ -653,10 +586,11 @@ def cluster(iterations=100, repeats=1):
             for count in (16, 32, 64) for fraction in (0.2, 0.4)]
 
 
-def diag_host_acks(iterations=100, repeats=5):
-    """Issue 14's reverse-path test on the host kernel (BPF twin), at the
-    study's exchange points (two jobs of 0.4 at 256 and 128 KiB, three of
-    0.3 at 256 KiB): the bottleneck shaped by tbf as in the study, by htb
+def host_acks_first(iterations=100, repeats=5):
+    """Whether serving pure ACKs first holds exchanging jobs apart (the
+    reverse-path test), on the host kernel (BPF twin) at the host points
+    (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at 256 KiB): the
+    bottleneck shaped by tbf as in host-rules, by htb
     serving pure ACKs first (bench.topology.Shaping), and at the first point
     by htb with one FIFO (the control: htb for tbf); cubic and md-restart."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
@@ -665,7 +599,7 @@ def diag_host_acks(iterations=100, repeats=5):
     out = []
     shapers = (("tbf", {}), ("htb", {"shaper": "htb"}),
                ("htb-ackprio", ACK_PRIORITY))
-    # The study's other two exchange points: tbf against ACKs first.
+    # The other two host points: tbf against ACKs first.
     for name, jobs, buf, kinds in (("acks2-buf256k", two, 262144, shapers),
                                    ("acks2-buf128k", two, 131072, shapers[::2]),
                                    ("acks3-buf256k", three, 262144, shapers[::2])):
@@ -677,12 +611,12 @@ def diag_host_acks(iterations=100, repeats=5):
     return out
 
 
-def ackmark_host(iterations=100, repeats=5):
-    """The hosts' own ACK marker (mltcpctl ackmark) against the emulated
-    switch's size classifier, on the host kernel (BPF twin) at the study's
-    first exchange point (two jobs of 0.4, 256 KiB): htb serving first the
-    packets the hosts marked EF, and htb serving first TCP packets under 128
-    bytes (diag-host-acks' classifier); cubic and md-restart."""
+def host_ack_marking(iterations=100, repeats=5):
+    """Whether the hosts' own ACK marker (mltcpctl ackmark) does what the
+    emulated switch's size classifier does, on the host kernel (BPF twin)
+    at the first host point (two jobs of 0.4, 256 KiB): htb serving first
+    the packets the hosts marked EF, and htb serving first TCP packets under
+    128 bytes (host-acks-first's classifier); cubic and md-restart."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     out = []
     for suffix, kind in (("dscp", "dscp"), ("size", "size")):
@@ -693,23 +627,24 @@ def ackmark_host(iterations=100, repeats=5):
     return out
 
 
-def gate_sim(iterations=100, repeats=5):
-    """Issue 14's start gate in the simulator, at diag-exchange's point (the
-    study's pair, 200 Mbit/s, 256 KiB, synchronized start): exchanging,
+def sim_start_gate(iterations=100, repeats=5):
+    """What the start gate (md-gate) does in the simulator, at
+    sim-exchange-noise's point (the host pair, 200 Mbit/s, 256 KiB,
+    synchronized start): exchanging,
     exchanging with pure ACKs first, and pushing, with compute jitter of
     none, 5 and 20 ms; cubic, md-restart and md-gate."""
     variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
                 ("push", "", {}))
-    return study_pair_sim("gate", variants, (0, 5, 20),
-                          candidates("cubic", "md-restart", "md-gate"), iterations, repeats,
-                          SIM_SET_LINE)
+    return host_pair_sim("gate", variants, (0, 5, 20),
+                         candidates("cubic", "md-restart", "md-gate"), iterations, repeats,
+                         SIM_SET_LINE)
 
 
-def gate_host(iterations=100, repeats=10):
-    """Issue 14's start gate on the host kernel (BPF twin) at the study's
-    exchange points (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at
+def host_start_gate(iterations=100, repeats=10):
+    """What the start gate (md-gate) does on the host kernel (BPF twin) at
+    the host points (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at
     256 KiB) with pure ACKs first (htb, bench.topology.Shaping), and the
-    first point under the study's tbf; cubic, md-restart and md-gate."""
+    first point under host-rules' tbf; cubic, md-restart and md-gate."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     algs = candidates("cubic", "md-restart", "md-gate")
@@ -725,10 +660,10 @@ def gate_host(iterations=100, repeats=10):
     return out
 
 
-def gate_overload(iterations=100, repeats=10):
-    """Issue 14's last target: communication fractions summing above 1 (two
-    jobs of 0.6, no interleaving exists) must be no worse than cubic. The
-    host kernel (BPF twin), 256 KiB, pure ACKs first as in gate-host."""
+def host_overload(iterations=100, repeats=10):
+    """Whether the rules are no worse than cubic where communication
+    fractions sum above 1 (two jobs of 0.6: no interleaving exists). The
+    host kernel (BPF twin), 256 KiB, pure ACKs first as in host-start-gate."""
     jobs = identical_jobs(2, 0.6, HOST_PERIOD_MS, HOST_RATE_MBIT)
     cfg = host_point("gate2x0.6-buf256k-htb-ackprio", jobs, 262144, iterations, repeats,
                      candidates("cubic", "md-restart", "md-gate"))
@@ -736,8 +671,9 @@ def gate_overload(iterations=100, repeats=10):
     return [cfg]
 
 
-def gate_guest(iterations=100, repeats=3):
-    """Issue 14's start gate on the module in the guest: the guest demo's pair
+def guest_start_gate(iterations=100, repeats=3):
+    """What the start gate (md-gate) does on the module in the guest: the
+    guest demo's pair
     (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, exchanging) with 4
     BDPs of buffer (100 kB: the gate's threshold is a 32 KiB queue, which the
     demo's 1.5 BDPs barely exceed) and pure ACKs first (htb); cubic,
@@ -749,14 +685,26 @@ def gate_guest(iterations=100, repeats=3):
     return [cfg]
 
 
-SETS = {"pair": pair, "regimes": regimes, "offsets": offsets, "jobs": jobs_count, "sweep": sweep,
-        "models": models, "fairness": fairness, "smoke": smoke, "study": study,
-        "study-fairness": study_fairness, "study-guest": study_guest,
-        "study-restart": study_restart, "host-gbit": host_gbit,
-        "study-push": study_push, "torch": torch_ddp, "sim-smoke": sim_smoke,
-        "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map,
-        "diag-exchange": diag_exchange, "diag-asym": diag_asym, "cluster": cluster,
-        "diag-host-acks": diag_host_acks,
-        "gate-sim": gate_sim, "gate-host": gate_host, "ackmark-host": ackmark_host,
-        "gate-guest": gate_guest,
-        "gate-overload": gate_overload}
+SETS = {
+    "pair": pair, "guest-bulk-share": guest_bulk_share, "smoke": smoke,
+    "guest-rules": guest_rules, "guest-start-gate": guest_start_gate, "torch": torch_ddp,
+    "host-rules": host_rules, "host-window-restart": host_window_restart,
+    "host-bulk-share": host_bulk_share, "host-gbit": host_gbit, "host-push-rate": host_push_rate,
+    "host-acks-first": host_acks_first, "host-ack-marking": host_ack_marking,
+    "host-start-gate": host_start_gate, "host-overload": host_overload,
+    "sim-smoke": sim_smoke, "sim-exchange-noise": sim_exchange_noise,
+    "sim-reverse-rate": sim_reverse_rate, "sim-start-gate": sim_start_gate,
+    "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map, "cluster": cluster,
+}
+# Sets renamed to the question they answer, and sets deleted because they
+# never ran: only for `bench run`'s refusal of the old name.
+RETIRED = {
+    "fairness": "guest-bulk-share", "study-guest": "guest-rules", "gate-guest": "guest-start-gate",
+    "study": "host-rules", "study-restart": "host-window-restart",
+    "study-fairness": "host-bulk-share", "study-push": "host-push-rate",
+    "diag-host-acks": "host-acks-first", "ackmark-host": "host-ack-marking",
+    "gate-host": "host-start-gate", "gate-overload": "host-overload",
+    "diag-exchange": "sim-exchange-noise", "diag-asym": "sim-reverse-rate",
+    "gate-sim": "sim-start-gate",
+    "regimes": None, "offsets": None, "jobs": None, "sweep": None, "models": None,
+}

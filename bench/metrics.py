@@ -17,13 +17,13 @@ Definitions (also printed in every report):
   least one other job was also communicating; on a leaf-spine fabric, one
   whose bytes cross a link this job's cross (its contenders), since jobs on
   disjoint paths do not compete however their phases fall.
-- Wire overlap of an iteration (issue 14): seconds of its communication phase
+- Wire overlap of an iteration: seconds of its communication phase
   during which this job and at least one other both put bytes on the wire at
   10% of the bottleneck rate or more, from the sampled per-job counters (the
   left hosts', so one direction). A job that holds back while another sends
   does not overlap by this measure, where by the first it does. Convergence
   and stability are also given by it ("wire_...").
-- Settling iteration (issue 14): the first iteration that begins
+- Settling iteration: the first iteration that begins
   SETTLE_RUN iterations in a row in which every job's overlap stays below
   10% of its ideal communication time; unlike convergence, a later single
   overlap does not move it. Relapses: the iterations of the last half in

@@ -12,7 +12,6 @@ TRAINSIM = os.path.join(BUILD, "userspace", "trainsim", "mltcp-trainsim")
 MLTCPCTL = os.path.join(BUILD, "userspace", "mltcpctl", "mltcpctl")
 SIM = os.path.join(BUILD, "sim", "mltcp-sim")
 VM_RUN = os.path.join(TOP, "scripts", "vm-run")
-MODELS = os.path.join(TOP, "bench", "models.json")
 RESULTS = os.path.join(TOP, "bench", "results")
 # The guest runs the host's userspace; this is the interpreter that has
 # the packages the bench needs (matplotlib), whatever python3 is on PATH.

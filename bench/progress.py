@@ -15,7 +15,7 @@ import time
 from bench import metrics
 
 # Measured iterations run slower than the ideal: competing jobs overlap
-# (1.1-1.3x in the study), and the guest's emulator adds its own delays.
+# (1.1-1.3x in host-rules), and the guest's emulator adds its own delays.
 SLOWDOWN = 1.3
 # Seconds per point: vm-run's boot (about 30 s) and the dumbbell, or the BPF
 # twin's reload; then the analysis and plots on the host.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Rules against their regime: the simulator's data-center table, regime map
-and shift map (issue 13, items 4 to 6).
+and shift map.
 
     python3 -m bench regime [--regime-plot FILE.png] [--shift-plot FILE.png]
                             [--shift-points A,B] [--shift-table] [--contest-table]
@@ -25,7 +25,7 @@ The table gives, for every point and rule:
     convergence iteration ("-" where fewer than half the repeats converged),
     and by the wire overlap the median settling iteration (the first of 10
     clear in a row) and the mean number of relapses in the last half;
-  - for two jobs, from the raw logs (issue 14's split): drift, the mean change
+  - for two jobs, from the raw logs: drift, the mean change
     per iteration of the distance D between the jobs' communication starts
     while their phases overlap (D < aT), and diffusion, the spread (standard
     deviation) of that change where they do not; both over the period. A

@@ -3,10 +3,11 @@
 BPF twin on the host.
 
     python3 -m bench run [--iterations N] [--repeats N] [--first-repeat K] [--only TEXT]
-                         [--algorithms A,B] [--host] [--out DIR] [--dry-run] SET...
+                         [--algorithms A,B] [--host | --sim] [--out DIR] [--dry-run] SET...
     python3 -m bench run --config FILE.json [--out POINT_DIR] [--dry-run]
 
-SETs are bench/matrix.py's. Each point of a module configuration boots a
+SETs are bench/matrix.py's, named by the question they answer (a set's
+earlier name is refused with its new one). Each point of a module configuration boots a
 guest (scripts/vm-run) that runs the driver; a BPF configuration (`--host`,
 or "backend": "bpf") runs the driver on the host after loading this tree's
 BPF twin (`mltcpctl bpf load`). The point is analyzed on the host. Results
@@ -188,8 +189,7 @@ def configurations(args):
 
 
 def add_arguments(parser):
-    parser.add_argument("sets", nargs="*", metavar="SET",
-                        help="bench/matrix.py sets (default: regimes offsets jobs sweep models)")
+    parser.add_argument("sets", nargs="*", metavar="SET", help="bench/matrix.py sets")
     parser.add_argument("--config", metavar="FILE.json", help="run this one configuration")
     parser.add_argument("--iterations", type=int)
     parser.add_argument("--repeats", type=int)
@@ -207,14 +207,27 @@ def add_arguments(parser):
                         help="list the points and the estimated time; run nothing")
 
 
-def main(args):
+def refusal(args):
+    """Why bench run refuses its command line (one line), or None."""
+    for name in args.sets:
+        if name in matrix.RETIRED:
+            new = matrix.RETIRED[name]
+            return ("set %s is now %s" % (name, new) if new else
+                    "set %s was deleted (it never ran)" % name)
     unknown = [s for s in args.sets if s not in matrix.SETS]
-    if unknown or (args.config and args.sets):
-        raise SystemExit("bench run: %s" % ("unknown set %s (known: %s)" % (
-            ", ".join(unknown), ", ".join(matrix.SETS)) if unknown else
-            "give sets or --config, not both"))
-    args.sets = args.sets or ([] if args.config else
-                              ["regimes", "offsets", "jobs", "sweep", "models"])
+    if unknown:
+        return "unknown set %s (known: %s)" % (", ".join(unknown), ", ".join(matrix.SETS))
+    if args.config and args.sets:
+        return "give sets or --config, not both"
+    if not args.config and not args.sets:
+        return "give sets (known: %s) or --config" % ", ".join(matrix.SETS)
+    return None
+
+
+def main(args):
+    why = refusal(args)
+    if why:
+        raise SystemExit("bench run: " + why)
     cfgs = configurations(args)
     # A configuration file's point may be unnamed: the progress lines use its file's name.
     name = os.path.splitext(os.path.basename(args.config or ""))[0]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Tabulate and plot bench results against issue 7's targets.
+"""Tabulate and plot bench results against the interleaving targets.
 
     python3 -m bench study-table [--plot FILE.png] [--points A,B] RESULTS_DIR...
 

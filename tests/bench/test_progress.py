@@ -91,7 +91,7 @@ def test_dry_run_lists_points_and_total_and_runs_nothing(monkeypatch, capsys, tm
     monkeypatch.setattr(run, "run_point", no_run)
     out = tmp_path / "results"
     args = cli.parser().parse_args(["run", "--dry-run", "--out", str(out), "--repeats", "1",
-                                    "offsets", "pair"])
+                                    "pair", "torch", "guest-bulk-share"])
     assert run.main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     cfgs = run.configurations(args)
@@ -99,7 +99,7 @@ def test_dry_run_lists_points_and_total_and_runs_nothing(monkeypatch, capsys, tm
     for i, (line, c) in enumerate(zip(lines, cfgs)):
         assert line == "[%d/6] %s, about %s" % (i + 1, progress.describe(c),
                                                 progress.duration(progress.estimate_s(c)))
-    assert lines[0].startswith("[1/6] offset-0: 2 jobs, 5 algorithms x 1 repeats x 100 "
+    assert lines[0].startswith("[1/6] pair: 2 jobs, 5 algorithms x 1 repeats x 100 "
                                "iterations (ideal 1.000 s), guest, about ")
     assert lines[-1] == "6 points, about %s in all (estimate; nothing was run)" % \
         progress.duration(sum(progress.estimate_s(c) for c in cfgs))

@@ -16,9 +16,9 @@ def configurations(*argv):
 
 
 def test_sets_with_overrides_and_a_filter():
-    cfgs = configurations("offsets", "--only", "0.1", "--iterations", "7", "--repeats", "2",
+    cfgs = configurations("torch", "--only", "ring", "--iterations", "7", "--repeats", "2",
                           "--algorithms", "cubic,mltcp")
-    assert [c["name"] for c in cfgs] == ["offset-0.1"]
+    assert [c["name"] for c in cfgs] == ["torch-ring"]
     assert cfgs[0]["iterations"] == 7 and cfgs[0]["repeats"] == 2
     assert [a["name"] for a in cfgs[0]["algorithms"]] == ["cubic", "mltcp"]
     # The smoke point keeps its own size.
@@ -79,13 +79,37 @@ def test_bad_first_repeats_are_refused(tmp_path):
 def test_the_guest_budget_covers_the_guest_demo():
     with open(paths.TOP + "/bench/configs/demo-guest.json") as f:
         assert run.guest_budget_s(json.load(f)) == 1200
-    assert run.guest_budget_s(matrix.study_guest()[0]) == 600 + 100 * 3 * 11 * 4
+    assert run.guest_budget_s(matrix.guest_rules()[0]) == 600 + 100 * 3 * 11 * 4
 
 
 def test_unknown_sets_are_refused_before_anything_runs():
     proc = subprocess.run([sys.executable, "-m", "bench", "run", "nosuchset"], cwd=paths.TOP,
                           capture_output=True, text=True)
     assert proc.returncode != 0 and "unknown set nosuchset" in proc.stderr
+
+
+@pytest.mark.parametrize("old,new", sorted((old, new) for old, new in matrix.RETIRED.items()
+                                           if new))
+def test_a_renamed_set_is_refused_with_its_new_name(old, new):
+    proc = subprocess.run([sys.executable, "-m", "bench", "run", "--dry-run", old],
+                          cwd=paths.TOP, capture_output=True, text=True)
+    assert proc.returncode != 0 and not proc.stdout
+    assert proc.stderr == "bench run: set %s is now %s\n" % (old, new)
+    assert new in matrix.SETS and old not in matrix.SETS
+
+
+def test_a_deleted_set_is_refused_in_one_line():
+    for old in (old for old, new in matrix.RETIRED.items() if not new):
+        assert old not in matrix.SETS
+        proc = subprocess.run([sys.executable, "-m", "bench", "run", "--dry-run", old],
+                              cwd=paths.TOP, capture_output=True, text=True)
+        assert proc.returncode != 0
+        assert proc.stderr == "bench run: set %s was deleted (it never ran)\n" % old
+
+
+def test_no_set_and_no_configuration_is_refused():
+    with pytest.raises(SystemExit, match="give sets"):
+        run.main(cli.parser().parse_args(["run", "--dry-run"]))
 
 
 def test_every_command_has_help():
@@ -99,7 +123,7 @@ def test_every_sim_point_of_the_sets_gets_a_command_line(tmp_path):
     """Sim-only keys (ack_priority without a shaper, ECN marks) are the
     simulator's: the command line is built for every sim point of the sets
     that name them, with the queue limit the driver would give."""
-    for name in ("gate-sim", "diag-exchange", "diag-asym"):
+    for name in ("sim-start-gate", "sim-exchange-noise", "sim-reverse-rate"):
         for cfg in configurations(name):
             point = run.rundir.Point(str(tmp_path / cfg["name"]))
             point.write_config(cfg)
@@ -108,10 +132,10 @@ def test_every_sim_point_of_the_sets_gets_a_command_line(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["dc", "dc-dcqcn", "regime-map", "cluster"])
-def test_issue_13s_sets_keep_the_line_they_were_measured_at(name):
+def test_the_simulated_sets_keep_the_line_they_were_measured_at(name):
     """Seeds added to a point later must run the rules its first seeds ran,
     whatever the shipped default line has become since (a2863da moved it to
-    1.6 / 0.7; issue 13's sets were measured at 1.6 / 0.2)."""
+    1.6 / 0.7; the simulated sets were measured at 1.6 / 0.2)."""
     line = {"slope": "1.6", "intercept": "0.2"}
     assert matrix.SIM_SET_LINE == line
     for cfg in configurations(name):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""study-table judges each algorithm against issue 7's targets."""
+"""study-table judges each algorithm against the interleaving targets."""
 import json
 
 from bench import study_table
