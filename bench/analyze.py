@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Turn a point directory into summary.json, report.md and PNG plots.
 
-    python3 -m bench analyze POINT_DIR [--baseline cubic]
+    python3 -m bench analyze [--baseline cubic] [--from-summary] POINT_DIR
 
 POINT_DIR holds config.json and the driver's raw/ (bench/rundir.py). Runs on
-the host, after the guest is gone.
+the host, after the guest is gone. --from-summary writes report.md from the
+point's summary.json alone, no raw/ needed: the directories committed under
+bench/results keep summary.json and not the report, and this renders it
+again (listing the plots the directory has).
 """
 import datetime
+import os
 import subprocess
 import sys
 
@@ -275,14 +279,16 @@ def report(summary, baseline, plots):
         for name, c in gated.items():
             lines.append("| %s | %s | %s |" % (name, fmt(c.get("iterations")),
                                                 " | ".join(fmt(c.get(k)) for k in GATE_COUNTERS)))
-    if any(a["detector"] for a in summary["algorithms"].values()):
+    if any(a.get("detector") for a in summary["algorithms"].values()):
         lines += ["", "What the detector learned of the gradient flows, per repeat (each "
                   "flow's iteration count, and its learned bytes per iteration over the "
                   "bytes it carried per step):", "",
                   "| algorithm | repeat | job | steps | gradient flows | iterations | "
                   "learned / carried |", "|---|---|---|---|---|---|---|"]
         for name, a in summary["algorithms"].items():
-            for rep, view in a["detector"].items():
+            views = a.get("detector") or {}
+            # Older summaries list the repeats' views in order.
+            for rep, view in views.items() if isinstance(views, dict) else enumerate(views):
                 for job, d in view.items():
                     lines.append("| %s | %s | %s | %d | %d | %s | %s |" % (
                         name, rep, job, d["steps"], d["gradient_flows"],
@@ -303,6 +309,15 @@ def report(summary, baseline, plots):
     return "\n".join(lines)
 
 
+# The plots of a point (file: title), in the order plot() makes them.
+PLOTS = {
+    "iteration_times.png": "iteration time per iteration, per job",
+    "throughput.png": "stacked throughput over time (10 ms samples)",
+    "iteration_cdf.png": "CDF of iteration times",
+    "phase_offset.png": "phase offset between jobs over iterations",
+}
+
+
 def plot(point, cfg, per_alg):
     import matplotlib
     matplotlib.use("Agg")
@@ -312,11 +327,11 @@ def plot(point, cfg, per_alg):
     rate = cfg["rate_mbit"]
     out = []
 
-    def save(fig, name, title):
+    def save(fig, name):
         fig.tight_layout()
         fig.savefig(point.file(name), dpi=110)
         plt.close(fig)
-        out.append((title, name))
+        out.append((PLOTS[name], name))
 
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.6 * len(names)), sharex=True,
                              squeeze=False)
@@ -329,7 +344,7 @@ def plot(point, cfg, per_alg):
         ax.set_ylabel("ms")
         ax.legend(fontsize=8, loc="upper right")
     axes[-1, 0].set_xlabel("iteration")
-    save(fig, "iteration_times.png", "iteration time per iteration, per job")
+    save(fig, "iteration_times.png")
 
     window = cfg.get("plot_window_s", 8.0)
     fig, axes = plt.subplots(len(names), 2, figsize=(12, 2.6 * len(names)), squeeze=False)
@@ -356,7 +371,7 @@ def plot(point, cfg, per_alg):
             ax.set_ylabel("Mbit/s")
             ax.set_xlabel("s since start")
             ax.legend(fontsize=8, loc="upper right", ncol=len(run["sample_jobs"]))
-    save(fig, "throughput.png", "stacked throughput over time (10 ms samples)")
+    save(fig, "throughput.png")
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name in names:
@@ -370,7 +385,7 @@ def plot(point, cfg, per_alg):
     ax.set_ylabel("fraction of iterations")
     ax.set_title("CDF of iteration times (all jobs, all repeats)", fontsize=10)
     ax.legend(fontsize=8)
-    save(fig, "iteration_cdf.png", "CDF of iteration times")
+    save(fig, "iteration_cdf.png")
 
     fig, ax = plt.subplots(figsize=(8, 3.5))
     for name in names:
@@ -382,7 +397,7 @@ def plot(point, cfg, per_alg):
     ax.set_title("communication-start offset from the first job "
                  "(0 = in step, 0.5 = half a period apart)", fontsize=10)
     ax.legend(fontsize=8)
-    save(fig, "phase_offset.png", "phase offset between jobs over iterations")
+    save(fig, "phase_offset.png")
     return out
 
 
@@ -401,6 +416,8 @@ def print_table(summary, baseline):
 def add_arguments(parser):
     parser.add_argument("point", metavar="POINT_DIR")
     parser.add_argument("--baseline", default="cubic")
+    parser.add_argument("--from-summary", action="store_true",
+                        help="write report.md from summary.json only (no raw logs)")
 
 
 def analyze_point(point, baseline="cubic"):
@@ -418,6 +435,19 @@ def analyze_point(point, baseline="cubic"):
     return summary, failures
 
 
+def report_from_summary(point, baseline="cubic"):
+    """Write the point's report.md from its summary.json (and the plots it
+    has); print its table."""
+    summary = point.summary()
+    plots = [(title, name) for name, title in PLOTS.items()
+             if os.path.exists(point.file(name))]
+    point.write_report(report(summary, baseline, plots))
+    print_table(summary, baseline)
+
+
 def main(args):
+    if args.from_summary:
+        report_from_summary(rundir.Point(args.point), args.baseline)
+        return 0
     _, failures = analyze_point(rundir.Point(args.point), args.baseline)
     return 1 if failures else 0

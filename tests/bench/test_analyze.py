@@ -76,6 +76,44 @@ def test_analyze_writes_summary_report_and_plots(tmp_path):
     assert "| cubic | " not in report.split("The start gate")[1].split("\n\n")[1]
 
 
+def test_the_report_is_written_again_from_the_summary_alone(tmp_path):
+    """Committed points keep summary.json, not report.md: --from-summary
+    renders the same report without the raw logs."""
+    run = write_run(tmp_path)
+    subprocess.run([sys.executable, "-m", "bench", "analyze", str(run)], cwd=paths.TOP,
+                   capture_output=True, check=True)
+    written = (run / "report.md").read_text()
+    (run / "report.md").unlink()
+    for path in (run / "raw").rglob("*"):
+        if path.is_file():
+            path.unlink()
+    proc = subprocess.run([sys.executable, "-m", "bench", "analyze", "--from-summary", str(run)],
+                          cwd=paths.TOP, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (run / "report.md").read_text() == written
+
+
+def test_an_older_summary_without_the_detector_is_reported():
+    """Summaries written before the detector's view (none, or a list of the
+    repeats' views) render too, as the committed ones are."""
+    algorithm = {"ccs": ["mltcp"], "mean_iter_ms": 250.0, "p99_iter_ms": 300.0,
+                 "steady_mean_iter_ms": 240.0, "ratio_to_ideal": 1.25, "converged_iteration": [3],
+                 "stable_repeats": 1, "repeats": 1, "rtos": [0], "drops": [2],
+                 "utilization": 0.8, "busy_utilization": 0.9, "jobs": {}, "bulk_mbit": {},
+                 "failures": []}
+    view = {"job1": {"steps": 10, "gradient_flows": 2, "iterations": [9, 9],
+                     "learned_over_carried": [1.0, 1.0]}}
+    summary = {"date": "d", "commit": "c", "ideal_iter_ms": 200.0, "ideal_valid": True,
+               "comm_fraction_sum": 0.8,
+               "config": {"rate_mbit": 200, "rtt_ms": 0, "buffer_bytes": 262144,
+                          "iterations": 10, "jobs": []},
+               "algorithms": {"mltcp": algorithm}}
+    assert "| mltcp (mltcp) | 250.0 |" in analyze.report(summary, "cubic", [])
+    summary["algorithms"]["mltcp"] = dict(algorithm, detector=[view])
+    assert "| mltcp | 0 | job1 | 10 | 2 | 9,9 | 1.0,1.0 |" in \
+        analyze.report(summary, "cubic", [])
+
+
 def test_counters_are_summed_over_repeats_that_all_have_them():
     runs = [{"gate_held": 2, "iterations": 10}, {"gate_held": 3, "iterations": 9, "x": 1}]
     assert analyze.summed_counters(runs) == {"gate_held": 5, "iterations": 19}
