@@ -12,9 +12,9 @@ guest (scripts/vm-run) that runs the driver; a BPF configuration (`--host`,
 or "backend": "bpf") runs the driver on the host after loading this tree's
 BPF twin (`mltcpctl bpf load`). The point is analyzed on the host. Results
 go to bench/results/<UTC date>-<sets>/: per point its config, summary.json,
-report.md and plots (raw logs are kept but not committed), and for the whole
-run results.json and results.md stamped with the commit and date they were
-measured at. `--config` runs one configuration into one point directory
+report.md and plots, and for the whole run results.json and results.md
+stamped with the commit and date they were measured at (raw logs, reports
+and plots are kept but not committed: bench/results/README.md). `--config` runs one configuration into one point directory
 (default results/<file name>/), as scripts/demo does.
 
 Each point is printed as it starts ("[3/12] offset-0.1: 2 jobs, ...") with

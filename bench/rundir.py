@@ -90,9 +90,28 @@ def read_json(path):
         return json.load(f)
 
 
+def dumps(doc, depth=2, indent=0):
+    """doc as JSON with its first `depth` levels one item a line, and what
+    lies deeper on one line with no spaces: readable and diffable by point
+    and by algorithm, at 60% of the bytes of json.dump(indent=1) (the
+    committed results stay within their 3 MB)."""
+    items = doc.items() if isinstance(doc, dict) else doc if isinstance(doc, list) else None
+    if depth <= 0 or not items or \
+            all(not isinstance(v, (dict, list)) for v in (doc.values() if isinstance(doc, dict)
+                                                         else doc)):
+        return json.dumps(doc, separators=(",", ":"))
+    pad = " " * (indent + 1)
+    if isinstance(doc, dict):
+        lines = ["%s%s: %s" % (pad, json.dumps(k), dumps(v, depth - 1, indent + 1))
+                 for k, v in items]
+        return "{\n" + ",\n".join(lines) + "\n" + " " * indent + "}"
+    lines = [pad + dumps(v, depth - 1, indent + 1) for v in items]
+    return "[\n" + ",\n".join(lines) + "\n" + " " * indent + "]"
+
+
 def write_json(path, doc):
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1)
+        f.write(dumps(doc) + "\n")
 
 
 def stamped(doc):
