@@ -310,12 +310,11 @@ def host_bulk_share(iterations=100, repeats=3):
 
 # The data-center regime, in the simulator only: 10 Gbit/s, 20 us of base
 # RTT, a 50 ms iteration whose communication phase (fraction 0.4: 20 ms)
-# spans 1000 base RTTs, as on the GPU clusters the MLTCP and CASSINI papers
-# measured. The port is shallow: 200 kB
-# (8 BDPs), drop-tail, or the same with ECN step marking at RFC 8257's K for
-# 10 Gbit/s (65 packets). TCP is set as such fabrics set it: a 2 ms minimum
-# RTO (`ip route ... rto_min 2ms`; Linux's 200 ms is four iterations here)
-# and ACKs within 50 us. Compute jitter is uniform within +-1% of the period.
+# spans 1000 base RTTs, as on the papers' GPU clusters. The port is
+# shallow: 200 kB (8 BDPs), drop-tail, or the same with ECN step marking at
+# RFC 8257's K for 10 Gbit/s (65 packets). TCP is set as such fabrics set
+# it: a 2 ms minimum RTO (`ip route ... rto_min 2ms`; Linux's 200 ms is four
+# iterations here) and ACKs within 50 us. Compute jitter is uniform within +-1% of the period.
 # The regime map and the cluster set keep these; the data-center set itself
 # (data_center()) runs at DC_SET_RTT_MS, see there.
 DC_RATE_MBIT = 10000
@@ -514,10 +513,10 @@ def sim_exchange_noise(iterations=100, repeats=5):
 
 def sim_reverse_rate(iterations=100, repeats=5):
     """Whether exchange's noise comes from its reverse direction, in the
-    simulator: the host pair
-    exchanging at +-5 ms of compute jitter, the bottleneck's reverse
-    direction (worker 1 to worker 0) at the forward rate, twice it and five
-    times it, beside the pair pushing one way; cubic and md-restart. A
+    simulator: the host pair exchanging at +-5 ms of compute jitter, the
+    bottleneck's reverse direction (worker 1 to worker 0) at the forward
+    rate, twice it and five times it, beside the pair pushing one way; cubic
+    and md-restart. A
     faster reverse direction shortens its contest and the queue the forward
     flows' ACKs wait in: if exchange's noise comes from the two contests or
     the ACKs, it falls towards the push's as the reverse grows faster."""
@@ -578,10 +577,10 @@ def cluster_point(count, fraction, iterations, repeats, seed=1):
 
 
 def cluster(iterations=100, repeats=1):
-    """How the rules do at cluster scale: 16, 32 and 64 exchanging jobs on a leaf-spine
-    fabric, at fraction 0.2 (sparse: most links' sums within 1) and 0.4
-    (dense: many beyond), cubic, ai (the data-center set's most efficient
-    rule) and md-restart."""
+    """How the rules do at cluster scale: 16, 32 and 64 exchanging jobs on a
+    leaf-spine fabric, at fraction 0.2 (sparse: most links' sums within 1)
+    and 0.4 (dense: many beyond), cubic, ai (the data-center set's most
+    efficient rule) and md-restart."""
     return [cluster_point(count, fraction, iterations, repeats)
             for count in (16, 32, 64) for fraction in (0.2, 0.4)]
 
@@ -590,9 +589,9 @@ def host_acks_first(iterations=100, repeats=5):
     """Whether serving pure ACKs first holds exchanging jobs apart (the
     reverse-path test), on the host kernel (BPF twin) at the host points
     (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at 256 KiB): the
-    bottleneck shaped by tbf as in host-rules, by htb
-    serving pure ACKs first (bench.topology.Shaping), and at the first point
-    by htb with one FIFO (the control: htb for tbf); cubic and md-restart."""
+    bottleneck shaped by tbf as in host-rules, by htb serving pure ACKs
+    first (bench.topology.Shaping), and at the first point by htb with one
+    FIFO (the control: htb for tbf); cubic and md-restart."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
     algs = candidates("cubic", "md-restart")
@@ -630,9 +629,9 @@ def host_ack_marking(iterations=100, repeats=5):
 def sim_start_gate(iterations=100, repeats=5):
     """What the start gate (md-gate) does in the simulator, at
     sim-exchange-noise's point (the host pair, 200 Mbit/s, 256 KiB,
-    synchronized start): exchanging,
-    exchanging with pure ACKs first, and pushing, with compute jitter of
-    none, 5 and 20 ms; cubic, md-restart and md-gate."""
+    synchronized start): exchanging, exchanging with pure ACKs first, and
+    pushing, with compute jitter of none, 5 and 20 ms; cubic, md-restart and
+    md-gate."""
     variants = (("exchange", "", {}), ("exchange", "-ackprio", {"ack_priority": True}),
                 ("push", "", {}))
     return host_pair_sim("gate", variants, (0, 5, 20),
@@ -673,11 +672,10 @@ def host_overload(iterations=100, repeats=10):
 
 def guest_start_gate(iterations=100, repeats=3):
     """What the start gate (md-gate) does on the module in the guest: the
-    guest demo's pair
-    (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT, exchanging) with 4
-    BDPs of buffer (100 kB: the gate's threshold is a 32 KiB queue, which the
-    demo's 1.5 BDPs barely exceed) and pure ACKs first (htb); cubic,
-    md-restart and md-gate."""
+    guest demo's pair (fraction 0.4, 1 s ideal period, 50 Mbit/s, 4 ms RTT,
+    exchanging) with 4 BDPs of buffer (100 kB: the gate's threshold is a 32
+    KiB queue, which the demo's 1.5 BDPs barely exceed) and pure ACKs first
+    (htb); cubic, md-restart and md-gate."""
     jobs = identical_jobs(2, 0.4, GUEST_PERIOD_MS, RATE_MBIT)
     cfg = point("gate-guest-buf4bdp-htb-ackprio", jobs, buffer_bdp=4, iterations=iterations,
                 repeats=repeats, algorithms=candidates("cubic", "md-restart", "md-gate"))
