@@ -46,7 +46,7 @@ extern "C" {
  * 86-90% of what it had beside cubic; 1.6 / 0.7 left it 90.5% (30 repeats),
  * and two jobs of 0.3 beside it were 5.6% slower than as cubic (25
  * repeats), the least miss of the lines measured: 1.6 / 0.6 made them 7.6%
- * slower (docs/interleaving-study.md, "Then to 1.6 / 0.7" and "Where issue
+ * slower (docs/research/interleaving-on-the-host.md, "Then to 1.6 / 0.7" and "Where issue
  * 14 ends"). A container inherits the line and may keep or lower it
  * (mltcp_f_line_check()).
  */
