@@ -11,6 +11,6 @@ top of the checkout (scripts/demo and scripts/bench do).
   matrix     the named sets of configurations
   metrics    iteration metrics from trainsim logs (pure)
   analyze    summary, report and plots of a point
-  study_table, tail_overlap   tables for docs/research/interleaving-on-the-host.md
+  study_table, tail_overlap   tables for docs/interleaving-study.md
   paths      where the checkout's programs and results are
 """
