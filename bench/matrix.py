@@ -331,7 +331,7 @@ DC_JITTER = 0.01
 # seeds added to a point later run the rules its first seeds ran and each
 # set stays one measurement. It is mean-neutral (F averages 1 over the
 # progress r of a phase), and at the two-job marking point no other
-# mean-neutral line was faster (docs/simulation.md, "How strong F must
+# mean-neutral line was faster (docs/research/simulated-regimes.md, "How strong F must
 # be").
 SIM_SET_LINE = {"slope": "1.6", "intercept": "0.2"}
 # sim-reverse-rate ran after a2863da, at that commit's default.

@@ -8,7 +8,7 @@
  * clock then stretches with the other job's burst, both jobs' ends move, and
  * the interleaving MLTCP found is lost within a few iterations. Served from
  * a strict-priority class, ACKs do not wait, and exchanging jobs hold their
- * turns as one-way jobs do (docs/interleaving-study.md: 14 of 15 repeats
+ * turns as one-way jobs do (docs/research/interleaving-on-the-host.md: 14 of 15 repeats
  * stable on the host kernel with ACKs first, 0 of 15 without). A switch
  * cannot see which segments carry no data; the sender can.
  *

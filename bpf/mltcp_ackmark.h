@@ -5,7 +5,7 @@
  *
  * Why it exists: two jobs that exchange gradients lose their interleaving
  * because each job's ACKs wait behind the other job's data in the
- * bottleneck's queue (docs/interleaving-study.md, "the reverse path"). A
+ * bottleneck's queue (docs/research/interleaving-on-the-host.md, "the reverse path"). A
  * switch can serve ACKs first only if it can tell them apart; this marker
  * gives every pure ACK a host sends one DSCP, which the fabric then maps to a
  * strict-priority class. The switch's part is the operator's.

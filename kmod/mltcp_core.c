@@ -527,7 +527,7 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
  * bursting into another job's queue, but not from slow-starting into it:
  * two jobs whose phases overlap share the link until the rule has pushed
  * them apart, which takes iterations, and jitter brings them back
- * (docs/interleaving-study.md). With the gate, a flow that starts an
+ * (docs/research/interleaving-on-the-host.md). With the gate, a flow that starts an
  * iteration while another job's queue stands in its path waits for it to
  * drain: its window is held at MLTCP_GATE_CWND segments, whose RTT samples
  * watch the queue, and opens to the restart window at the first sample
@@ -551,7 +551,7 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
  * behind data (its own job's other direction of an exchange, on a path
  * that does not serve ACKs first) takes that queue for another job's and
  * waits until the hold runs out. The gate is for networks that serve pure
- * ACKs first (docs/interleaving-study.md, issue 14).
+ * ACKs first (docs/research/interleaving-on-the-host.md, issue 14).
  */
 /*
  * *cwnd is the restart window, min(old, init_cwnd): opening must not give

@@ -36,19 +36,10 @@ extern "C" {
 
 /*
  * Defaults: F from 0.7 at the start of an iteration to 2.3 at its end, so
- * F(1) / F(0) = 3.3 lets the flow that is further along take most of the
- * link. Mean F over r in [0, 1] is 1.5, not 1: a line with mean F = 1 was
- * measured to slow a job beside a bulk cubic flow by 8-17% against the same
- * job as cubic, because the window's restart at every iteration and md's
- * harder back-off at small r both cost it (and the job spends longer at
- * small r when its neighbour never finishes). 1.6 / 0.8 fixed the job's
- * side but left a bulk flow beside a job on the wire 80% of the time with
- * 86-90% of what it had beside cubic; 1.6 / 0.7 left it 90.5% (30 repeats),
- * and two jobs of 0.3 beside it were 5.6% slower than as cubic (25
- * repeats), the least miss of the lines measured: 1.6 / 0.6 made them 7.6%
- * slower (docs/interleaving-study.md, "Then to 1.6 / 0.7" and "Where issue
- * 14 ends"). A container inherits the line and may keep or lower it
- * (mltcp_f_line_check()).
+ * the flow that is further along takes most of the link. The values are
+ * documented in tcp_mltcp(7), PARAMETERS; why they are these, in NEWS.md,
+ * "History of the default". A container inherits the line and may keep or
+ * lower it (mltcp_f_line_check()).
  */
 #define MLTCP_DEFAULT_SLOPE	1638U	/* 1.6 */
 #define MLTCP_DEFAULT_INTERCEPT	717U	/* 0.7 */

@@ -132,7 +132,7 @@ struct mltcp_line {
  * "Mean F at most 1" alone would forbid a host's line above a mean of 1
  * to the containers that inherit it, and such a line met the fairness
  * target beside a bulk flow where lines with a mean of 1 did not
- * (docs/interleaving-study.md, "Beside a bulk flow"). NULL: unbounded.
+ * (docs/research/interleaving-on-the-host.md, "Beside a bulk flow"). NULL: unbounded.
  *
  * The host's line is read as two values (mltcp_net_bound()), each written
  * alone: a check that races the host's own change of both may see a pair

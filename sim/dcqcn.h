@@ -60,7 +60,7 @@
 // mltcp_f_increase(), MLTCP_ONE units: 1.0 for exempt flows, so plain DCQCN
 // is this class with F = 1). The cut is DCQCN's for every flow; only the
 // increase is scaled, as MLTCP's "ai" mode scales only a window's additive
-// increase (docs/simulation.md, "DCQCN").
+// increase (docs/research/simulated-regimes.md, "DCQCN").
 //
 // Parameters (DcqcnParams; every one settable), and where they come from:
 //   g = 1/256, K = 55 us, N = 50 us: the paper, and the configuration of

@@ -26,7 +26,7 @@
 // initial window 10, 200 ms minimum RTO (or the point's "min_rto_ms"; the
 // restart after idle's, "idle_rto_min_ms", apart), SACK,
 // timestamps, PRR, an ACK per two segments, no Nagle, 16 MB buffers. ns-3
-// 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/simulation.md
+// 3.37 has no RACK-TLP and no HyStart in these algorithms; docs/research/simulated-regimes.md
 // says what that changes. A point with "ecn_mark_bytes" (the data-center
 // regime) negotiates ECN on every flow and its switch ports mark instead of
 // only dropping, as one with DCQCN's ramp ("ecn_kmin_bytes", "ecn_kmax_bytes",
