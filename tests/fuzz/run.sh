@@ -28,8 +28,11 @@ command -v "$cxx" >/dev/null || { echo "fuzz: $cxx not found (apt-get install cl
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 inc=(-I"$top/userspace/mltcpctl" -I"$top/userspace/common" -I"$top/kmod" -I"$top/bpf")
-src=("$top/userspace/mltcpctl/args.cc" "$top/userspace/mltcpctl/message.cc"
-     "$top/userspace/mltcpctl/bpf_jobs.cc" "$top/userspace/common/units.cc")
+# The parser is the objects' (their table links their commands too), built
+# without the BPF backend (no libbpf) as a build without libbpf-dev is.
+src=("$top"/userspace/mltcpctl/{mltcpctl,job,flow,monitor,defaults,bpf,export,run,ackmark}.cc
+     "$top"/userspace/mltcpctl/{args,backend,cgroup,message,netlink,output,bpf_jobs}.cc
+     "$top/userspace/common/units.cc")
 
 echo "fuzz: building in $out"
 for c in mltcp_core mltcp_policy; do

@@ -3,8 +3,8 @@
 // Which backend mltcpctl picks, from what it probed: no kernel involved.
 #include <gtest/gtest.h>
 
-#include "args.h"
 #include "backend.h"
+#include "mltcpctl.h"
 
 using namespace mltcpctl;
 
