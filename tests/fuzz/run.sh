@@ -28,6 +28,8 @@ command -v "$cxx" >/dev/null || { echo "fuzz: $cxx not found (apt-get install cl
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 inc=(-I"$top/userspace/mltcpctl" -I"$top/userspace/common" -I"$top/kmod" -I"$top/bpf")
+# What CMake gives the build: the version "mltcpctl -V" prints.
+inc+=(-DMLTCPCTL_VERSION='"fuzz"')
 # The parser is the objects' (their table links their commands too), built
 # without the BPF backend (no libbpf) as a build without libbpf-dev is.
 src=("$top"/userspace/mltcpctl/{mltcpctl,job,flow,monitor,defaults,bpf,export,run,ackmark}.cc

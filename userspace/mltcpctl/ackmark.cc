@@ -20,6 +20,7 @@
 #include <cctype>
 #include <iostream>
 
+#include "error.h"
 #include "object.h"
 
 #ifdef MLTCPCTL_BPF
@@ -442,6 +443,7 @@ void parse_ackmark(Args &a, Command &cmd)
 				   { "delete", Sub::Del },
 				   { "show", Sub::Show },
 				   { "list", Sub::Show },
+				   { "ls", Sub::Show },
 				   { "help", Sub::Help } },
 				 "ackmark command");
 	if (sub == Sub::Help) {

@@ -303,7 +303,8 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 					       MLTCP_BPF_PIN_DIR + ")" };
 	return { std::nullopt, "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
 			       "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
-			       "not loaded (no " MLTCP_BPF_PIN_DIR ")" };
+			       "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
+			       "tcp_mltcp, or mltcpctl bpf load" };
 }
 
 std::unique_ptr<Backend> open_backend(BackendKind requested)

@@ -134,7 +134,9 @@ void bpf_unload(const Command &cmd, std::ostream &out)
 	p.end_object();
 }
 
-void bpf_status(const Command &cmd, std::ostream &out)
+// What is loaded, printed either way; the status is 1 when the backend is
+// not loaded, as "systemctl is-active" answers, for scripts.
+int bpf_status(const Command &cmd, std::ostream &out)
 {
 	bpf::Status st = bpf::status();
 	Printer p(out, cmd.options.json, cmd.options.pretty);
@@ -175,6 +177,7 @@ void bpf_status(const Command &cmd, std::ostream &out)
 			    ops_map_text(m);
 	p.field("struct_ops", ops_maps_json(st.struct_ops), ops_text);
 	p.end_object();
+	return st.loaded ? 0 : 1;
 }
 #endif
 
@@ -186,7 +189,7 @@ int run_bpf(const Command &cmd, std::ostream &out)
 	switch (cmd.action) {
 	case Action::BpfLoad: bpf_load(cmd, out); break;
 	case Action::BpfUnload: bpf_unload(cmd, out); break;
-	default: bpf_status(cmd, out); break;
+	default: return bpf_status(cmd, out);
 	}
 	return 0;
 #else

@@ -85,6 +85,7 @@ void parse_defaults(Args &a, Command &cmd)
 	Sub sub = match<Sub>(a.next(),
 			     { { "show", Sub::Show },
 			       { "list", Sub::Show },
+			       { "ls", Sub::Show },
 			       { "set", Sub::Set },
 			       { "change", Sub::Set },
 			       { "help", Sub::Help } },

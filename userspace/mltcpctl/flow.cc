@@ -27,7 +27,8 @@ void parse_flow(Args &a, Command &cmd)
 	cmd.action = Action::FlowShow;
 	if (a.done())
 		return;
-	if (match<bool>(a.next(), { { "show", true }, { "list", true }, { "help", false } },
+	if (match<bool>(a.next(),
+			{ { "show", true }, { "list", true }, { "ls", true }, { "help", false } },
 			"flow command") == false) {
 		help_of(a, cmd, "flow");
 		return;

@@ -229,6 +229,7 @@ void parse_job(Args &a, Command &cmd)
 				     { "delete", JobCmd::Del },
 				     { "show", JobCmd::Show },
 				     { "list", JobCmd::Show },
+				     { "ls", JobCmd::Show },
 				     { "mark", JobCmd::Mark },
 				     { "help", JobCmd::Help } },
 				   "job command");

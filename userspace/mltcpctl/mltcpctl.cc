@@ -19,6 +19,10 @@
 #include "bpf_loader.h"
 #endif
 
+#ifndef MLTCPCTL_VERSION
+#error "MLTCPCTL_VERSION: the package's version, given by userspace/mltcpctl/CMakeLists.txt"
+#endif
+
 namespace mltcpctl
 {
 namespace
@@ -115,10 +119,11 @@ Command parse(const std::vector<std::string> &args)
 	return cmd;
 }
 
-// "mltcpctl 0.1.0, netlink family version 1, BPF backend (libbpf 1.1)"
+// "mltcpctl 0.1.0, netlink family version 1, BPF backend (libbpf 1.1)": the
+// package's version (CMakeLists.txt's project()), then what this build speaks.
 void print_version(std::ostream &out)
 {
-	out << "mltcpctl, netlink family version " << MLTCP_GENL_VERSION;
+	out << "mltcpctl " MLTCPCTL_VERSION ", netlink family version " << MLTCP_GENL_VERSION;
 #ifdef MLTCPCTL_BPF
 	out << ", BPF backend (" << bpf::libbpf_version() << ")";
 #endif

@@ -65,6 +65,11 @@ expect "mltcpctl jo sh " "17 3"
 expect "mltcpctl job de " "17 3"
 expect "mltcpctl job ch 3 base " "cubic reno"
 expect "mltcpctl job li " "17 3"
+expect "mltcpctl job ls " "17 3"
+expect "mltcpctl job l " "17 3"
+expect "mltcpctl flow ls job " "17 3"
+expect "mltcpctl ackmark ls " "dev"
+expect "mltcpctl defaults ls " "global"
 expect "mltcpctl ackmark de " "dev"
 expect "mltcpctl defaults l " "global"
 expect "mltcpctl defaults ch " "base global idle-gap intercept mode slope"
@@ -115,7 +120,7 @@ expect "mltcpctl -n h1 -b kmod job del " "17 3"
 	fail "job ids asked as \"$(<"$tmp/asked")\", expected \"-n h1 -b kmod job show\""
 
 # The lists are mltcpctl's: its match tables, less the second spellings
-# (change, delete, list) and help where the completion offers it as a word.
+# (change, delete, list, ls) and help where the completion offers it as a word.
 words_of() { sed -n "$1" "$top/$2" | grep -o '"[a-zA-Z-]*"' | tr -d '"' | sort -u | xargs; }
 same() {
 	[[ $2 == "$3" ]] || fail "$1: completion has \"$2\", mltcpctl \"$3\""

@@ -137,6 +137,22 @@ TEST(Args, EveryCommand)
 	EXPECT_EQ(ok({ "-V" }).action, Action::Version);
 }
 
+// "ls" is "list", wherever "list" lists, as iproute2 takes it; "l" is both,
+// which is not ambiguous.
+TEST(Args, LsIsList)
+{
+	EXPECT_EQ(ok({ "job", "ls" }).action, Action::JobShow);
+	EXPECT_EQ(ok({ "job", "ls", "9" }).job_id, 9u);
+	EXPECT_EQ(ok({ "job", "l" }).action, Action::JobShow);
+	EXPECT_EQ(ok({ "flow", "ls", "job", "3" }).job_id, 3u);
+	EXPECT_EQ(ok({ "flow", "l" }).action, Action::FlowShow);
+	EXPECT_EQ(ok({ "defaults", "ls", "global" }).action, Action::DefaultsShow);
+	EXPECT_TRUE(ok({ "defaults", "ls", "global" }).global);
+	EXPECT_EQ(ok({ "ackmark", "ls", "dev", "x" }).action, Action::AckmarkShow);
+	EXPECT_EQ(ok({ "ackmark", "ls", "dev", "x" }).dev, "x");
+	EXPECT_NE(bad({ "job", "ls", "x" }).find("not a number"), std::string::npos);
+}
+
 TEST(Args, Export)
 {
 	Command e = ok({ "export" });
@@ -280,9 +296,9 @@ TEST(Args, UsageNamesEveryCommand)
 	std::string u = usage("");
 	size_t lines = 0, line_start = 0;
 
-	for (const char *w : { "job", "flow", "monitor", "defaults", "bpf", "export", "run",
-			       "ackmark", "-n[etns] NAME", "-b[ackend] BACKEND",
-			       "\"mltcpctl OBJECT help\"" })
+	for (const char *w :
+	     { "job", "flow", "monitor", "defaults", "bpf", "export", "run", "ackmark",
+	       "-n[etns] NAME", "-b[ackend] BACKEND", "\"mltcpctl OBJECT help\"" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
 	for (size_t nl = u.find('\n'); nl != std::string::npos; nl = u.find('\n', line_start)) {
 		EXPECT_LE(nl - line_start, 80u) << u.substr(line_start, nl - line_start);

@@ -44,6 +44,13 @@ TEST(Backend, AutoWithNeitherNamesBoth)
 	EXPECT_NE(s.error.find("/sys/fs/bpf/mltcp"), std::string::npos) << s.error;
 }
 
+TEST(Backend, AutoWithNeitherSaysHowToGetOne)
+{
+	Selection s = pick(BackendKind::Auto, false, PinState::Absent);
+	EXPECT_NE(s.error.find("modprobe tcp_mltcp"), std::string::npos) << s.error;
+	EXPECT_NE(s.error.find("mltcpctl bpf load"), std::string::npos) << s.error;
+}
+
 TEST(Backend, AutoUnprivilegedSaysWhyItCannotTell)
 {
 	Selection s = pick(BackendKind::Auto, false, PinState::NoAccess);
