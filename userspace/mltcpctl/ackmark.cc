@@ -430,6 +430,11 @@ uint32_t parse_dscp(std::string_view text)
 void parse_ackmark(Args &a, Command &cmd)
 {
 	enum class Sub { Add, Del, Show, Help };
+	static const std::vector<Keyword<Sub>> commands = {
+		{ "add", Sub::Add },   { "del", Sub::Del },   { "delete", Sub::Del },
+		{ "show", Sub::Show }, { "list", Sub::Show }, { "ls", Sub::Show },
+		{ "help", Sub::Help },
+	};
 	Sub sub = Sub::Show;
 	bool dscp_given = false;
 
@@ -437,20 +442,12 @@ void parse_ackmark(Args &a, Command &cmd)
 		fail("ackmark: a tc filter of its own, used with either backend; drop -b");
 	cmd.action = Action::AckmarkShow;
 	if (!a.done())
-		sub = match<Sub>(a.next(),
-				 { { "add", Sub::Add },
-				   { "del", Sub::Del },
-				   { "delete", Sub::Del },
-				   { "show", Sub::Show },
-				   { "list", Sub::Show },
-				   { "ls", Sub::Show },
-				   { "help", Sub::Help } },
-				 "ackmark command");
+		sub = match(a.next(), commands, "ackmark command");
 	if (sub == Sub::Help) {
 		help_of(a, cmd, "ackmark");
 		return;
 	}
-	cmd.action = sub == Sub::Add ? Action::AckmarkAdd
+	cmd.action = sub == Sub::Add   ? Action::AckmarkAdd
 		     : sub == Sub::Del ? Action::AckmarkDel
 				       : Action::AckmarkShow;
 	while (!a.done()) {
@@ -473,7 +470,8 @@ void parse_ackmark(Args &a, Command &cmd)
 		dscp_given = true;
 	}
 	if (sub != Sub::Show && cmd.dev.empty())
-		fail(std::string("ackmark ") + (sub == Sub::Add ? "add" : "del") + " needs dev DEV");
+		fail(std::string("ackmark ") + (sub == Sub::Add ? "add" : "del") +
+		     " needs dev DEV");
 	if (sub == Sub::Add && !dscp_given)
 		fail("ackmark add needs dscp DSCP (the class the fabric serves first)");
 }

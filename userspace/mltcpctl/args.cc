@@ -118,6 +118,19 @@ uint32_t parse_idle_gap(std::string_view text)
 	return static_cast<uint32_t>(*us);
 }
 
+uint64_t parse_iter_bytes(std::string_view text)
+{
+	auto bytes = mltcp::parse_size(text);
+
+	if (!bytes)
+		fail("iter-bytes \"" + std::string(text) +
+		     "\": not a size (e.g. 64M, 1.5G, 65536)");
+	if (*bytes < 1 || *bytes > MLTCP_GENL_ITER_BYTES_MAX)
+		fail(range_error("iter-bytes", text, "1",
+				 mltcp::format_size(MLTCP_GENL_ITER_BYTES_MAX)));
+	return *bytes;
+}
+
 namespace
 {
 

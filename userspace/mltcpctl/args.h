@@ -79,6 +79,25 @@ private:
 	size_t pos_ = 0;
 };
 
+// The next word as one of table's values (an enum), each at most once:
+// seen holds a bit per value given ("WORD given twice" otherwise). dashes:
+// "--word" is "word" too.
+template <typename T>
+T next_once(Args &a, const std::vector<Keyword<T>> &table, std::string_view what,
+	    uint32_t &seen, bool dashes = false)
+{
+	std::string_view word = a.next();
+
+	if (dashes && word.size() > 2 && word.substr(0, 2) == "--")
+		word.remove_prefix(2);
+	T value = match(word, table, what);
+	uint32_t bit = 1U << static_cast<int>(value);
+	if (seen & bit)
+		fail(std::string(word) + " given twice");
+	seen |= bit;
+	return value;
+}
+
 // Fails if a word is left after what: "unexpected \"x\" after what".
 void no_more(Args &a, std::string_view what);
 
@@ -97,6 +116,7 @@ std::string range_error(std::string_view key, std::string_view value, std::strin
 uint32_t parse_job_id(std::string_view text);
 uint32_t parse_fixed(std::string_view key, std::string_view text, uint32_t max);
 uint32_t parse_idle_gap(std::string_view text);
+uint64_t parse_iter_bytes(std::string_view text);
 uint8_t parse_base(std::string_view text);
 uint8_t parse_mode(std::string_view text);
 // "interval DURATION" and "count N" of monitor and export.

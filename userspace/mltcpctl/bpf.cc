@@ -28,13 +28,11 @@ void parse_bpf(Args &a, Command &cmd)
 	if (a.done())
 		return;
 	enum class Sub { Load, Unload, Status, Help };
-	Sub sub = match<Sub>(a.next(),
-			     { { "load", Sub::Load },
-			       { "unload", Sub::Unload },
-			       { "status", Sub::Status },
-			       { "show", Sub::Status },
-			       { "help", Sub::Help } },
-			     "bpf command");
+	static const std::vector<Keyword<Sub>> commands = {
+		{ "load", Sub::Load },	 { "unload", Sub::Unload }, { "status", Sub::Status },
+		{ "show", Sub::Status }, { "help", Sub::Help },
+	};
+	Sub sub = match(a.next(), commands, "bpf command");
 	switch (sub) {
 	case Sub::Load:
 		cmd.action = Action::BpfLoad;

@@ -82,14 +82,11 @@ void parse_defaults(Args &a, Command &cmd)
 	if (a.done())
 		return;
 	enum class Sub { Show, Set, Help };
-	Sub sub = match<Sub>(a.next(),
-			     { { "show", Sub::Show },
-			       { "list", Sub::Show },
-			       { "ls", Sub::Show },
-			       { "set", Sub::Set },
-			       { "change", Sub::Set },
-			       { "help", Sub::Help } },
-			     "defaults command");
+	static const std::vector<Keyword<Sub>> commands = {
+		{ "show", Sub::Show }, { "list", Sub::Show },  { "ls", Sub::Show },
+		{ "set", Sub::Set },   { "change", Sub::Set }, { "help", Sub::Help },
+	};
+	Sub sub = match(a.next(), commands, "defaults command");
 	if (sub == Sub::Help) {
 		help_of(a, cmd, "defaults");
 		return;

@@ -223,6 +223,13 @@ namespace
 
 enum class ExportArg { Output, Interval, Count, Help };
 
+const std::vector<Keyword<ExportArg>> kExportWords = {
+	{ "output", ExportArg::Output },
+	{ "interval", ExportArg::Interval },
+	{ "count", ExportArg::Count },
+	{ "help", ExportArg::Help },
+};
+
 // export [output FILE] [interval DURATION [count N]]; each word may also be
 // written as an option (--output), the node_exporter tools' spelling.
 void parse_export(Args &a, Command &cmd)
@@ -231,19 +238,7 @@ void parse_export(Args &a, Command &cmd)
 
 	cmd.action = Action::Export;
 	while (!a.done()) {
-		std::string_view word = a.next();
-		if (word.size() > 2 && word.substr(0, 2) == "--")
-			word.remove_prefix(2);
-		ExportArg arg = match<ExportArg>(word,
-						 { { "output", ExportArg::Output },
-						   { "interval", ExportArg::Interval },
-						   { "count", ExportArg::Count },
-						   { "help", ExportArg::Help } },
-						 "export argument");
-		if (seen & (1U << static_cast<int>(arg)))
-			fail(std::string(word) + " given twice");
-		seen |= 1U << static_cast<int>(arg);
-		switch (arg) {
+		switch (next_once(a, kExportWords, "export argument", seen, true)) {
 		case ExportArg::Output: {
 			std::string_view path = a.value("output");
 			if (path.empty() || path.back() == '/')

@@ -87,19 +87,6 @@ Mark parse_mark(std::string_view text)
 	return m;
 }
 
-uint64_t parse_iter_bytes(std::string_view text)
-{
-	auto bytes = mltcp::parse_size(text);
-
-	if (!bytes)
-		fail("iter-bytes \"" + std::string(text) +
-		     "\": not a size (e.g. 64M, 1.5G, 65536)");
-	if (*bytes < 1 || *bytes > MLTCP_GENL_ITER_BYTES_MAX)
-		fail(range_error("iter-bytes", text, "1",
-				 mltcp::format_size(MLTCP_GENL_ITER_BYTES_MAX)));
-	return *bytes;
-}
-
 enum class Key {
 	Dport,
 	Sport,
@@ -215,32 +202,34 @@ namespace
 
 enum class JobCmd { Add, Set, Del, Show, Mark, Help };
 
+const std::vector<Keyword<JobCmd>> kJobCommands = {
+	{ "add", JobCmd::Add },	  { "set", JobCmd::Set },    { "change", JobCmd::Set },
+	{ "del", JobCmd::Del },	  { "delete", JobCmd::Del }, { "show", JobCmd::Show },
+	{ "list", JobCmd::Show }, { "ls", JobCmd::Show },    { "mark", JobCmd::Mark },
+	{ "help", JobCmd::Help },
+};
+
+// The ID of "job add|set|del|mark ID".
+uint32_t id_of(Args &a, const char *command)
+{
+	if (a.done())
+		fail(std::string("job ") + command + " needs a job ID");
+	return parse_job_id(a.next());
+}
+
 void parse_job(Args &a, Command &cmd)
 {
 	if (a.done()) {
 		cmd.action = Action::JobShow;
 		return;
 	}
-	JobCmd sub = match<JobCmd>(a.next(),
-				   { { "add", JobCmd::Add },
-				     { "set", JobCmd::Set },
-				     { "change", JobCmd::Set },
-				     { "del", JobCmd::Del },
-				     { "delete", JobCmd::Del },
-				     { "show", JobCmd::Show },
-				     { "list", JobCmd::Show },
-				     { "ls", JobCmd::Show },
-				     { "mark", JobCmd::Mark },
-				     { "help", JobCmd::Help } },
-				   "job command");
+	JobCmd sub = match(a.next(), kJobCommands, "job command");
 	switch (sub) {
 	case JobCmd::Add:
 	case JobCmd::Set: {
 		bool set = sub == JobCmd::Set;
 		cmd.action = set ? Action::JobSet : Action::JobAdd;
-		if (a.done())
-			fail(std::string("job ") + (set ? "set" : "add") + " needs a job ID");
-		cmd.job.id = parse_job_id(a.next());
+		cmd.job.id = id_of(a, set ? "set" : "add");
 		parse_job_args(a, cmd.job, set);
 		Job nothing;
 		nothing.id = cmd.job.id;
@@ -250,16 +239,12 @@ void parse_job(Args &a, Command &cmd)
 	}
 	case JobCmd::Del:
 		cmd.action = Action::JobDel;
-		if (a.done())
-			fail("job del needs a job ID");
-		cmd.job.id = parse_job_id(a.next());
+		cmd.job.id = id_of(a, "del");
 		no_more(a, "job del ID");
 		break;
 	case JobCmd::Mark:
 		cmd.action = Action::JobMark;
-		if (a.done())
-			fail("job mark needs a job ID");
-		cmd.job.id = parse_job_id(a.next());
+		cmd.job.id = id_of(a, "mark");
 		while (!a.done()) {
 			if (match<bool>(a.next(), { { "follow", true }, { "step", false } },
 					"job mark argument")) {

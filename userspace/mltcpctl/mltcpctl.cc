@@ -52,6 +52,12 @@ const Object *find_object(std::string_view name)
 
 enum class Opt { Json, Pretty, Netns, Backend, Debug, Help, Version };
 
+const std::vector<Keyword<Opt>> kOptions = {
+	{ "json", Opt::Json },	     { "pretty", Opt::Pretty },	  { "netns", Opt::Netns },
+	{ "backend", Opt::Backend }, { "debug", Opt::Debug },	  { "help", Opt::Help },
+	{ "Version", Opt::Version }, { "version", Opt::Version },
+};
+
 Command parse(const std::vector<std::string> &args)
 {
 	Args a(args);
@@ -62,16 +68,7 @@ Command parse(const std::vector<std::string> &args)
 	while (!a.done() && a.peek().size() > 1 && a.peek()[0] == '-') {
 		std::string_view word = a.next();
 		word.remove_prefix(word.size() > 2 && word[1] == '-' ? 2 : 1);
-		switch (match<Opt>(word,
-				   { { "json", Opt::Json },
-				     { "pretty", Opt::Pretty },
-				     { "netns", Opt::Netns },
-				     { "backend", Opt::Backend },
-				     { "debug", Opt::Debug },
-				     { "help", Opt::Help },
-				     { "Version", Opt::Version },
-				     { "version", Opt::Version } },
-				   "option")) {
+		switch (match(word, kOptions, "option")) {
 		case Opt::Json: cmd.options.json = true; break;
 		case Opt::Pretty: cmd.options.pretty = true; break;
 		case Opt::Netns: {

@@ -20,23 +20,20 @@ namespace
 
 enum class MonArg { Job, Interval, Count, Help };
 
+const std::vector<Keyword<MonArg>> kMonitorWords = {
+	{ "job", MonArg::Job },
+	{ "interval", MonArg::Interval },
+	{ "count", MonArg::Count },
+	{ "help", MonArg::Help },
+};
+
 void parse_monitor(Args &a, Command &cmd)
 {
 	uint32_t seen = 0;
 
 	cmd.action = Action::Monitor;
 	while (!a.done()) {
-		std::string_view word = a.next();
-		MonArg arg = match<MonArg>(word,
-					   { { "job", MonArg::Job },
-					     { "interval", MonArg::Interval },
-					     { "count", MonArg::Count },
-					     { "help", MonArg::Help } },
-					   "monitor argument");
-		if (seen & (1U << static_cast<int>(arg)))
-			fail(std::string(word) + " given twice");
-		seen |= 1U << static_cast<int>(arg);
-		switch (arg) {
+		switch (next_once(a, kMonitorWords, "monitor argument", seen)) {
 		case MonArg::Job: cmd.job_id = parse_job_id(a.value("job")); break;
 		case MonArg::Interval: cmd.interval_us = parse_interval(a.value("interval")); break;
 		case MonArg::Count: cmd.count = parse_count(a.value("count")); break;

@@ -136,7 +136,7 @@ same "objects" "ackmark bpf defaults export flow help job monitor run" \
 	"$(cat "$top"/userspace/mltcpctl/*.cc | sed -n '/^const Object [a-z]*_object = {$/{n;p}' |
 		grep -o '"[a-z]*"' | tr -d '"' | sed '$a help' | sort | xargs)"
 same "options" "Version backend debug help json netns pretty version" \
-	"$(words_of '/{ "json", Opt::Json },/,/"option"/p' userspace/mltcpctl/mltcpctl.cc | sed 's/ option//')"
+	"$(words_of '/kOptions = {/,/^};/p' userspace/mltcpctl/mltcpctl.cc)"
 
 if ((fails)); then
 	echo "completion_test: $fails failed"
