@@ -21,7 +21,7 @@ say() { echo "mltcp-node: $*"; }
 if [ -d /sys/module/tcp_mltcp ] || modprobe tcp_mltcp; then
 	say "datapath: tcp_mltcp module"
 else
-	# bpf status succeeds whether or not the twin is loaded; it says which.
+	# bpf status says whether the twin is loaded (and exits 1 when not).
 	if ! "$MLTCPCTL" -j bpf status 2>/dev/null | grep -q '"loaded":true'; then
 		"$MLTCPCTL" bpf load >/dev/null
 	fi

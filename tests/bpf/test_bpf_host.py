@@ -71,7 +71,8 @@ def available():
 
 
 def status():
-    return tool_json("bpf", "status")
+    # Exit status 1 when not loaded (as systemctl is-active), the JSON either way.
+    return json.loads(tool("-j", "bpf", "status", check=False).stdout)
 
 
 def ns(name, *args, **kw):
@@ -425,3 +426,5 @@ def test_repeated_load_unload_leaves_nothing(netns_pair):
                what="programs and maps to be freed")
     r = tool("bpf", "unload", check=False)
     assert r.returncode == 1 and "not loaded" in r.stderr
+    r = tool("bpf", "status", check=False)
+    assert r.returncode == 1 and "loaded no" in r.stdout.splitlines(), r

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "args.h"
+#include "mltcpctl.h"
 #include "uapi/mltcp.h"
 
 static void check(bool ok)

@@ -28,19 +28,41 @@ command -v "$cxx" >/dev/null || { echo "fuzz: $cxx not found (apt-get install cl
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 inc=(-I"$top/userspace/mltcpctl" -I"$top/userspace/common" -I"$top/kmod" -I"$top/bpf")
-src=("$top/userspace/mltcpctl/args.cc" "$top/userspace/mltcpctl/message.cc"
-     "$top/userspace/mltcpctl/bpf_jobs.cc" "$top/userspace/common/units.cc")
+# What CMake gives the build: the version "mltcpctl -V" prints.
+inc+=(-DMLTCPCTL_VERSION='"fuzz"')
+# The parser is the objects' (their table links their commands too), built
+# without the BPF backend (no libbpf) as a build without libbpf-dev is.
+src=("$top"/userspace/mltcpctl/{mltcpctl,job,flow,monitor,defaults,bpf,export,run,ackmark}.cc
+     "$top"/userspace/mltcpctl/{args,backend,cgroup,message,netlink,output,bpf_jobs}.cc
+     "$top/userspace/common/units.cc")
 
 echo "fuzz: building in $out"
+# Each source compiled once, two at a time, for the three programs.
+cxxflags=(-std=c++17 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}")
+objs=()
 for c in mltcp_core mltcp_policy; do
-	"$cc" "${san[@]}" -fsanitize=fuzzer-no-link "${inc[@]}" -c "$top/kmod/$c.c" -o "$out/$c.o"
+	rm -f "$out/$c.o"
+	"$cc" "${san[@]}" -fsanitize=fuzzer-no-link "${inc[@]}" -c "$top/kmod/$c.c" -o "$out/$c.o" &
+	objs+=("$out/$c.o")
+done
+wait
+for s in "${src[@]}"; do
+	o=$out/$(basename "$s" .cc).o
+	rm -f "$o"
+	(($(jobs -pr | wc -l) < 2)) || wait -n
+	"$cxx" "${cxxflags[@]}" -fsanitize=fuzzer-no-link -c "$s" -o "$o" &
+	objs+=("$o")
+done
+wait
+# A compiler that failed left no object (and said why).
+for o in "${objs[@]}"; do
+	[[ -f $o ]] || { echo "fuzz: could not build $o" >&2; exit 1; }
 done
 for t in "${targets[@]}"; do
-	"$cxx" -std=c++17 -Wall -Wextra -Werror "${san[@]}" -fsanitize=fuzzer "${inc[@]}" \
-		"$top/tests/fuzz/$t.cc" "${src[@]}" "$out/mltcp_core.o" "$out/mltcp_policy.o" -lmnl -o "$out/$t"
+	"$cxx" "${cxxflags[@]}" -fsanitize=fuzzer "$top/tests/fuzz/$t.cc" "${objs[@]}" -lmnl -o "$out/$t"
 done
-"$cxx" -std=c++17 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" "$top/tests/fuzz/fuzz_seeds.cc" \
-	"${src[@]}" "$out/mltcp_core.o" "$out/mltcp_policy.o" -lmnl -o "$out/fuzz_seeds"
+"$cxx" "${cxxflags[@]}" -fsanitize=fuzzer-no-link "$top/tests/fuzz/fuzz_seeds.cc" "${objs[@]}" \
+	-lmnl -o "$out/fuzz_seeds"
 
 mkdir -p "$out/corpus/args" "$out/corpus/decode" "$out/seeds/args" "$out/seeds/decode"
 "$out/fuzz_seeds" "$out/seeds"

@@ -152,12 +152,18 @@ def test_root_of_a_user_namespace_manages_its_own_jobs():
 
 
 def test_help_and_man_page():
+    # The top-level help: each object and option on a line; an object's help:
+    # its commands.
     out = ctl("help").stdout
-    for word in ("job add ID", "job set ID", "job del ID", "job show [ID]",
-                 "flow show [job ID]", "monitor", "-n[etns] NAME", "-j[son]",
-                 "defaults show [global]", "defaults set [global] DEFAULT...",
-                 "bpf { load [DEFAULT]... | unload | status }"):
+    for word in ("job", "flow show [job ID]", "monitor", "defaults", "bpf", "-n[etns] NAME",
+                 "-j[son]", "mltcpctl OBJECT help"):
         assert word in out
+    for obj, word in (("job", "job add ID"), ("job", "job set ID"), ("job", "job del ID"),
+                      ("job", "job show [ID]"), ("flow", "flow show [job ID]"),
+                      ("defaults", "defaults show [global]"),
+                      ("defaults", "defaults set [global] DEFAULT..."),
+                      ("bpf", "bpf { load [DEFAULT]... | unload | status }")):
+        assert word in ctl(obj, "help").stdout, (obj, word)
     assert "dport LO[-HI]" in ctl("job", "help").stdout
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     page = sh("man", "-l", "-P", "cat", os.path.join(top, "docs", "mltcpctl.8"),
@@ -172,7 +178,7 @@ def test_module_not_loaded(fresh_module):
     # Auto-selection names both backends (the guest has no BPF backend loaded).
     assert line == ('mltcpctl: no MLTCP backend: the tcp_mltcp module is not loaded '
                     '(no generic netlink family "mltcp") and the BPF backend is not loaded '
-                    '(no /sys/fs/bpf/mltcp)')
+                    '(no /sys/fs/bpf/mltcp); load one: modprobe tcp_mltcp, or mltcpctl bpf load')
     line = error_line(ctl("-b", "kmod", "job", "show", check=False))
     assert line == ('mltcpctl: the tcp_mltcp module is not loaded '
                     '(no generic netlink family "mltcp")')

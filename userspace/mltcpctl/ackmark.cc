@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// The pure-ACK marker's life cycle. One program and its two maps per device:
+// "mltcpctl ackmark": its words, help and output, and (with libbpf) the
+// pure-ACK marker's life cycle. One program and its two maps per device:
 // "add" loads the object, writes the DSCP, creates the clsact qdisc if there
 // is none (refusing a device whose ffff: is another qdisc, such as ingress,
 // which would take the filter on its ingress block) and attaches at our
@@ -14,6 +15,15 @@
 // dump needs nothing.
 #include "ackmark.h"
 
+#include <net/if.h>
+
+#include <cctype>
+#include <iostream>
+
+#include "error.h"
+#include "object.h"
+
+#ifdef MLTCPCTL_BPF
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>
@@ -382,3 +392,163 @@ std::vector<Marker> show(const std::optional<std::string> &dev)
 }
 
 } // namespace mltcpctl::ackmark
+#endif // MLTCPCTL_BPF
+
+namespace mltcpctl
+{
+namespace
+{
+
+// A DSCP: 0-63 (decimal or 0x hex), or a name of RFC 2474's class
+// selectors (cs0-cs7), RFC 2597's assured forwarding (af11-af43) or RFC
+// 3246's expedited forwarding (ef).
+uint32_t parse_dscp(std::string_view text)
+{
+	std::string lower(text);
+
+	for (char &c : lower)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	if (lower == "ef")
+		return 46;
+	if (lower.size() == 3 && lower.compare(0, 2, "cs") == 0 && lower[2] >= '0' &&
+	    lower[2] <= '7')
+		return 8U * static_cast<uint32_t>(lower[2] - '0');
+	if (lower.size() == 4 && lower.compare(0, 2, "af") == 0 && lower[2] >= '1' &&
+	    lower[2] <= '4' && lower[3] >= '1' && lower[3] <= '3')
+		return 8U * static_cast<uint32_t>(lower[2] - '0') +
+		       2U * static_cast<uint32_t>(lower[3] - '0');
+	auto value = parse_u32_any_base(text);
+	if (!value)
+		fail("dscp \"" + std::string(text) +
+		     "\": not a DSCP (0-63, or cs0-cs7, af11-af43, ef)");
+	if (*value > MLTCP_ACKMARK_DSCP_MAX)
+		fail(range_error("dscp", text, "0", std::to_string(MLTCP_ACKMARK_DSCP_MAX)));
+	return *value;
+}
+
+// ackmark { add dev DEV dscp DSCP | del dev DEV | show [dev DEV] }
+void parse_ackmark(Args &a, Command &cmd)
+{
+	enum class Sub { Add, Del, Show, Help };
+	static const std::vector<Keyword<Sub>> commands = {
+		{ "add", Sub::Add },   { "del", Sub::Del },   { "delete", Sub::Del },
+		{ "show", Sub::Show }, { "list", Sub::Show }, { "ls", Sub::Show },
+		{ "help", Sub::Help },
+	};
+	Sub sub = Sub::Show;
+	bool dscp_given = false;
+
+	if (cmd.options.backend != BackendKind::Auto)
+		fail("ackmark: a tc filter of its own, used with either backend; drop -b");
+	cmd.action = Action::AckmarkShow;
+	if (!a.done())
+		sub = match(a.next(), commands, "ackmark command");
+	if (sub == Sub::Help) {
+		help_of(a, cmd, "ackmark");
+		return;
+	}
+	cmd.action = sub == Sub::Add   ? Action::AckmarkAdd
+		     : sub == Sub::Del ? Action::AckmarkDel
+				       : Action::AckmarkShow;
+	while (!a.done()) {
+		bool is_dev = match<bool>(a.next(), { { "dev", true }, { "dscp", false } },
+					  "ackmark argument");
+		if (is_dev) {
+			if (!cmd.dev.empty())
+				fail("dev given twice");
+			cmd.dev = std::string(a.value("dev"));
+			if (cmd.dev.empty() || cmd.dev.size() >= IFNAMSIZ ||
+			    cmd.dev.find_first_of("/ ") != std::string::npos)
+				fail("dev \"" + cmd.dev + "\": not a device name");
+			continue;
+		}
+		if (sub != Sub::Add)
+			fail("dscp: only \"ackmark add\" takes one");
+		if (dscp_given)
+			fail("dscp given twice");
+		cmd.dscp = parse_dscp(a.value("dscp"));
+		dscp_given = true;
+	}
+	if (sub != Sub::Show && cmd.dev.empty())
+		fail(std::string("ackmark ") + (sub == Sub::Add ? "add" : "del") +
+		     " needs dev DEV");
+	if (sub == Sub::Add && !dscp_given)
+		fail("ackmark add needs dscp DSCP (the class the fabric serves first)");
+}
+
+std::string ackmark_help()
+{
+	return "       mltcpctl [OPTIONS] ackmark { add dev DEV dscp DSCP | del dev DEV |\n"
+	       "                                    show [dev DEV] }\n"
+	       "DSCP := { 0-63 | cs0-cs7 | af11-af43 | ef }\n"
+	       "  Gives the pure TCP ACKs leaving DEV (Ethernet) this DSCP, for a fabric\n"
+	       "  that serves it first: exchanging jobs hold their turns only if their\n"
+	       "  ACKs do not wait behind the other jobs' data. A tc BPF filter on DEV's\n"
+	       "  clsact egress hook (-n: DEV in that namespace); data segments, SYN, FIN\n"
+	       "  and RST are never marked, ECN bits are kept. add needs CAP_BPF (or\n"
+	       "  CAP_SYS_ADMIN) and CAP_NET_ADMIN, del CAP_NET_ADMIN; show reads the\n"
+	       "  DSCP and counts with CAP_SYS_ADMIN.\n";
+}
+
+// "mltcpctl ackmark add|del|show": the pure-ACK marker, backend-neutral.
+int run_ackmark(const Command &cmd, std::ostream &out)
+{
+#ifdef MLTCPCTL_BPF
+	bpf::set_debug(cmd.options.debug);
+	switch (cmd.action) {
+	case Action::AckmarkAdd: ackmark::add(cmd.dev, cmd.dscp); break;
+	case Action::AckmarkDel: ackmark::del(cmd.dev); break;
+	default: {
+		Printer p(out, cmd.options.json, cmd.options.pretty);
+		std::optional<std::string> dev;
+
+		if (!cmd.dev.empty())
+			dev = cmd.dev;
+		p.begin_list();
+		for (const ackmark::Marker &m : ackmark::show(dev))
+			print_ackmark(p, m);
+		p.end_list();
+		break;
+	}
+	}
+	return 0;
+#else
+	(void)cmd;
+	(void)out;
+	throw Error("this mltcpctl was built without BPF support (libbpf-dev missing at build "
+		    "time): no ACK marker");
+#endif
+}
+
+} // namespace
+
+const Object ackmark_object = {
+	"ackmark",
+	"ackmark { add | del | show } ...",
+	"a DSCP for pure ACKs leaving a device",
+	parse_ackmark,
+	ackmark_help,
+	run_ackmark,
+};
+
+void print_ackmark(Printer &p, const ackmark::Marker &m)
+{
+	p.begin_object();
+	p.field("dev", m.dev, "dev " + m.dev);
+	p.field("ifindex", m.ifindex, "");
+	p.field("prog_id", m.prog_id,
+		m.prog_id ? "prog id " + std::to_string(m.prog_id) : "(a filter of another kind)");
+	p.field("ours", m.ours ? nlohmann::json(*m.ours) : nlohmann::json(nullptr),
+		m.ours.value_or(true) || !m.prog_id ? "" : "(another program, not the marker)");
+	p.field("dscp", m.dscp ? nlohmann::json(*m.dscp) : nlohmann::json(nullptr),
+		m.dscp ? "dscp " + std::to_string(*m.dscp) : "");
+	if (m.stats) {
+		for (unsigned i = 0; i < MLTCP_ACKMARK_NR_STATS; i++)
+			p.field(ackmark::stat_name(i), (*m.stats)[i],
+				std::string(ackmark::stat_name(i)) + " " +
+					std::to_string((*m.stats)[i]));
+	}
+	p.end_object();
+}
+
+} // namespace mltcpctl

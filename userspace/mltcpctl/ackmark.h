@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mltcp_ackmark.h"
+#include "output.h"
 
 namespace mltcpctl::ackmark
 {
@@ -52,5 +53,14 @@ void del(const std::string &dev);
 std::vector<Marker> show(const std::optional<std::string> &dev);
 
 } // namespace mltcpctl::ackmark
+
+namespace mltcpctl
+{
+
+// A device's pure-ACK marker: "dev eth0 dscp 46 marked 120 left 3075"; a
+// filter of another program at its place is named as such.
+void print_ackmark(Printer &p, const ackmark::Marker &m);
+
+} // namespace mltcpctl
 
 #endif // MLTCPCTL_ACKMARK_H

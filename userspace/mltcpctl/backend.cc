@@ -13,7 +13,6 @@
 #include <fstream>
 
 #include "args.h"
-#include "commands.h"
 #include "fd.h"
 #include "mltcp_bpf.h"
 #include "netlink.h"
@@ -304,7 +303,8 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 					       MLTCP_BPF_PIN_DIR + ")" };
 	return { std::nullopt, "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
 			       "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
-			       "not loaded (no " MLTCP_BPF_PIN_DIR ")" };
+			       "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
+			       "tcp_mltcp, or mltcpctl bpf load" };
 }
 
 std::unique_ptr<Backend> open_backend(BackendKind requested)
@@ -337,6 +337,16 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
 		    "build time)");
 #endif
+}
+
+std::unique_ptr<Backend> open_backend(const Options &options, bool jobs)
+{
+	std::unique_ptr<Backend> backend = open_backend(options.backend);
+
+	if (jobs && !options.netns.empty() && std::string(backend->name()) == "bpf")
+		throw Error("-n: the BPF backend's jobs are one table for the host, not per "
+			    "network namespace (drop -n; jobs can match on peer and ports)");
+	return backend;
 }
 
 } // namespace mltcpctl

@@ -67,6 +67,11 @@ Selection select_backend(BackendKind requested, const Probe &probe);
 // Throws Error with the selection's message.
 std::unique_ptr<Backend> open_backend(BackendKind requested);
 
+// The backend a command's options ask for, opened. jobs: the command reads
+// or changes jobs, which the BPF backend keeps one table of for the host:
+// refused with -n, where they would silently apply to every namespace.
+std::unique_ptr<Backend> open_backend(const Options &options, bool jobs);
+
 // Whether this mltcpctl was built with the BPF backend (libbpf found).
 bool have_bpf_backend();
 

@@ -22,8 +22,8 @@
 #include "backend.h"
 #include "bpf_jobs.h"
 #include "bpf_loader.h"
+#include "error.h"
 #include "mltcp_bpf.h"
-#include "netlink.h"
 
 namespace mltcpctl
 {

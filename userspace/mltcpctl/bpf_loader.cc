@@ -39,8 +39,8 @@
 #include <set>
 #include <sstream>
 
+#include "error.h"
 #include "mltcp.skel.h"
-#include "netlink.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

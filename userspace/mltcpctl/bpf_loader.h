@@ -15,7 +15,7 @@
 
 #include "fd.h"
 #include "mltcp_bpf.h"
-#include "netlink.h" // Error
+#include "error.h"
 
 namespace mltcpctl::bpf
 {

@@ -15,7 +15,7 @@
 #include <memory>
 #include <sstream>
 
-#include "netlink.h"
+#include "error.h"
 
 namespace mltcpctl
 {

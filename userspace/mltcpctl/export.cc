@@ -5,14 +5,18 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 
+#include "backend.h"
+#include "error.h"
 #include "mltcp_core.h"
 #include "mltcp_policy.h"
-#include "netlink.h"
+#include "object.h"
 
 namespace mltcpctl
 {
@@ -213,5 +217,117 @@ void replace_file(const std::string &path, const std::string &text)
 	if (rename(tmp.c_str(), path.c_str()) != 0)
 		fail(errno);
 }
+
+namespace
+{
+
+enum class ExportArg { Output, Interval, Count, Help };
+
+const std::vector<Keyword<ExportArg>> kExportWords = {
+	{ "output", ExportArg::Output },
+	{ "interval", ExportArg::Interval },
+	{ "count", ExportArg::Count },
+	{ "help", ExportArg::Help },
+};
+
+// export [output FILE] [interval DURATION [count N]]; each word may also be
+// written as an option (--output), the node_exporter tools' spelling.
+void parse_export(Args &a, Command &cmd)
+{
+	uint32_t seen = 0;
+
+	cmd.action = Action::Export;
+	while (!a.done()) {
+		switch (next_once(a, kExportWords, "export argument", seen, true)) {
+		case ExportArg::Output: {
+			std::string_view path = a.value("output");
+			if (path.empty() || path.back() == '/')
+				fail("output \"" + std::string(path) + "\": not a file name");
+			cmd.output = std::string(path);
+			break;
+		}
+		case ExportArg::Interval:
+			cmd.interval_us = parse_interval(a.value("interval"));
+			cmd.every = true;
+			break;
+		case ExportArg::Count: cmd.count = parse_count(a.value("count")); break;
+		case ExportArg::Help: help_of(a, cmd, "export"); return;
+		}
+	}
+	if (cmd.count && !cmd.every)
+		fail("count: only with interval (export interval DURATION count N)");
+}
+
+std::string export_help()
+{
+	return "       mltcpctl [OPTIONS] export [output FILE] [interval DURATION [count N]]\n"
+	       "  The counters and gauges of the jobs, flows, iteration detector and start\n"
+	       "  gate, in the Prometheus text format: to stdout, or replacing FILE\n"
+	       "  atomically (for node_exporter's textfile collector, FILE in its\n"
+	       "  directory, ending .prom). interval: again every DURATION (10ms-3600s),\n"
+	       "  count times or until killed. Also written --output, --interval, --count.\n"
+	       "  Labels: job, netns (the -n name, empty without -n), backend, verdict,\n"
+	       "  event. bpf: no job counters; verdict and gate counts are the host's.\n";
+}
+
+volatile sig_atomic_t export_stop;
+
+void export_stop_handler(int)
+{
+	export_stop = 1;
+}
+
+// Sleeps for us, or less if SIGTERM or SIGINT came; false if they did.
+bool export_wait(uint64_t us)
+{
+	timespec left{ static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000 };
+
+	while (!export_stop && nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+	return !export_stop;
+}
+
+// One scrape per interval (or one), each to stdout or replacing the file.
+// SIGTERM or SIGINT ends a loop, or a file's export, between scrapes, never
+// halfway through writing one, so that no temporary file is left behind.
+void export_metrics(Backend &client, const Command &cmd, std::ostream &out)
+{
+	if (cmd.every || !cmd.output.empty()) {
+		struct sigaction sa = {};
+		sa.sa_handler = export_stop_handler;
+		sa.sa_flags = SA_RESTART; // a scrape under way completes
+		sigaction(SIGTERM, &sa, nullptr);
+		sigaction(SIGINT, &sa, nullptr);
+	}
+	for (uint64_t n = 0; n == 0 || (cmd.every && (!cmd.count || n < *cmd.count)); n++) {
+		if (n && !export_wait(cmd.interval_us))
+			break;
+		Scrape s{ client.name(), cmd.options.netns, client.jobs(),
+			  client.flows(std::nullopt), client.stats() };
+		std::string text = prometheus_text(s);
+
+		if (cmd.output.empty())
+			out << text << std::flush;
+		else
+			replace_file(cmd.output, text);
+	}
+}
+
+int run_export(const Command &cmd, std::ostream &out)
+{
+	export_metrics(*open_backend(cmd.options, false), cmd, out);
+	return 0;
+}
+
+} // namespace
+
+const Object export_object = {
+	"export",
+	"export [output FILE] [interval ...]",
+	"the counters, for Prometheus",
+	parse_export,
+	export_help,
+	run_export,
+};
 
 } // namespace mltcpctl

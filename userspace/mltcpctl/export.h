@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// "mltcpctl export": what the backends already count, in the Prometheus
-// text exposition format (version 0.0.4), for node_exporter's textfile
-// collector or any scraper of files. The text is built by a pure function
+// "mltcpctl export" (the object, in export.cc): what the backends already
+// count, in the Prometheus text exposition format (version 0.0.4), for
+// node_exporter's textfile collector or any scraper of files. The text is built by a pure function
 // (unit-tested); writing it replaces the file atomically, as the textfile
 // collector requires, so a scrape never reads half a file.
 #ifndef MLTCPCTL_EXPORT_H

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
-#include "commands.h"
+#include "mltcpctl.h"
 
 int main(int argc, char **argv)
 {

@@ -165,6 +165,7 @@ enum class Action {
 
 struct Command {
 	Options options;
+	std::string object; // the OBJECT given, as its table entry names it ("": none)
 	Action action = Action::Help;
 	std::string help_topic;		// Help: "", "job", "flow", "monitor", "defaults", "bpf",
 					// "export", "run", "ackmark"

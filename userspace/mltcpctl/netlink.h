@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
 #include "message.h"
 #include "model.h"
 
@@ -22,13 +23,6 @@ struct mnl_socket;
 
 namespace mltcpctl
 {
-
-// A failure already worded for the user (one line).
-class Error : public std::runtime_error
-{
-public:
-	using std::runtime_error::runtime_error;
-};
 
 // The kernel refused a request.
 class KernelError : public std::runtime_error

@@ -12,7 +12,6 @@
 #include <string>
 #include <string_view>
 
-#include "ackmark.h"
 #include "model.h"
 
 namespace mltcpctl
@@ -45,24 +44,9 @@ private:
 	std::string line_;
 };
 
-void print_job(Printer &p, const Job &job);
-void print_flow(Printer &p, const Flow &flow);
-// The fields `monitor` refreshes: who the flow is, its job, r, F, cwnd.
-void print_flow_brief(Printer &p, const Flow &flow);
-
-// The defaults: "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode
-// md-restart", the words "defaults set" takes; JSON adds backend and scope.
-void print_defaults(Printer &p, const Defaults &d);
-
-// The same fields, for a field of their own ("defaults ..." of bpf status and
-// load): as text, and as a JSON object that also has the exact fixed-point
-// slope_fixed and intercept_fixed.
-std::string params_text(const mltcp_params &params);
-nlohmann::json params_json(const mltcp_params &params);
-
-// A device's pure-ACK marker: "dev eth0 dscp 46 marked 120 left 3075"; a
-// filter of another program at its place is named as such.
-void print_ackmark(Printer &p, const ackmark::Marker &m);
+// The policy's names of a base and a mode; "unknown" for a value it has none for.
+const char *base_name(uint8_t base);
+const char *mode_name(uint8_t mode);
 
 // r or F (1/1024 units) as a JSON number rounded to thousandths.
 double fixed_value(uint32_t fixed);

@@ -24,7 +24,9 @@
 
 #include "cgroup.h"
 #include "fd.h"
+#include "job.h"
 #include "netlink.h"
+#include "object.h"
 #include "uapi/mltcp.h"
 
 namespace mltcpctl
@@ -515,5 +517,141 @@ int run_in_job(Backend &backend, const Command &cmd)
 		exec_command(cmd, cgroup, job.id(), creds, old_mask);
 	return wait_command(child, handled);
 }
+
+namespace
+{
+
+// "user NAME|UID" or "group NAME|GID" of run, checked but not looked up.
+// Digits are an id (useradd and groupadd refuse names of digits only);
+// uid 0 is refused because "user" promises a dropped privilege, and
+// (uid_t)-1 means "unchanged" to the kernel. A name may hold neither ':'
+// (the user database's separator) nor a control character, so that the
+// lookup's error stays one line.
+std::string parse_run_id(std::string_view key, std::string_view text)
+{
+	const std::string what = key == "user" ? "user" : "group";
+
+	if (text.empty())
+		fail(what + ": empty " + what);
+	if (text.find_first_not_of("0123456789") == std::string_view::npos) {
+		auto id = parse_uint(text);
+		if (!id || *id >= kMaxU32)
+			fail(range_error(key, text, what == "user" ? "1" : "0",
+					 std::to_string(kMaxU32 - 1)));
+		if (what == "user" && *id == 0)
+			fail("user " + std::string(text) +
+			     ": uid 0 would keep root's privileges (leave user out to run "
+			     "COMMAND as the caller)");
+		return std::string(text);
+	}
+	for (unsigned char c : text)
+		if (c < 0x20 || c == 0x7f || c == ':')
+			fail(what + " \"" + std::string(text) + "\": not a " + what +
+			     " name or id");
+	return std::string(text);
+}
+
+// The first job id run may not take: from here up, contrib/slurm's.
+constexpr uint32_t kRunJobIdLimit = 2147483648u;
+
+// run [job ID] [parent PATH] [user USER] [group GROUP] [MATCH]... [SETTING]...
+//     -- COMMAND [ARG]...
+void parse_run(Args &a, Command &cmd)
+{
+	std::vector<std::string> words;
+
+	// "help" is run's only when it comes first: later it would drop the
+	// settings already parsed into a command that is not run.
+	if (!a.done() && a.peek() == "help") {
+		a.next();
+		help_of(a, cmd, "run");
+		return;
+	}
+	cmd.action = Action::Run;
+	while (!a.done() && a.peek() != "--") {
+		std::string_view word = a.next();
+
+		if (word == "job") {
+			std::string_view value = a.value(word);
+			if (cmd.job.id)
+				fail("job given twice");
+			cmd.job.id = parse_job_id(value);
+			// The Slurm prolog adds 2^31 + SLURM_JOB_ID; a run there would
+			// make a Slurm job's prolog fail and drain the node.
+			if (cmd.job.id >= kRunJobIdLimit)
+				fail(range_error("job ID", value, "1", std::to_string(kRunJobIdLimit - 1)) +
+				     ": the ids above are the Slurm hooks'");
+			continue;
+		}
+		if (word == "parent") {
+			std::string_view value = a.value(word);
+			if (!cmd.run_parent.empty())
+				fail("parent given twice");
+			if (value.empty())
+				fail("parent: empty path");
+			cmd.run_parent = std::string(value);
+			continue;
+		}
+		if (word == "user" || word == "group") {
+			std::string &field = word == "user" ? cmd.run_user : cmd.run_group;
+			std::string_view value = a.value(word);
+			if (!field.empty())
+				fail(std::string(word) + " given twice");
+			field = parse_run_id(word, value);
+			continue;
+		}
+		words.emplace_back(word);
+	}
+	if (a.done())
+		fail("run: \"--\" and a command must follow the job's settings");
+	a.next();
+	if (a.done())
+		fail("run: no command after \"--\"");
+	while (!a.done())
+		cmd.run_argv.emplace_back(a.next());
+
+	Args job_words(words);
+	parse_job_args(job_words, cmd.job, false);
+	if (cmd.job.cgroup)
+		fail("run: the job matches the command's own cgroup; give no cgroup");
+}
+
+std::string run_help()
+{
+	return "       mltcpctl [OPTIONS] run [job ID] [parent PATH] [user USER] [group GROUP]\n"
+	       "                              [MATCH]... [SETTING]... -- COMMAND [ARG]...\n"
+	       "USER := { NAME | UID }  GROUP := { NAME | GID }\n"
+	       "  Runs COMMAND in a new cgroup with a job that matches it (and the other\n"
+	       "  criteria given), then removes both; exits with COMMAND's status (128+N if\n"
+	       "  killed by signal N). The cgroup is made under PATH (default: the caller's\n"
+	       "  own cgroup); the job takes ID (default: the lowest free one; below\n"
+	       "  2147483648, the ids from there up are the Slurm hooks'). COMMAND sees\n"
+	       "  MLTCP_JOB and MLTCP_CGROUP. SIGINT, SIGTERM and SIGHUP sent to mltcpctl go\n"
+	       "  to COMMAND; processes left in the cgroup when it exits are killed.\n"
+	       "  user: COMMAND runs as USER, with USER's groups and primary group (GROUP's\n"
+	       "  if given), no capabilities and no_new_privs (setuid programs and file\n"
+	       "  capabilities grant nothing); group alone: the gid only, COMMAND stays root.\n";
+}
+
+std::string run_and_job_help()
+{
+	return run_help() + job_object.help();
+}
+
+int run_run(const Command &cmd, std::ostream &)
+{
+	return run_in_job(*open_backend(cmd.options, true), cmd);
+}
+
+} // namespace
+
+const Object run_object = {
+	"run",
+	"run [MATCH]... [SETTING]... -- COMMAND",
+	"COMMAND in a job of its own",
+	parse_run,
+	run_and_job_help,
+	run_run,
+};
 
 } // namespace mltcpctl

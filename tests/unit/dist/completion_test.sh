@@ -3,7 +3,7 @@
 # bash completion of mltcpctl (dist/bash-completion/mltcpctl): COMPREPLY for
 # typed lines, job ids from a stand-in mltcpctl (which records how it was
 # asked), and the completion's word lists against mltcpctl's own grammar
-# tables (userspace/mltcpctl/args.cc, kmod/mltcp_policy.c).
+# tables (userspace/mltcpctl/*.cc, kmod/mltcp_policy.c).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -65,6 +65,11 @@ expect "mltcpctl jo sh " "17 3"
 expect "mltcpctl job de " "17 3"
 expect "mltcpctl job ch 3 base " "cubic reno"
 expect "mltcpctl job li " "17 3"
+expect "mltcpctl job ls " "17 3"
+expect "mltcpctl job l " "17 3"
+expect "mltcpctl flow ls job " "17 3"
+expect "mltcpctl ackmark ls " "dev"
+expect "mltcpctl defaults ls " "global"
 expect "mltcpctl ackmark de " "dev"
 expect "mltcpctl defaults l " "global"
 expect "mltcpctl defaults ch " "base global idle-gap intercept mode slope"
@@ -115,21 +120,23 @@ expect "mltcpctl -n h1 -b kmod job del " "17 3"
 	fail "job ids asked as \"$(<"$tmp/asked")\", expected \"-n h1 -b kmod job show\""
 
 # The lists are mltcpctl's: its match tables, less the second spellings
-# (change, delete, list) and help where the completion offers it as a word.
+# (change, delete, list, ls) and help where the completion offers it as a word.
 words_of() { sed -n "$1" "$top/$2" | grep -o '"[a-zA-Z-]*"' | tr -d '"' | sort -u | xargs; }
 same() {
 	[[ $2 == "$3" ]] || fail "$1: completion has \"$2\", mltcpctl \"$3\""
 }
 same "job words" "$job_words" \
-	"$(words_of '/kJobKeys = {/,/^};/p' userspace/mltcpctl/args.cc)"
+	"$(words_of '/kJobKeys = {/,/^};/p' userspace/mltcpctl/job.cc)"
 same "default words" "$(xargs -n1 <<<"$_mltcpctl_default_words" | sort | xargs)" \
-	"$(words_of '/kDefaultKeys = {/,/^};/p' userspace/mltcpctl/args.cc)"
+	"$(words_of '/kDefaultKeys = {/,/^};/p' userspace/mltcpctl/defaults.cc)"
 same "modes" "$(xargs -n1 <<<"$_mltcpctl_modes" | sort | xargs)" \
 	"$(words_of '/mltcp_mode_names\[.*\] = {/,/^};/p' kmod/mltcp_policy.c)"
+# Each object's name is the first line of its definition (object.h).
 same "objects" "ackmark bpf defaults export flow help job monitor run" \
-	"$(words_of '/Object::Job },/,/"object"/p' userspace/mltcpctl/args.cc | sed 's/ object//')"
+	"$(cat "$top"/userspace/mltcpctl/*.cc | sed -n '/^const Object [a-z]*_object = {$/{n;p}' |
+		grep -o '"[a-z]*"' | tr -d '"' | sed '$a help' | sort | xargs)"
 same "options" "Version backend debug help json netns pretty version" \
-	"$(words_of '/{ "json", Opt::Json },/,/"option"/p' userspace/mltcpctl/args.cc | sed 's/ option//')"
+	"$(words_of '/kOptions = {/,/^};/p' userspace/mltcpctl/mltcpctl.cc)"
 
 if ((fails)); then
 	echo "completion_test: $fails failed"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "args.h"
+#include "mltcpctl.h"
 #include "parse.h"
 #include "uapi/mltcp.h"
 
@@ -134,6 +135,22 @@ TEST(Args, EveryCommand)
 	EXPECT_EQ(ok({ "-h" }).action, Action::Help);
 	EXPECT_EQ(ok({ "--help" }).action, Action::Help);
 	EXPECT_EQ(ok({ "-V" }).action, Action::Version);
+}
+
+// "ls" is "list", wherever "list" lists, as iproute2 takes it; "l" is both,
+// which is not ambiguous.
+TEST(Args, LsIsList)
+{
+	EXPECT_EQ(ok({ "job", "ls" }).action, Action::JobShow);
+	EXPECT_EQ(ok({ "job", "ls", "9" }).job_id, 9u);
+	EXPECT_EQ(ok({ "job", "l" }).action, Action::JobShow);
+	EXPECT_EQ(ok({ "flow", "ls", "job", "3" }).job_id, 3u);
+	EXPECT_EQ(ok({ "flow", "l" }).action, Action::FlowShow);
+	EXPECT_EQ(ok({ "defaults", "ls", "global" }).action, Action::DefaultsShow);
+	EXPECT_TRUE(ok({ "defaults", "ls", "global" }).global);
+	EXPECT_EQ(ok({ "ackmark", "ls", "dev", "x" }).action, Action::AckmarkShow);
+	EXPECT_EQ(ok({ "ackmark", "ls", "dev", "x" }).dev, "x");
+	EXPECT_NE(bad({ "job", "ls", "x" }).find("not a number"), std::string::npos);
 }
 
 TEST(Args, Export)
@@ -272,13 +289,38 @@ TEST(Args, ErrorsStayOneLine)
 	EXPECT_NE(err.find("fr\\x0aob\\x7f"), std::string::npos) << err;
 }
 
+// The top-level help is one screen of grammar naming every object and
+// option; each object's help names each of its commands.
 TEST(Args, UsageNamesEveryCommand)
 {
 	std::string u = usage("");
-	for (const char *w : { "job add ID", "job set ID", "job del ID", "job show [ID]",
-			       "flow show [job ID]", "monitor [job ID]", "-n[etns] NAME",
-			       "-b[ackend] BACKEND", "bpf { load", "defaults show", "export [output" })
+	size_t lines = 0, line_start = 0;
+
+	for (const char *w :
+	     { "job", "flow", "monitor", "defaults", "bpf", "export", "run", "ackmark",
+	       "-n[etns] NAME", "-b[ackend] BACKEND", "\"mltcpctl OBJECT help\"" })
 		EXPECT_NE(u.find(w), std::string::npos) << w;
+	for (size_t nl = u.find('\n'); nl != std::string::npos; nl = u.find('\n', line_start)) {
+		EXPECT_LE(nl - line_start, 80u) << u.substr(line_start, nl - line_start);
+		lines++;
+		line_start = nl + 1;
+	}
+	EXPECT_LE(lines, 24u) << u;
+	EXPECT_EQ(u.find("job add ID"), std::string::npos) << "details are the objects'";
+	for (auto [topic, w] : std::vector<std::pair<const char *, const char *>>{
+		     { "job", "job add ID" },
+		     { "job", "job set ID" },
+		     { "job", "job del ID" },
+		     { "job", "job show [ID]" },
+		     { "flow", "flow show [job ID]" },
+		     { "monitor", "monitor [job ID]" },
+		     { "bpf", "bpf { load" },
+		     { "defaults", "defaults show" },
+		     { "export", "export [output" } }) {
+		EXPECT_NE(usage(topic).find(w), std::string::npos) << topic << ": " << w;
+		EXPECT_EQ(usage(topic).rfind("Usage: mltcpctl [OPTIONS] ", 0), 0u) << topic;
+		EXPECT_NE(usage(topic).find("-n[etns] NAME"), std::string::npos) << topic;
+	}
 	EXPECT_EQ(usage("flow").find("job add"), std::string::npos);
 }
 
@@ -427,5 +469,5 @@ TEST(Args, Ackmark)
 		  std::string::npos);
 	EXPECT_NE(bad({ "-b", "kmod", "ackmark" }).find("drop -b"), std::string::npos);
 	EXPECT_NE(bad({ "ackmark", "flip" }).find("unknown ackmark command"), std::string::npos);
-	EXPECT_NE(usage("").find("ackmark { add dev DEV dscp DSCP"), std::string::npos);
+	EXPECT_NE(usage("ackmark").find("ackmark { add dev DEV dscp DSCP"), std::string::npos);
 }

@@ -3,8 +3,8 @@
 // Which backend mltcpctl picks, from what it probed: no kernel involved.
 #include <gtest/gtest.h>
 
-#include "args.h"
 #include "backend.h"
+#include "mltcpctl.h"
 
 using namespace mltcpctl;
 
@@ -42,6 +42,13 @@ TEST(Backend, AutoWithNeitherNamesBoth)
 	EXPECT_NE(s.error.find("tcp_mltcp module is not loaded"), std::string::npos) << s.error;
 	EXPECT_NE(s.error.find("BPF backend is not loaded"), std::string::npos) << s.error;
 	EXPECT_NE(s.error.find("/sys/fs/bpf/mltcp"), std::string::npos) << s.error;
+}
+
+TEST(Backend, AutoWithNeitherSaysHowToGetOne)
+{
+	Selection s = pick(BackendKind::Auto, false, PinState::Absent);
+	EXPECT_NE(s.error.find("modprobe tcp_mltcp"), std::string::npos) << s.error;
+	EXPECT_NE(s.error.find("mltcpctl bpf load"), std::string::npos) << s.error;
 }
 
 TEST(Backend, AutoUnprivilegedSaysWhyItCannotTell)

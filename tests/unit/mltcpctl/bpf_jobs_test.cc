@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "args.h"
+#include "mltcpctl.h"
 #include "bpf_jobs.h"
 #include "fixtures.h"
 #include "output.h"

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "args.h"
+#include "defaults.h"
+#include "mltcpctl.h"
 #include "output.h"
 #include "parse.h"
 
@@ -271,7 +273,7 @@ TEST(Defaults, TextRoundTripsThroughSet)
 
 TEST(Defaults, Usage)
 {
-	std::string u = usage("");
+	std::string u = usage("defaults") + usage("bpf");
 	for (const char *w :
 	     { "defaults show [global]", "defaults set [global] DEFAULT...",
 	       "bpf { load [DEFAULT]... | unload | status }", "-d[ebug]", "md-restart" })

@@ -15,6 +15,8 @@
 
 #include "message.h"
 #include "model.h"
+#include "flow.h"
+#include "job.h"
 #include "output.h"
 #include "uapi/mltcp.h"
 

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "args.h"
-#include "commands.h"
+#include "mltcpctl.h"
 #include "fixtures.h"
 #include "message.h"
 #include "mltcp_policy.h"

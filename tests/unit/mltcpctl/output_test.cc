@@ -6,8 +6,11 @@
 #include <sstream>
 
 
+#include "ackmark.h"
 #include "args.h"
 #include "fixtures.h"
+#include "flow.h"
+#include "job.h"
 #include "output.h"
 #include "uapi/mltcp.h"
 

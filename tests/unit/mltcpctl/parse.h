@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "mltcpctl.h"
 
 namespace mltcpctl::test
 {

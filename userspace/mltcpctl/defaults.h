@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// What of "mltcpctl defaults" the bpf object uses too ("bpf load" takes the
+// same settings, "bpf status" shows them) and how the defaults print.
+#ifndef MLTCPCTL_DEFAULTS_H
+#define MLTCPCTL_DEFAULTS_H
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "args.h"
+#include "model.h"
+#include "output.h"
+
+namespace mltcpctl
+{
+
+// DEFAULT... of "defaults set" and "bpf load".
+void parse_defaults_settings(Args &a, DefaultsChange &c);
+
+// "defaults help": its grammar, DEFAULT := and MODE := among it.
+std::string defaults_help();
+
+// The defaults: "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode
+// md-restart", the words "defaults set" takes; JSON adds backend and scope.
+void print_defaults(Printer &p, const Defaults &d);
+
+// The same fields, for a field of their own ("defaults ..." of bpf status and
+// load): as text, and as a JSON object that also has the exact fixed-point
+// slope_fixed and intercept_fixed.
+std::string params_text(const mltcp_params &params);
+nlohmann::json params_json(const mltcp_params &params);
+
+} // namespace mltcpctl
+
+#endif // MLTCPCTL_DEFAULTS_H
