@@ -23,7 +23,7 @@ import re
 import subprocess
 import time
 
-from bench import bulk, mltcpctl
+from testbed import bulk, mltcpctl
 from bench.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -10,7 +10,7 @@ import pytest
 
 import netlab
 import tracefs
-from bench.topology import sh
+from testbed.topology import sh
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = os.environ.get("MLTCP_KO", os.path.join(TOP, "tcp_mltcp.ko"))

@@ -13,8 +13,8 @@ import threading
 import time
 
 import tracefs
-from bench import mltcpctl, paths
-from bench.topology import Dumbbell, Shaping, queue_limit
+from testbed import mltcpctl, paths
+from testbed.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLOWGEN = os.path.join(HERE, "tools", "flowgen.py")

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from bench.topology import Netns, sh
+from testbed.topology import Netns, sh
 from conftest import load_module
 from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, wait_for
 

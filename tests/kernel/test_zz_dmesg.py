@@ -3,7 +3,7 @@
 oops, general protection fault, lockdep or refcount report."""
 import re
 
-from bench.topology import sh
+from testbed.topology import sh
 
 # Case-sensitive markers as the kernel prints them ("loops_per_jiffy" is not an oops).
 BAD = re.compile(r"WARNING:|BUG:|kernel BUG at|Oops:|general protection fault|"
