@@ -87,7 +87,7 @@ def backend(request):
 
 @pytest.fixture(scope="session")
 def net(backend):
-    """The backend's dumbbell (bench/topology.py), one sender and one
+    """The backend's dumbbell (testbed/topology.py), one sender and one
     receiver, with on-off sinks on the receiver's JOB_PORT and OTHER_PORT."""
     n = dp.Net(backend)
     _ends.append(n.close)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The traffic of the integration suite, on bench/topology.py's dumbbell.
+"""The traffic of the integration suite, on testbed/topology.py's dumbbell.
 
 The tests' dumbbell: k senders on the left, one receiver on the right, a tbf
 bottleneck toward the receiver and netem delay on the way back (the ACK
