@@ -39,7 +39,9 @@ class Finalizer:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session):
-        yield
+        outcome = yield
+        if outcome.excinfo is not None:
+            return  # interrupted: pytest reports that
         if not in_guest() or session.config.option.collectonly or not session.testscollected:
             return
         try:
