@@ -63,7 +63,8 @@ import threading
 import time
 import zlib
 
-from bench import matrix, metrics, mltcpctl, paths, rundir, topology
+from bench import matrix, metrics, paths, rundir
+from testbed import mltcpctl, topology
 
 # Job j's rank r listens on ring_port(JOB_PORT + j, r) (JOB_PORT + j for ranks
 # 0 and 1); bulk flow b's iperf3 on BULK_PORT + b, on hosts of its own.

@@ -24,7 +24,8 @@ import os
 import statistics
 import subprocess
 
-from bench import analyze, bulk, paths, rundir
+from bench import analyze, paths, rundir
+from testbed import bulk
 
 ALGORITHMS = ("cubic", "mltcp_cubic")
 TARGET = 0.03  # the review's bound on |ratio - 1|
@@ -49,7 +50,7 @@ def scenario_config(name, rate_mbit):
 
 def run_scenario(cfg, runs, seconds, omit):
     """Every run of one scenario, in the order run."""
-    from bench.topology import TO_RIGHT, Dumbbell, Shaping, queue_limit
+    from testbed.topology import TO_RIGHT, Dumbbell, Shaping, queue_limit
 
     half = cfg["rtt_ms"] / 2
     forward = Shaping(rate_mbit=cfg["rate_mbit"], delay_ms=half,

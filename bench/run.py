@@ -29,8 +29,9 @@ import json
 import os
 import subprocess
 
-from bench import analyze, matrix, mltcpctl, paths, progress, rundir
+from bench import analyze, matrix, paths, progress, rundir
 from bench.driver import bottleneck_limit, start_offsets, worker_seed
+from testbed import mltcpctl
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ import subprocess
 import time
 
 from bench import paths
-from bench.topology import TO_RIGHT, Dumbbell, Netns, Shaping, queue_limit, sh
+from testbed.topology import TO_RIGHT, Dumbbell, Netns, Shaping, queue_limit, sh
 
 FORMAT = 1
 FLOWGEN = os.path.join(paths.TOP, "tests", "kernel", "tools", "flowgen.py")

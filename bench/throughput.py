@@ -25,9 +25,10 @@ import os
 import statistics
 import subprocess
 
-from bench import analyze, bulk, mltcpctl, paths, rundir
+from bench import analyze, paths, rundir
 from bench.run import host_lock, loadavg
-from bench.topology import Netns, ip_batch
+from testbed import bulk, mltcpctl
+from testbed.topology import Netns, ip_batch
 
 ALGORITHMS = ("cubic", "mltcp", "mltcp_cubic")
 REFERENCE = "cubic"

@@ -9,7 +9,8 @@ import subprocess
 
 import pytest
 
-from bench import matrix, mltcpctl, paths
+from bench import matrix, paths
+from testbed import mltcpctl
 
 TOOL = "/opt/mltcpctl"
 PARAMS = {"slope": "1.6", "intercept": "0.2", "mode": "md-restart", "base": "cubic"}

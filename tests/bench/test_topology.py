@@ -4,7 +4,8 @@ namespaces needs root: tests/kernel does that in the guest)."""
 import json
 import os
 
-from bench import driver, paths, topology
+from bench import driver, paths
+from testbed import topology
 
 ADD = ["qdisc", "add", "dev", "to-right"]
 

@@ -2,7 +2,7 @@
 """The host tests' network: two namespaces joined by a veth, with on-off sinks
 (tests/datapath/onoff.py) listening in the receiver. Shared by
 test_bpf_host.py and test_mltcpctl_bpf.py; the datapath suite builds its own
-with bench/topology.py."""
+with testbed/topology.py."""
 import contextlib
 import subprocess
 from pathlib import Path

@@ -6,7 +6,7 @@
 #      the tree (builds the module, ~3 s, if it is missing or stale);
 #   2. tests/datapath with --backend bpf (loaded with mltcpctl bpf load
 #      before, unloaded after): what both datapaths do alike, through
-#      bench/topology.py's dumbbell with a 1 Gbit/s tbf: bulk goodput,
+#      testbed/topology.py's dumbbell with a 1 Gbit/s tbf: bulk goodput,
 #      iterations, defaults reaching new flows, jobs and flow show;
 #   3. tests/bpf/test_bpf_host.py: mltcpctl bpf load, pins, privileges, the
 #      host-wide defaults, unload with live sockets, 10x load/unload;
@@ -14,7 +14,7 @@
 #      table, refusals, bpf status, export;
 #   5. tests/bpf/test_ackmark.py: the pure-ACK marker (mltcpctl ackmark) on
 #      the wire, IPv4 and IPv6, and its add/del/show.
-# pytest runs from the top of the checkout, so that `import bench` works.
+# pytest runs from the top of the checkout, so that `import testbed` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
 

@@ -2,7 +2,7 @@
 """contrib/k8s's node setup (mltcp-node.sh) where tcp_mltcp cannot load, on
 this machine's kernel: with the DaemonSet's init container's capabilities
 and nothing else, it loads the BPF twin and sets its defaults, and run
-again (a pod's restart) finds it loaded. tests/kernel/test_24_k8s.py does
+again (a pod's restart) finds it loaded. tests/kernel/test_k8s.py does
 the same where the module loads.
 
 bpffs is mounted at /sys/fs/bpf as a node's systemd mounts it (the init

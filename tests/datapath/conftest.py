@@ -11,13 +11,19 @@ backend runs there.
 
 Default: $MLTCP_BACKEND, else kmod if the module is loaded, else bpf. Run
 from the top of the checkout (python3 -m pytest tests/datapath) so that
-`bench` imports.
+`testbed` imports.
 """
 import os
 
 import pytest
 
 import dp
+from testbed import dmesg_plugin
+
+
+def pytest_configure(config):
+    # The kernel log's check, after the session's last test (in the guest).
+    dmesg_plugin.register(config)
 
 
 def pytest_addoption(parser):
@@ -81,7 +87,7 @@ def backend(request):
 
 @pytest.fixture(scope="session")
 def net(backend):
-    """The backend's dumbbell (bench/topology.py), one sender and one
+    """The backend's dumbbell (testbed/topology.py), one sender and one
     receiver, with on-off sinks on the receiver's JOB_PORT and OTHER_PORT."""
     n = dp.Net(backend)
     _ends.append(n.close)

@@ -11,7 +11,7 @@ the bottleneck and thresholds of where it runs:
   host (the twin; the host has no netem): 1 Gbit/s tbf, 2 MB of queue, RTT
        from queueing only.
 
-The network is bench/topology.py's dumbbell; traffic is onoff.py (which
+The network is testbed/topology.py's dumbbell; traffic is onoff.py (which
 keeps the socket open after its last burst, so mltcpctl can list the flow)
 and iperf3.
 """
@@ -23,8 +23,8 @@ import re
 import subprocess
 import time
 
-from bench import bulk, mltcpctl
-from bench.topology import Dumbbell, Shaping, queue_limit
+from testbed import bulk, mltcpctl
+from testbed.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -124,7 +124,7 @@ class Backend:
 
     def stats(self):
         """The datapath's event counters: iterations, tx_start_*, flows_started,
-        gate_* (as the bench reads them, bench.mltcpctl.counters())."""
+        gate_* (as the bench reads them, testbed.mltcpctl.counters())."""
         counts = mltcpctl.counters("module" if self.name == "kmod" else "bpf", TOOL)
         assert counts, "no %s counters to read" % self.name
         return counts

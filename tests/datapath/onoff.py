@@ -32,15 +32,17 @@ keeps them open after the last burst, so mltcpctl can list the flow.
       test can act while the flow is live. Prints "sport N", then "sent N"
       for each line it reads, and closes at EOF.
 """
-import fcntl
 import json
-import select
+import os
 import socket
 import struct
 import sys
-import termios
 import threading
 import time
+
+# Run as a script (in a namespace): the checkout's top, for testbed.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from testbed.writer import TimedWriter, unacked  # noqa: E402
 
 
 def drain(conn):
@@ -66,11 +68,6 @@ def connect(host, port, cc):
     sock.connect((host, port))
     print("sport", sock.getsockname()[1], flush=True)
     return sock
-
-
-def unacked(sock):
-    buf = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, struct.pack("i", 0))
-    return struct.unpack("i", buf)[0]
 
 
 # struct tcp_info (include/uapi/linux/tcp.h): the fields a trace reports.
@@ -104,59 +101,31 @@ def fetch(host, port):
 
 
 CHUNK = b"\0" * (1 << 20)
-# Pauses between two writes of a burst at least this long are reported.
-PAUSE_REPORT_S = 0.005
 
 
-class Writer:
-    """Non-blocking writes, timed: the pauses of PAUSE_REPORT_S or more
-    from the call of one write that took data to the call of the next
-    ("ms"), with the bytes written before ("sent") and whether the socket
-    had nothing unsent or unacked just before the next ("drained"). Such a
-    pause of at least the idle gap (the sender, or the guest under it, not
-    run for that long) is an idle to the datapath like a compute phase, and
-    may start an iteration inside a burst. A pause counts from the call, not
-    the return: the queue may run dry while the sender is descheduled inside
-    a write as well as while it waits to be run after the socket took more."""
+class Writer(TimedWriter):
+    """testbed's timed writes, reported per burst as this tool prints them:
+    each pause in ms from the call of one write that took data to the call
+    of the next ("ms"), with the bytes written before ("sent") and whether
+    the socket had nothing unsent or unacked just before the next
+    ("drained"); and the idle before the burst at its longest."""
 
     def __init__(self, sock):
-        self.sock = sock
-        sock.setblocking(False)
-        self.pauses = []
-        self.sent = 0
-        self.last_call = None
+        super().__init__(sock)
         self.busy_until = None
-        self.idle_ms = None
-
-    def write(self, data):
-        view = memoryview(data)
-        while view:
-            drained = None
-            if self.last_call is not None and time.monotonic() - self.last_call >= PAUSE_REPORT_S:
-                drained = unacked(self.sock) == 0
-            t_call = time.monotonic()
-            try:
-                n = self.sock.send(view)
-            except BlockingIOError:
-                select.select([], [self.sock], [])
-                continue
-            if self.last_call is None and self.busy_until is not None:
-                self.idle_ms = round((t_call - self.busy_until) * 1000.0, 1)
-            if self.last_call is not None and t_call - self.last_call >= PAUSE_REPORT_S:
-                self.pauses.append({"ms": round((t_call - self.last_call) * 1000.0, 1),
-                                    "sent": self.sent, "drained": drained})
-            self.last_call = t_call
-            self.sent += n
-            view = view[n:]
-        return len(data)
 
     def burst(self, busy_until):
         """The burst that ended: its pauses, and the idle before it at its
         longest ("idle_ms": from the last moment the previous burst was seen
         unacknowledged to this one's first write). The next write begins a
         burst; busy_until is when this one was last seen unacknowledged."""
-        out = {"pauses": self.pauses, "idle_ms": self.idle_ms}
-        self.pauses, self.sent, self.last_call, self.idle_ms = [], 0, None, None
+        idle_ms = None
+        if self.first is not None and self.busy_until is not None:
+            idle_ms = round((self.first[0] - self.busy_until) * 1000.0, 1)
+        out = {"pauses": [{"ms": round((p["to"] - p["from"]) * 1000.0, 1), "sent": p["sent"],
+                           "drained": p["drained"]} for p in self.pauses],
+               "idle_ms": idle_ms}
+        self.reset()
         self.busy_until = busy_until
         return out
 

@@ -6,33 +6,42 @@ netem; on the host: >= 90% of the base and >= 80% of the rate at 1 Gbit/s), and 
 shows the variant mid-flow.
 
 Moved here from tests/kernel/test_02_bulk.py (test_bulk_flow_matches_its_base)
-and tests/bpf/test_bpf_host.py (test_bulk_flow_uses_it_at_1gbit)."""
+and tests/bpf/test_bpf_host.py (test_bulk_flow_uses_it_at_1gbit). The base
+and the variant alternate, ROUNDS runs each; the bounds are on their medians."""
+import statistics
+
 import pytest
 
 # (variant, its base) -- "mltcp" runs over the default base, cubic.
 PAIRS = [("mltcp_reno", "reno"), ("mltcp_cubic", "cubic"), ("mltcp", "cubic")]
 
-# The base's goodput, measured once per backend and base: two variants run
-# over cubic, and each reference run costs the guest a bulk flow's seconds.
-_references = {}
-
-
-def reference(backend, net, base):
-    key = (backend.name, base)
-    if key not in _references:
-        _references[key] = net.iperf(base)
-    return _references[key]
+# Base and variant run in turn (base, variant, base, ...) this many times
+# each, and their medians are compared: a load on the machine that comes and
+# goes (a guest under emulation on a shared host) then weighs on both rather
+# than on one run of either. Every run is checked for its algorithm and for
+# ss showing the variant; the bounds that a single run was held to before
+# (the base > 0.75 x rate in a guest, the variant's floor and its ratio to
+# the base) hold for the medians: one run of cubic in a guest on a loaded
+# host (load averages of 5 to 7 on 2 cores around it) reached 68 Mbit/s of 100.
+ROUNDS = 3
 
 
 @pytest.mark.parametrize("variant,base", PAIRS)
 def test_bulk_flow_matches_its_base(backend, net, variant, base):
     p = backend.profile
-    ref, ref_cc, _ = reference(backend, net, base)
-    got, got_cc, shown = net.iperf(variant)
-    print("%s: %s %.1f Mbit/s vs %s %.1f Mbit/s (tbf %d Mbit/s)"
-          % (backend.name, variant, got, base, ref, p.rate_mbit))
-    assert ref_cc == base and got_cc == variant
-    assert shown, "ss -ti did not show %s mid-flow" % variant
+    refs, gots = [], []
+    for _ in range(ROUNDS):
+        ref, ref_cc, _ = net.iperf(base)
+        got, got_cc, shown = net.iperf(variant)
+        print("%s: %s %.1f Mbit/s vs %s %.1f Mbit/s (tbf %d Mbit/s)"
+              % (backend.name, variant, got, base, ref, p.rate_mbit))
+        assert ref_cc == base and got_cc == variant
+        assert shown, "ss -ti did not show %s mid-flow" % variant
+        refs.append(ref)
+        gots.append(got)
+    ref, got = statistics.median(refs), statistics.median(gots)
+    print("%s: medians of %d: %s %.1f Mbit/s vs %s %.1f Mbit/s"
+          % (backend.name, ROUNDS, variant, got, base, ref))
     # The bottleneck, not the emulator, limits the reference flow.
     assert ref > p.bulk_ref_vs_rate * p.rate_mbit
     assert got >= p.bulk_vs_rate * p.rate_mbit

@@ -10,11 +10,17 @@ import pytest
 
 import netlab
 import tracefs
-from bench.topology import sh
+from testbed import dmesg_plugin
+from testbed.topology import sh
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = os.environ.get("MLTCP_KO", os.path.join(TOP, "tcp_mltcp.ko"))
 NAMES = ("mltcp", "mltcp_reno", "mltcp_cubic")
+
+
+def pytest_configure(config):
+    # The kernel log's check, after the session's last test.
+    dmesg_plugin.register(config)
 
 
 def pytest_report_header(config):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The traffic of the integration suite, on bench/topology.py's dumbbell.
+"""The traffic of the integration suite, on testbed/topology.py's dumbbell.
 
 The tests' dumbbell: k senders on the left, one receiver on the right, a tbf
 bottleneck toward the receiver and netem delay on the way back (the ACK
@@ -13,8 +13,8 @@ import threading
 import time
 
 import tracefs
-from bench import mltcpctl, paths
-from bench.topology import Dumbbell, Shaping, queue_limit
+from testbed import mltcpctl, paths
+from testbed.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLOWGEN = os.path.join(HERE, "tools", "flowgen.py")

@@ -4,7 +4,7 @@
 (kmod/uapi/mltcp.h) and against a policy as the kernel reports it.
 
 Run as a script (ctest does, on the host) it checks the spec against the
-header and exits non-zero listing every disagreement. test_11_spec.py uses
+header and exits non-zero listing every disagreement. test_netlink_spec.py uses
 expected_policies() to check the running kernel's policy dump in the guest.
 """
 import os

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from bench.topology import sh
+from testbed.topology import sh
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEBS = os.environ.get("MLTCP_DEBS", os.path.join(TOP, "build", "deb"))

@@ -154,7 +154,7 @@ TEST(IterationDetection, PeerTrafficDuringComputeDoesNotShortenTheGap)
 	EXPECT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 }
 
-// PyTorch DDP over gloo, as traced in the guest (tests/kernel/test_23_torch.py):
+// PyTorch DDP over gloo, as traced in the guest (tests/kernel/test_torch.py):
 // each step's first bytes are gloo's 192-byte notice that receive buffers are
 // ready; then the rank waits 30-50 ms for the slower rank's backward pass,
 // then the gradients flow. One step is one iteration, from the notice on.
@@ -422,7 +422,7 @@ TEST(Learning, NewSizeIsAdoptedOnlyWhenSeenTwice)
 }
 
 // The sizes one gloo connection completed in the guest before the fix
-// (test_23_torch, 6.1): set-up messages, then the parameters' broadcast, then
+// (test_torch, 6.1): set-up messages, then the parameters' broadcast, then
 // steps whose ready notices (48, 192 bytes) alternate with the gradients.
 TEST(Learning, AWholeIsNotDisplacedByTheFragmentAfterIt)
 {

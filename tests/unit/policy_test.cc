@@ -457,7 +457,7 @@ TEST(JobCheckOver, TheLineAJobsFlowsLatch)
 }
 
 // The module reports these messages as netlink extended acks, and the
-// in-guest suite (tests/kernel/test_13_malformed.py) looks for these words.
+// in-guest suite (tests/kernel/test_malformed_requests.py) looks for these words.
 TEST(JobApply, MessagesTheKernelSuiteLooksFor)
 {
 	EXPECT_NE(std::string(mltcp_job_strerror(MLTCP_JOB_E_CLEAR_AND_SET)).find("cleared and set"),

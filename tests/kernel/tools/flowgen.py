@@ -24,10 +24,8 @@ to the module like a compute phase, and starts an iteration
 (CLOCK_MONOTONIC, as tracefs's mono clock; see netlab.explain_starts()).
 """
 import argparse
-import fcntl
 import json
 import os
-import select
 import socket
 import struct
 import subprocess
@@ -35,12 +33,12 @@ import sys
 import threading
 import time
 
-SIOCOUTQ = 0x5411
+# Run as a script (in a namespace): the checkout's top, for testbed.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))))
+from testbed.writer import TimedWriter, unacked  # noqa: E402
+
 FLOWS = "/sys/kernel/debug/tcp_mltcp/flows"
-
-
-def outq(sock):
-    return struct.unpack("i", fcntl.ioctl(sock.fileno(), SIOCOUTQ, b"\0" * 4))[0]
 
 
 # struct tcp_info (include/uapi/linux/tcp.h): the fields --trace reports.
@@ -54,59 +52,18 @@ def tcp_info(sock):
     return {k: struct.unpack_from(fmt, raw, off)[0] for k, (off, fmt) in TCP_INFO_FIELDS.items()}
 
 
-# Pauses between two writes of a burst at least this long are reported.
-PAUSE_REPORT_S = 0.005
-
-
-class TimedWriter:
-    """Non-blocking writes of one burst, each timed: the burst's first
-    write ("first": called, returned) and every pause of PAUSE_REPORT_S or
-    more from the call of one write that took data to the call of the next
-    ("from", "to", "to_ret": when that next write returned, "sent": bytes
-    written before it, "drained": whether the socket had nothing unsent or
-    unacked just before it). A pause counts from the call, not the return:
-    the queue may run dry while the sender is descheduled inside a write as
-    well as while it waits to be run after the socket took more."""
-
-    def __init__(self, sock):
-        self.sock = sock
-        sock.setblocking(False)
-        self.burst = None
-        self.last_call = None
+class BurstWriter(TimedWriter):
+    """testbed's timed writes, reported per burst as this tool prints them:
+    the writer's "first", "pauses" and "sent", with when the burst began
+    ("t0") and when it was all acknowledged ("acked")."""
 
     def begin(self):
-        self.burst = {"t0": time.monotonic(), "first": None, "pauses": [], "sent": 0}
-        self.last_call = None
-
-    def write(self, data):
-        view = memoryview(data)
-        while view:
-            drained = None
-            if self.last_call is not None and time.monotonic() - self.last_call >= PAUSE_REPORT_S:
-                drained = outq(self.sock) == 0
-            t_call = time.monotonic()
-            try:
-                n = self.sock.send(view)
-            except BlockingIOError:
-                n = 0
-            t_ret = time.monotonic()
-            if n:
-                if self.burst["first"] is None:
-                    self.burst["first"] = [t_call, t_ret]
-                elif t_call - self.last_call >= PAUSE_REPORT_S:
-                    self.burst["pauses"].append({"from": self.last_call, "to": t_call,
-                                                 "to_ret": t_ret,
-                                                 "sent": self.burst["sent"],
-                                                 "drained": drained})
-                self.last_call = t_call
-                self.burst["sent"] += n
-                view = view[n:]
-            else:
-                select.select([], [self.sock], [])
+        self.reset()
+        self.t0 = time.monotonic()
 
     def end(self):
-        self.burst["acked"] = time.monotonic()
-        return self.burst
+        return {"t0": self.t0, "first": self.first, "pauses": self.pauses, "sent": self.sent,
+                "acked": time.monotonic()}
 
 
 def module_view(local_port):
@@ -170,7 +127,7 @@ def onoff(args):
     durations = []
     trace = []
     bursts = []
-    writer = TimedWriter(sock)
+    writer = BurstWriter(sock)
     for _ in range(args.iterations):
         start = time.monotonic()
         writer.begin()
@@ -181,7 +138,7 @@ def onoff(args):
             writer.write(memoryview(payload)[1000:])
         else:
             writer.write(payload)
-        while outq(sock) > 0:
+        while unacked(sock) > 0:
             time.sleep(0.001)
         durations.append(time.monotonic() - start)
         bursts.append(writer.end())

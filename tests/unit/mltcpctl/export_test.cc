@@ -2,7 +2,7 @@
 //
 // "mltcpctl export": the Prometheus text of a scrape of either backend,
 // exactly, and the file replaced whole. The text is also parsed by
-// Prometheus's own parser in the guest (tests/kernel/test_21_export.py).
+// Prometheus's own parser in the guest (tests/kernel/test_export.py).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

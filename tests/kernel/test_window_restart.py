@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from bench.topology import TO_RIGHT
+from testbed.topology import TO_RIGHT
 from netlab import dumbbell, explain_starts, onoff, start_server
 from nl_ctl import clear_jobs, ctl
 

@@ -13,7 +13,7 @@ import threading
 import pytest
 import yaml
 
-from bench.topology import Netns
+from testbed.topology import Netns
 from nl_ctl import TOP, binary, ctl_json, in_netns
 
 K8S = os.path.join(TOP, "contrib", "k8s")

@@ -11,7 +11,7 @@ import threading
 import time
 
 
-from bench.topology import TO_LEFT
+from testbed.topology import TO_LEFT
 from netlab import explain_starts, onoff, read_module_stats, start_server, trainsim_onoff
 
 ITERATIONS = 12

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from bench.topology import Netns, sh
+from testbed.topology import Netns, sh
 from conftest import load_module
 from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, wait_for
 
@@ -127,7 +127,7 @@ def test_namespaces_have_their_own_jobs():
         assert wait_for(lambda: os.stat(path).st_ino == inode)
         ctl("-n", path, "job", "add", 9)
         assert list(jobs(netns=a.name)) == [1, 9]
-        # A namespace's jobs go with it (module memory is checked in test_15).
+        # A namespace's jobs go with it (module memory is checked in test_scale.py).
         ctl("-n", a.name, "job", "del", 1)
         ctl("-n", path, "job", "del", 9)
         assert ctl_json("-n", a.name, "job", "show") == []
@@ -138,7 +138,7 @@ def test_namespaces_have_their_own_jobs():
 
 def test_root_of_a_user_namespace_manages_its_own_jobs():
     """GENL_UNS_ADMIN_PERM: CAP_NET_ADMIN over the network namespace, not the
-    host, is what writes need (within the bound of test_17_trust.py)."""
+    host, is what writes need (within the bound of test_trust.py)."""
     probe = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
                             "--clear-groups", "unshare", "-Urn", "true"], capture_output=True)
     assert probe.returncode == 0, "unprivileged user namespaces are disabled: %s" % probe.stderr

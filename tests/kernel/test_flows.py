@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from bench.topology import Netns, sh
+from testbed.topology import Netns, sh
 from nl_ctl import NOBODY, Pair, TOP, binary, clear_jobs, ctl, ctl_json, flows, in_netns, jobs, \
     wait_for
 from nl_mltcp import C, NLM_F_ACK, NLM_F_DUMP, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, Genl, \

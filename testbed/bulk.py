@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """One bulk TCP flow measured by iperf3, between two namespaces of a
-topology (anything with run() and spawn(), as bench.topology.Netns).
+topology (anything with run() and spawn(), as testbed.topology.Netns).
 
 The benches (fidelity, throughput) and the test suites (tests/kernel,
 tests/datapath) all run it this way: a one-shot server, waited for until

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from bench.topology import Netns, sh
+from testbed.topology import Netns, sh
 from conftest import NAMES, py_in
 
 GET_CC = """

@@ -8,7 +8,7 @@ import errno
 
 import pytest
 
-from bench.topology import Netns
+from testbed.topology import Netns
 from netlab import write_file
 from nl_ctl import NOBODY, Pair, clear_jobs, ctl, ctl_json, error_line, in_netns
 

@@ -27,7 +27,7 @@ import textwrap
 
 import pytest
 
-from bench.topology import Netns
+from testbed.topology import Netns
 from conftest import load_module, unload_module
 from netlab import write_file
 from nl_ctl import NOBODY, binary, clear_jobs, ctl, ctl_json, error_line, jobs, wait_for

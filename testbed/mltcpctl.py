@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 
-from bench import paths
+from testbed import paths
 
 # A configuration's "backend" -> mltcpctl's -b.
 BACKENDS = {"module": "kmod", "bpf": "bpf"}

@@ -10,7 +10,7 @@ import struct
 import subprocess
 import time
 
-from bench.topology import Netns
+from testbed.topology import Netns
 from nl_ctl import binary, ctl, in_netns, module_objects, wait_for
 
 FLOWS = 10000

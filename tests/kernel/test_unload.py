@@ -4,7 +4,7 @@ and load/unload cycles with traffic in between leave nothing behind."""
 import socket
 import threading
 
-from bench.topology import sh
+from testbed.topology import sh
 from conftest import NAMES, load_module, module_loaded, unload_module
 
 

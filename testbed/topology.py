@@ -20,7 +20,7 @@ switches in the root namespace under fixed names (s1, s1-eth1), which
 collide between two runs on a shared host and outlive a crashed run; and it
 took 15-20 s to start under emulation. Here nothing is created outside the
 namespaces, every name carries a per-process prefix, and closing deletes
-everything. tests/kernel/test_06_mininet.py still checks that MLTCP works
+everything. tests/kernel/test_mininet.py still checks that MLTCP works
 under Mininet itself.
 
 Runs as root, in the test guest or on the host (the host has no netem: a
