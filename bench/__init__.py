@@ -5,8 +5,6 @@ top of the checkout (scripts/demo and scripts/bench do).
   cli        the commands: run, driver, analyze, study-table, tail-overlap
   run        points in the guest or on the host, results directories
   driver     one point: topology, workers, sampling (in the guest or on the host)
-  topology   the dumbbell of network namespaces (also used by tests/kernel)
-  mltcpctl   mltcpctl command lines: defaults and the BPF backend
   rundir     the one reader and writer of point and results directories
   matrix     the named sets of configurations
   metrics    iteration metrics from trainsim logs (pure)

@@ -87,7 +87,7 @@ def analyze(point):
 
 
 def summed_counters(runs):
-    """The CC's counters (bench.mltcpctl.counters()) summed over runs; a
+    """The CC's counters (testbed.mltcpctl.counters()) summed over runs; a
     counter missing from one run (a run dir older than the counters) is
     missing from the sum."""
     if not runs or not all(runs):

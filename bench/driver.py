@@ -5,7 +5,7 @@ or on the host.
     python3 -m bench driver POINT_DIR
 
 Reads POINT_DIR/config.json and writes POINT_DIR/raw/ (bench/rundir.py).
-Builds a dumbbell (bench/topology.py): job j has worker 0 on host Lj and
+Builds a dumbbell (testbed/topology.py): job j has worker 0 on host Lj and
 worker 1 on host Rj, on either side of the bottleneck, and each bulk flow
 has its own pair of hosts. Each direction of the bottleneck gets netem for
 half the base RTT and tbf beneath it (rate, queue limit in bandwidth-delay
@@ -15,7 +15,7 @@ where a plain tbf held 95%, so the shaping is our own. On the host kernel
 0 the bottleneck is tbf alone and the RTT comes from queueing only. A point's
 `buffer_bytes`, where given, is the queue in bytes (rather than
 `buffer_bdp`). `"shaper": "htb"` shapes with htb instead, and with
-`"ack_priority"` serves pure ACKs first (bench.topology.Shaping); with
+`"ack_priority"` serves pure ACKs first (testbed.topology.Shaping); with
 `"ack_priority": "dscp"` the bottleneck knows them by the DSCP that every
 host's own marker gives them (`mltcpctl ackmark add dev eth0 dscp ef`).
 
@@ -73,7 +73,7 @@ JOB_PORT, BULK_PORT = 7100, 7200
 FLOW_LIST_LINGER_S = 5
 # The host namespaces' socket buffer limits: what Mininet set in the root
 # namespace (which new namespaces copy) when it built the topology, and so
-# what every result before bench/topology.py was measured with.
+# what every result before testbed/topology.py was measured with.
 HOST_SYSCTLS = {"net.ipv4.tcp_rmem": "10240 87380 16777216",
                 "net.ipv4.tcp_wmem": "10240 87380 16777216"}
 # Mininet also raised the per-CPU backlog that veth delivers into (global).
@@ -283,7 +283,7 @@ class Experiment:
                 env = None
                 if torch:
                     # gloo would pick its interface from the host name; the
-                    # host's link to the bottleneck is eth0 (bench.topology).
+                    # host's link to the bottleneck is eth0 (testbed.topology).
                     env = dict(os.environ, GLOO_SOCKET_IFNAME="eth0")
                     argv = torch_argv(cfg, job, rank, ranks, JOB_PORT + j, left.addr,
                                       start_at, tag, log)

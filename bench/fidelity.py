@@ -8,7 +8,7 @@ against `cubic` in five scenarios, in the test guest (tcp_mltcp loaded).
 
 A bulk flow never idles, so F is exactly 1 (mltcp_f()): `mltcp_cubic` is
 then our RFC 9438 CUBIC alone, what users compare with the kernel's. Each
-scenario is a one-sender dumbbell (bench/topology.py): a tbf at --rate with
+scenario is a one-sender dumbbell (testbed/topology.py): a tbf at --rate with
 a queue of some bandwidth-delay products, half the RTT of netem delay each
 way, and netem loss on the data direction. Each run is one iperf3 flow of
 --seconds after --omit seconds of start-up are left out; the two algorithms

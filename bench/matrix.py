@@ -175,7 +175,7 @@ def on_host(cfg, rate_mbit=500, buffer_bytes=131072):
 # took 237-245 ms).
 HOST_RATE_MBIT = 200
 HOST_PERIOD_MS = 200
-# Pure ACKs served first at the bottleneck (htb; bench.topology.Shaping).
+# Pure ACKs served first at the bottleneck (htb; testbed.topology.Shaping).
 ACK_PRIORITY = {"shaper": "htb", "ack_priority": True}
 
 
@@ -590,7 +590,7 @@ def host_acks_first(iterations=100, repeats=5):
     reverse-path test), on the host kernel (BPF twin) at the host points
     (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at 256 KiB): the
     bottleneck shaped by tbf as in host-rules, by htb serving pure ACKs
-    first (bench.topology.Shaping), and at the first point by htb with one
+    first (testbed.topology.Shaping), and at the first point by htb with one
     FIFO (the control: htb for tbf); cubic and md-restart."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)
@@ -642,7 +642,7 @@ def sim_start_gate(iterations=100, repeats=5):
 def host_start_gate(iterations=100, repeats=10):
     """What the start gate (md-gate) does on the host kernel (BPF twin) at
     the host points (two jobs of 0.4 at 256 and 128 KiB, three of 0.3 at
-    256 KiB) with pure ACKs first (htb, bench.topology.Shaping), and the
+    256 KiB) with pure ACKs first (htb, testbed.topology.Shaping), and the
     first point under host-rules' tbf; cubic, md-restart and md-gate."""
     two = identical_jobs(2, 0.4, HOST_PERIOD_MS, HOST_RATE_MBIT)
     three = identical_jobs(3, 0.3, HOST_PERIOD_MS, HOST_RATE_MBIT)

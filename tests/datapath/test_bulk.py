@@ -5,9 +5,7 @@ of the same flow with the base (in a guest: >= 95% at 100 Mbit/s with 5 ms
 netem; on the host: >= 90% of the base and >= 80% of the rate at 1 Gbit/s), and `ss -ti`
 shows the variant mid-flow.
 
-Moved here from tests/kernel/test_02_bulk.py (test_bulk_flow_matches_its_base)
-and tests/bpf/test_bpf_host.py (test_bulk_flow_uses_it_at_1gbit). The base
-and the variant alternate, ROUNDS runs each; the bounds are on their medians."""
+The base and the variant alternate, ROUNDS runs each; the bounds are on their medians."""
 import statistics
 
 import pytest

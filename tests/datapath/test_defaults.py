@@ -2,9 +2,7 @@
 """`mltcpctl defaults set global` reaches new flows (slope, intercept, base,
 idle gap, mode); flows already running keep what they latched.
 
-Moved here from tests/bpf/test_bpf_host.py (test_set_changes_the_defaults_of_new_flows,
-test_idle_gap_set_through_the_map_takes_effect,
-test_mode_set_through_the_map_reaches_new_flows). On kmod, "global" is the
+On kmod, "global" is the
 module parameters, which the dumbbell's namespaces follow (they set none of
 their own)."""
 from dp import DEFAULTS

@@ -3,10 +3,7 @@
 per iteration learned within 5%; pauses shorter than the idle gap are not
 iterations.
 
-Moved here from tests/kernel/test_03_iterations.py (test_onoff_flow_is_learned)
-and tests/bpf/test_bpf_host.py (test_on_off_flow_iterations_are_detected,
-test_pauses_shorter_than_the_gap_are_not_iterations). The flow is read with
-`mltcpctl -j flow show` on both backends."""
+The flow is read with `mltcpctl -j flow show` on both backends."""
 import pytest
 
 from dp import NAMES

@@ -4,13 +4,7 @@ matches (ascending id) and the defaults where the job sets none; other flows
 get the defaults; exempt flows run at F = 1 and a job may fix the bytes per
 iteration; `flow show` lists connections, not listeners.
 
-Moved here from tests/bpf/test_mltcpctl_bpf.py
-(test_matching_flow_gets_the_job_and_others_the_defaults, test_listeners_are_not_listed,
-test_first_match_in_ascending_id, test_exempt_and_fixed_iteration_bytes,
-test_job_del_returns_later_flows_to_the_defaults) and, for the assertions
-the module's version had beyond those, tests/kernel/test_flows.py
-(test_port_match_gets_slope_and_fixed_iteration_size: a fixed iteration size
-and F = intercept + slope x r). Jobs are added where the sender's flows look
+A fixed iteration size gives F = intercept + slope x r. Jobs are added where the sender's flows look
 them up: kmod, the sender namespace's table (-n); bpf, the host's one table."""
 import pytest
 
