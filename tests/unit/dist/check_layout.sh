@@ -45,23 +45,18 @@ listed_tests=$(awk '/^    [^ ]/ { on = ($1 == "tests/") } on' <<<"$block" |
 [[ -n $listed_top ]] || fail "no entries found in README.md's layout block"
 [[ -n $listed_tests ]] || fail "the layout's tests/ entry names no folders"
 
-while read -r d; do
-	[[ -n $d ]] || continue
-	grep -qxF -- "$d" <<<"$listed_top" || fail "README.md's layout does not list $d/"
-done <<<"$tree_top"
-while read -r d; do
-	[[ -n $d ]] || continue
-	grep -qxF -- "$d" <<<"$tree_top" || fail "README.md's layout lists $d/, which the tree does not have"
-done <<<"$listed_top"
-
-while read -r d; do
-	[[ -n $d ]] || continue
-	grep -qxF -- "$d" <<<"$listed_tests" || fail "README.md's layout does not list tests/$d/"
-done <<<"$tree_tests"
-while read -r d; do
-	[[ -n $d ]] || continue
-	grep -qxF -- "$d" <<<"$tree_tests" || fail "README.md's layout lists tests/$d/, which the tree does not have"
-done <<<"$listed_tests"
+# Each of the lines of $1 not among the lines of $2 fails with $3, its %s the line.
+each_missing() {
+	local d
+	while read -r d; do
+		[[ -n $d ]] || continue
+		grep -qxF -- "$d" <<<"$2" || fail "$(printf "$3" "$d")"
+	done <<<"$1"
+}
+each_missing "$tree_top" "$listed_top" "README.md's layout does not list %s/"
+each_missing "$listed_top" "$tree_top" "README.md's layout lists %s/, which the tree does not have"
+each_missing "$tree_tests" "$listed_tests" "README.md's layout does not list tests/%s/"
+each_missing "$listed_tests" "$tree_tests" "README.md's layout lists tests/%s/, which the tree does not have"
 
 if ((fails)); then
 	echo "$fails layout mismatch(es); the list is README.md's \"## Layout\""
