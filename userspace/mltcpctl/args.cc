@@ -82,14 +82,21 @@ std::string range_error(std::string_view key, std::string_view value, std::strin
 	       std::string(lo) + " to " + std::string(hi) + ")";
 }
 
+// A whole number from 1 to 2^32 - 1: a job ID, a count.
+static uint32_t parse_positive_u32(std::string_view what, std::string_view text)
+{
+	auto n = parse_uint(text);
+
+	if (!n)
+		fail(std::string(what) + " \"" + std::string(text) + "\": not a number");
+	if (*n < 1 || *n > kMaxU32)
+		fail(range_error(what, text, "1", std::to_string(kMaxU32)));
+	return static_cast<uint32_t>(*n);
+}
+
 uint32_t parse_job_id(std::string_view text)
 {
-	auto id = parse_uint(text);
-	if (!id)
-		fail("job ID \"" + std::string(text) + "\": not a number");
-	if (*id < 1 || *id > kMaxU32)
-		fail(range_error("job ID", text, "1", std::to_string(kMaxU32)));
-	return static_cast<uint32_t>(*id);
+	return parse_positive_u32("job ID", text);
 }
 
 uint32_t parse_fixed(std::string_view key, std::string_view text, uint32_t max)
@@ -173,13 +180,7 @@ uint64_t parse_interval(std::string_view text)
 // "count N" of monitor and export.
 uint64_t parse_count(std::string_view text)
 {
-	auto n = parse_uint(text);
-
-	if (!n)
-		fail("count \"" + std::string(text) + "\": not a number");
-	if (*n < 1 || *n > kMaxU32)
-		fail(range_error("count", text, "1", std::to_string(kMaxU32)));
-	return *n;
+	return parse_positive_u32("count", text);
 }
 
 std::optional<uint32_t> parse_step(std::string_view text)
