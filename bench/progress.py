@@ -80,7 +80,7 @@ def duration(seconds):
 
 
 def describe(cfg):
-    """offset-0.1: 2 jobs, 5 algorithms x 3 repeats x 100 iterations (ideal 1.000 s), guest"""
+    """ring3-0.2: 3 jobs, 5 algorithms x 3 repeats x 100 iterations (ideal 1.000 s), guest"""
     return "%s: %d jobs, %d algorithms x %d repeats x %d iterations (ideal %.3f s), %s" % (
         cfg["name"], len(cfg["jobs"]), len(cfg["algorithms"]), cfg.get("repeats", 1),
         cfg["iterations"], ideal_iteration_s(cfg),

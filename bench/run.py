@@ -17,7 +17,7 @@ stamped with the commit and date they were measured at (raw logs, reports
 and plots are kept but not committed: bench/results/README.md). `--config` runs one configuration into one point directory
 (default results/<file name>/), as scripts/demo does.
 
-Each point is printed as it starts ("[3/12] offset-0.1: 2 jobs, ...") with
+Each point is printed as it starts ("[3/12] ring3-0.2: 3 jobs, ...") with
 its estimated duration, and when it ends with the time it took and the
 estimated time left (bench/progress.py). `--dry-run` lists the points and
 the estimated total, and runs nothing.

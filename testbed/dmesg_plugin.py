@@ -14,7 +14,6 @@ and the report header says so.
 import os
 
 import pytest
-from _pytest.reports import TestReport
 
 from testbed import dmesg
 
@@ -40,8 +39,10 @@ class Finalizer:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session):
         outcome = yield
-        if outcome.excinfo is not None:
-            return  # interrupted: pytest reports that
+        # Stopped by -x or --maxfail (session.Failed), the log is read all
+        # the same; only an interrupt (^C, a timeout's signal) goes unread.
+        if outcome.excinfo is not None and issubclass(outcome.excinfo[0], KeyboardInterrupt):
+            return
         if not in_guest() or session.config.option.collectonly or not session.testscollected:
             return
         try:
@@ -52,6 +53,6 @@ class Finalizer:
                             % (len(bad), "\n".join(bad)))
         except RuntimeError as e:
             longrepr = "the kernel log could not be read: %s" % e
-        report = TestReport(NODEID, (NODEID, None, NODEID), {}, "failed" if longrepr else "passed",
+        report = pytest.TestReport(NODEID, (NODEID, None, NODEID), {}, "failed" if longrepr else "passed",
                             longrepr, "call")
         session.config.hook.pytest_runtest_logreport(report=report)

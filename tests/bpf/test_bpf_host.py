@@ -71,8 +71,12 @@ def available():
 
 
 def status():
-    # Exit status 1 when not loaded (as systemctl is-active), the JSON either way.
-    return json.loads(tool("-j", "bpf", "status", check=False).stdout)
+    # The JSON either way; exit status 0 when loaded, 1 when not (as
+    # systemctl is-active).
+    done = tool("-j", "bpf", "status", check=False)
+    st = json.loads(done.stdout)
+    assert done.returncode == (0 if st["loaded"] else 1), (done.returncode, st)
+    return st
 
 
 def ns(name, *args, **kw):

@@ -24,6 +24,7 @@ import subprocess
 import time
 
 from testbed import bulk, mltcpctl
+from testbed.dmesg_plugin import in_guest
 from testbed.topology import Dumbbell, Shaping, queue_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,7 +89,7 @@ def run(*args, check=True, timeout=120, **kw):
 class Backend:
     def __init__(self, name):
         self.name = name
-        self.profile = PROFILES["guest" if os.environ.get("MLTCP_IN_VM") else "host"]
+        self.profile = PROFILES["guest" if in_guest() else "host"]
         self.jobs_netns = None  # kmod: jobs are per namespace (set by Net); bpf: one table
         self.loaded = None  # bpf: what "bpf load -j" printed
 

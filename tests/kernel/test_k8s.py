@@ -141,7 +141,7 @@ def test_node_agent_reports_the_module_and_the_defaults():
     container = daemonset()["initContainers"][0]
     assert container["command"] == ["/usr/sbin/mltcp-node"]
     env = {e["name"]: e["value"] for e in container["env"]}
-    assert env["MLTCP_DEFAULTS"].split()[:2] == ["slope", "1.6"]
+    assert env["MLTCP_DEFAULTS"] == "", "the DaemonSet ships the module's defaults, not a copy"
     before = ctl_json("defaults", "show", "global")
 
     def agent(defaults):
@@ -149,11 +149,18 @@ def test_node_agent_reports_the_module_and_the_defaults():
                                      env=dict(os.environ, MLTCPCTL=binary(),
                                               MLTCP_DEFAULTS=defaults))
     try:
-        done = agent(env["MLTCP_DEFAULTS"].replace("slope 1.6", "slope 1.7"))
+        done = agent("slope 1.7 idle-gap 10ms")
         assert done.returncode == 0, done.stderr
         assert "mltcp-node: datapath: tcp_mltcp module" in done.stdout
-        assert "slope 1.7 intercept 0.7 idle-gap 20ms" in done.stdout, "the defaults it set"
+        assert "mltcp-node: slope 1.7 intercept %g idle-gap 10ms" % before["intercept"] \
+            in done.stdout, "the defaults it set: " + done.stdout
         assert ctl_json("defaults", "show", "global")["slope"] == 1.7
     finally:
-        assert agent(env["MLTCP_DEFAULTS"]).returncode == 0
+        assert agent("slope %g idle-gap %dus" % (before["slope"], before["idle_gap_us"])) \
+            .returncode == 0
+    # The shipped value sets nothing and reports the defaults.
+    done = agent(env["MLTCP_DEFAULTS"])
+    assert done.returncode == 0, done.stderr
+    assert "mltcp-node: slope %g intercept %g" % (before["slope"], before["intercept"]) \
+        in done.stdout, done.stdout
     assert ctl_json("defaults", "show", "global") == before, "the shipped defaults again"

@@ -139,7 +139,7 @@ def unload():
 def test_selecting_by_name_autoloads():
     before = read(CC)
     try:
-        # README's "Using it", as written.
+        # README's "Quick start", as written.
         sh("sysctl", "-w", "net.ipv4.tcp_congestion_control=mltcp")
         assert module_loaded()
         assert read(CC) == "mltcp"
