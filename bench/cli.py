@@ -11,6 +11,8 @@ COMMANDS = {
     "collect": ("bench.collect", "point directories gathered into one results directory"),
     "merge": ("bench.merge", "a point measured in parts (bench run --first-repeat) joined"),
     "study-table": ("bench.study_table", "tables of results directories against the targets"),
+    "yardstick-table": ("bench.yardstick", "the yardstick's table (issue 37) of results "
+                        "directories"),
     "regime": ("bench.regime", "the simulator's regime map, shift map and data-center table"),
     "tail-overlap": ("bench.tail_overlap", "how close a point's algorithms came to stable"),
     "soak": ("bench.soak", "fault soak of the module (inside the guest: scripts/soak)"),

@@ -683,6 +683,18 @@ def guest_start_gate(iterations=100, repeats=3):
     return [cfg]
 
 
+def yardstick(**kwargs):
+    """bench/yardstick.py's set (it builds on this module's)."""
+    from bench import yardstick as yard
+    return yard.yardstick(**kwargs)
+
+
+def yardstick_quick(**kwargs):
+    """bench/yardstick.py's quick subset."""
+    from bench import yardstick as yard
+    return yard.yardstick_quick(**kwargs)
+
+
 SETS = {
     "pair": pair, "guest-bulk-share": guest_bulk_share, "smoke": smoke,
     "guest-rules": guest_rules, "guest-start-gate": guest_start_gate, "torch": torch_ddp,
@@ -693,6 +705,7 @@ SETS = {
     "sim-smoke": sim_smoke, "sim-exchange-noise": sim_exchange_noise,
     "sim-reverse-rate": sim_reverse_rate, "sim-start-gate": sim_start_gate,
     "dc": data_center, "dc-dcqcn": dc_dcqcn, "regime-map": regime_map, "cluster": cluster,
+    "yardstick": yardstick, "yardstick-quick": yardstick_quick,
 }
 # Sets renamed to the question they answer, and sets deleted because they
 # never ran: only for `bench run`'s refusal of the old name.

@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The yardstick (issue 37, item 1): its points, and its table.
+
+    python3 -m bench run yardstick          # the whole set
+    python3 -m bench run yardstick-quick    # a subset, under 15 minutes here
+    python3 -m bench yardstick-table [-j] DIR [DIR...]
+
+The table gives, per point and rule, from the summary.json the analysis
+wrote (nothing is recomputed from raw logs):
+  - repeats N;
+  - efficiency: ideal / the median over repeats of a repeat's mean
+    iteration, with its spread (ideal over the slowest and the fastest
+    repeat's mean);
+  - headroom: (cubic - rule) / (cubic - ideal), of those medians, the share
+    of the headroom over cubic the rule attained; only at "headroom" points,
+    where cubic's median is at least HEADROOM_CUBIC (1.15) x the ideal,
+    else "-"; cubic from the point's own run, else from another run given
+    of the same point (bench.regime.cubic_beside());
+  - p99 / ideal: the summary's p99 (the mean over repeats of each repeat's
+    nearest-rank p99: the summary keeps no per-repeat p99; where a summary
+    has "per_repeat_p99_iter_ms", their median and spread);
+  - worst job x cubic: the largest, over the point's jobs, of the job's mean
+    iteration under the rule over its mean under cubic (means over the
+    repeats: the summary keeps no per-repeat job figures);
+  - stable n/N: repeats whose interleaving converged with the last half of
+    the run to spare (bench.metrics, the summary's "stable_repeats");
+  - convergence: the median converged iteration over the repeats that
+    converged, "-" where fewer than half did (bench.regime.median_convergence),
+    with the spread of those that did.
+A line per rule ends the table: of the headroom points, how many meet each
+of issue 37's targets (TARGETS) and how many meet all of them.
+
+`-j` prints the same rows and summary lines as one JSON document.
+"""
+import json
+import statistics
+
+from bench import matrix, regime
+
+# --- the set --------------------------------------------------------------
+
+# The simulator's rules: ai at the line the data-center set measured it at
+# (bench.matrix.SIM_SET_LINE, the figures issue 37 cites), and today's
+# default as it ships (md-restart at bench.matrix.DEFAULT_PARAMS).
+SIM_RULES = [{"name": "cubic", "cc": "cubic"},
+             matrix.sim_set_alg("ai", "ai"),
+             matrix.mltcp_alg("md-restart", "md-restart")]
+SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
+# The host's: cubic, ai and md-restart at the shipped line; the host's
+# bottleneck (tbf or htb) marks no ECN, so no DCTCP.
+HOST_RULES = matrix.candidates("cubic", "ai", "md-restart")
+# The simulator's ports: drop-tail and ECN step marking (bench.matrix.DC_SET_PORTS).
+PORTS = ("droptail", "ecn")
+SIM_SEEDS, CLUSTER_SEEDS, HOST_REPEATS = 10, 3, 5
+# The detector's idle gap, as in the data-center set: below the shortest
+# compute phase (15 ms) and far above any pause inside a phase.
+IDLE_GAP_US = "2000"
+# The heterogeneous mix: (fraction, period over MIX_PERIOD_MS); fractions
+# 0.1-0.35 summing to 0.8, periods within 1.5x of each other (not multiples
+# of each other: no fixed interleaving reaches the ideal exactly).
+MIX_PERIOD_MS = 25.0
+MIX = ((0.35, 1.0), (0.2, 1.2), (0.15, 1.5), (0.1, 1.0))
+# The incompatible point: three jobs of 0.4, summing to 1.2.
+OVER_COUNT, OVER_FRACTION = 3, 0.4
+
+
+def sim_ports(port):
+    return dict(matrix.DC_TCP, **matrix.DC_SET_PORTS[port])
+
+
+def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms):
+    keys = sim_ports(port)
+    cfg = matrix.sim_point(name, jobs, matrix.DC_RATE_MBIT, matrix.DC_SET_RTT_MS,
+                           matrix.DC_BUFFER_BYTES, iterations, repeats,
+                           SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES,
+                           period_ms=period_ms, start=start, **keys)
+    cfg["default_params"] = dict(cfg["default_params"], idle_gap_us=IDLE_GAP_US)
+    return cfg
+
+
+def sim_points(iterations, repeats):
+    """The data-center regime (bench.matrix.data_center()'s: 10 Gbit/s, 10 us,
+    200 kB, every phase 1000 base RTTs, fractions summing to 0.8):
+    yard-sim-<n>jobs-<sync|random>-<port> for 2, 3, 4 and 8 exchanging jobs;
+    yard-sim-mix4-<start>-<port>, the heterogeneous mix; and
+    yard-sim-3x0.4-over-random-ecn, the incompatible point."""
+    out = []
+    phase_ms = matrix.DC_SET_PHASE_RTTS * matrix.DC_SET_RTT_MS
+    for count in (2, 3, 4, 8):
+        fraction = matrix.DC_SET_LOAD / count
+        period_ms = phase_ms / fraction
+        for start in ("sync", "random"):
+            for port in PORTS:
+                jobs = matrix.identical_jobs(count, fraction, period_ms, matrix.DC_RATE_MBIT,
+                                             "exchange")
+                out.append(yard_sim_point("yard-sim-%djobs-%s-%s" % (count, start, port), jobs,
+                                          port, "random" if start == "random" else "given",
+                                          iterations, repeats, period_ms))
+    for start in ("sync", "random"):
+        for port in PORTS:
+            jobs = [matrix.job_for_fraction("job%d" % (i + 1), fraction, MIX_PERIOD_MS * scale,
+                                            matrix.DC_RATE_MBIT)
+                    for i, (fraction, scale) in enumerate(MIX)]
+            for job in jobs:
+                job["collective"] = "exchange"
+            out.append(yard_sim_point("yard-sim-mix4-%s-%s" % (start, port), jobs, port,
+                                      "random" if start == "random" else "given", iterations,
+                                      repeats, MIX_PERIOD_MS))
+    period_ms = phase_ms / OVER_FRACTION
+    jobs = matrix.identical_jobs(OVER_COUNT, OVER_FRACTION, period_ms, matrix.DC_RATE_MBIT,
+                                 "exchange")
+    out.append(yard_sim_point("yard-sim-%dx%g-over-random-ecn" % (OVER_COUNT, OVER_FRACTION),
+                              jobs, "ecn", "random", iterations, repeats, period_ms))
+    return out
+
+
+def cluster_points(iterations, repeats):
+    """The cluster set's 16-job leaf-spine placements (bench.matrix.cluster_point(),
+    placement seed 1): fraction 0.2, compatible (busiest link 0.8), and 0.4,
+    not (1.6): yard-cluster16-compatible, yard-cluster16-over; drop-tail,
+    the yardstick's simulator rules."""
+    out = []
+    for fraction, kind in ((0.2, "compatible"), (0.4, "over")):
+        cfg = matrix.cluster_point(16, fraction, iterations, repeats)
+        cfg["name"] = "yard-cluster16-%s" % kind
+        cfg["algorithms"] = SIM_RULES
+        out.append(cfg)
+    return out
+
+
+def host_points(iterations, repeats):
+    """The host kernel with the BPF twin, the demo's bottleneck (200 Mbit/s,
+    256 KiB, exchanging jobs, 200 ms ideal period): a FIFO (tbf) and pure
+    ACKs served first (htb, the hosts marking them EF: bench/configs/demo.json):
+    yard-host-pair-<fifo|acksfirst> (two jobs of 0.4, synchronized, the
+    demo's pair), yard-host-3jobs-<...> (three of 0.3, synchronized),
+    yard-host-4jobs-random-<...> (four of 0.2 from random starts)."""
+    out = []
+    for bottleneck, extra in (("fifo", {}),
+                              ("acksfirst", dict(matrix.ACK_PRIORITY, ack_priority="dscp"))):
+        for label, count, fraction, start in (("pair", 2, 0.4, "given"),
+                                              ("3jobs", 3, 0.3, "given"),
+                                              ("4jobs-random", 4, 0.2, "random")):
+            jobs = matrix.identical_jobs(count, fraction, matrix.HOST_PERIOD_MS,
+                                         matrix.HOST_RATE_MBIT)
+            cfg = matrix.host_point("yard-host-%s-%s" % (label, bottleneck), jobs, 262144,
+                                    iterations, repeats, HOST_RULES)
+            cfg.update(extra)
+            if start != "given":
+                cfg["start"] = start
+            out.append(cfg)
+    return out
+
+
+def yardstick(iterations=100, repeats=None):
+    """The yardstick (issue 37, item 1) as the bench can run it today:
+    points with headroom (cubic at 1.15x the ideal or worse) and without,
+    every rule against cubic on the same starts.
+    - The simulator's data-center regime (bench.matrix.data_center()'s
+      network and jobs), SIM_SEEDS (10) seeds each: 2, 3, 4 and 8
+      exchanging jobs, synchronized and from random starts, on a drop-tail
+      and on an ECN-marking port; a heterogeneous mix of four jobs
+      (fractions 0.1-0.35, periods within 1.5x) likewise; one incompatible
+      point (three jobs of 0.4: 1.2); and the 16-job leaf-spine placements,
+      compatible and not, CLUSTER_SEEDS (3) seeds.
+    - The host kernel (BPF twin), HOST_REPEATS (5) repeats each: the demo's
+      pair on a FIFO bottleneck and with ACKs first, three jobs, four jobs
+      from random starts, on both.
+    - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
+      paper's ai, today's default md-restart.
+    Not yet here: the oracle time-shift schedule (jobs started at the ideal
+    interleaving's offsets and re-aligned to them every iteration), issue
+    37's next piece. Random starts are drawn from the point's name and the
+    repeat (bench.driver.start_offsets()): renaming a point changes its
+    starts, until the seed key of issue 37 item 6. repeats, where given,
+    replaces every point's own."""
+    points = (sim_points(iterations, repeats or SIM_SEEDS) +
+              cluster_points(iterations, repeats or CLUSTER_SEEDS) +
+              host_points(iterations, repeats or HOST_REPEATS))
+    return points
+
+
+# The quick subset: one point of each backend with headroom, at fewer
+# iterations (the stability metric's tail is then the last half) and
+# repeats: QUICK_POINTS, each with its repeats. The simulator's estimate
+# runs short (issue 37 item 6: 2.6x at dc points), so its point keeps two.
+QUICK_POINTS = {"yard-sim-2jobs-random-ecn": 2, "yard-host-pair-fifo": 3}
+QUICK_ITERATIONS = 30
+
+
+def yardstick_quick(iterations=QUICK_ITERATIONS, repeats=None):
+    """A subset of the yardstick that runs in under 15 minutes on the
+    project's 2-core machine: QUICK_POINTS at QUICK_ITERATIONS (30)
+    iterations, every rule of each; repeats, where given, replaces theirs."""
+    return [dict(cfg, repeats=repeats or QUICK_POINTS[cfg["name"]])
+            for cfg in yardstick(iterations) if cfg["name"] in QUICK_POINTS]
+
+
+# --- the table ------------------------------------------------------------
+
+HEADROOM_CUBIC = 1.15
+# Issue 37's targets at the compatible points with headroom:
+# (key, label, test of a row).
+TARGETS = (
+    ("mean", "mean within 5% of ideal",
+     lambda r: r["mean_ms"] <= 1.05 * r["ideal_ms"]),
+    ("headroom", "headroom >= 0.9",
+     lambda r: r["headroom"] is not None and r["headroom"] >= 0.9),
+    ("p99", "p99 within 10% of ideal",
+     lambda r: r["p99_ratio"] <= 1.10),
+    ("stable", "stable >= 9/10",
+     lambda r: r["stable"] >= 0.9 * r["repeats"]),
+    ("convergence", "median convergence <= 3",
+     lambda r: r["convergence"] is not None and r["convergence"] <= 3),
+)
+
+
+def spread(values):
+    return (min(values), max(values)) if values else None
+
+
+def row(name, cfg, summary, rule, cubic):
+    """One point's figures for one rule; cubic: cubic's figures there or None."""
+    ideal = summary["ideal_iter_ms"]
+    a = summary["algorithms"][rule]
+    reps = a.get("per_repeat_mean_iter_ms") or [a["mean_iter_ms"]]
+    mean_ms = statistics.median(reps)
+    cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
+                                 [cubic["mean_iter_ms"]]) if cubic else None
+    headroom_point = cubic_ms is not None and cubic_ms >= HEADROOM_CUBIC * ideal
+    p99s = a.get("per_repeat_p99_iter_ms")
+    p99_ms = statistics.median(p99s) if p99s else a["p99_iter_ms"]
+    conv = a["converged_iteration"]
+    conv = conv if isinstance(conv, list) else [conv]
+    done = [c for c in conv if c is not None]
+    worst = None
+    if cubic and a.get("jobs") and cubic.get("jobs"):
+        ratios = [j["mean_iter_ms"] / cubic["jobs"][job]["mean_iter_ms"]
+                  for job, j in a["jobs"].items() if job in cubic["jobs"]]
+        worst = max(ratios) if ratios else None
+    slowest, fastest = max(reps), min(reps)
+    return {
+        "point": name, "rule": rule, "repeats": a["repeats"], "ideal_ms": ideal,
+        "ideal_valid": summary.get("ideal_valid"), "mean_ms": mean_ms,
+        "efficiency": ideal / mean_ms,
+        "efficiency_spread": [ideal / slowest, ideal / fastest],
+        "cubic_ms": cubic_ms, "cubic_x_ideal": cubic_ms / ideal if cubic_ms else None,
+        "headroom_point": headroom_point,
+        "headroom": ((cubic_ms - mean_ms) / (cubic_ms - ideal)
+                     if headroom_point and rule != "cubic" else None),
+        "p99_ratio": p99_ms / ideal,
+        "p99_spread": [x / ideal for x in spread(p99s)] if p99s else None,
+        "worst_job_x_cubic": worst,
+        "stable": a["stable_repeats"],
+        "convergence": regime.median_convergence(conv),
+        "convergence_spread": list(spread(done)) if done else None,
+    }
+
+
+def rows(points):
+    """A row per point and rule (cubic first), in the points' natural order
+    (bench.regime.natural_key())."""
+    out = []
+    for name, cfg, summary, _ in sorted(points, key=lambda p: regime.natural_key(p[0])):
+        cubic, _ = regime.cubic_beside(name, cfg, summary, points)
+        rules = sorted(summary["algorithms"], key=lambda r: r != "cubic")
+        out += [row(name, cfg, summary, rule, cubic) for rule in rules]
+    return out
+
+
+def target_counts(table_rows):
+    """Per rule other than cubic, over the headroom points whose ideal is
+    reachable (compatible): {"points": n, key: how many meet it, "all": how
+    many meet every target}."""
+    out = {}
+    for r in table_rows:
+        if r["rule"] == "cubic" or not r["headroom_point"] or r["ideal_valid"] is False:
+            continue
+        counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
+                                                **{key: 0 for key, _, _ in TARGETS}))
+        counts["points"] += 1
+        met = [test(r) for _, _, test in TARGETS]
+        for (key, _, _), ok in zip(TARGETS, met):
+            counts[key] += ok
+        counts["all"] += all(met)
+    return out
+
+
+def fmt(x, pattern="%.3f"):
+    return "-" if x is None else pattern % x
+
+
+def ranged(x, pair, pattern="%.3f"):
+    if x is None:
+        return "-"
+    if not pair:
+        return pattern % x
+    return ("%s (%s-%s)" % (pattern, pattern, pattern)) % (x, pair[0], pair[1])
+
+
+def text(table_rows, counts):
+    lines = ["| point | rule | N | efficiency (spread) | headroom | p99/ideal | "
+             "worst job x cubic | stable | convergence (spread) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in table_rows:
+        lines.append("| %s%s | %s | %d | %s | %s | %s | %s | %d/%d | %s |" % (
+            r["point"], "" if r["ideal_valid"] is not False else " (over 1)", r["rule"],
+            r["repeats"], ranged(r["efficiency"], r["efficiency_spread"]),
+            fmt(r["headroom"], "%.2f"), ranged(r["p99_ratio"], r["p99_spread"]),
+            fmt(r["worst_job_x_cubic"]), r["stable"], r["repeats"],
+            ranged(r["convergence"], r["convergence_spread"], "%g")))
+    lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable), per rule: "
+              "how many meet each target of issue 37." % HEADROOM_CUBIC]
+    for rule, c in counts.items():
+        lines.append("%s: %d headroom points; %s; all: %d" % (
+            rule, c["points"], "; ".join("%s %d" % (label, c[key])
+                                         for key, label, _ in TARGETS), c["all"]))
+    if not counts:
+        lines.append("(none)")
+    return "\n".join(lines)
+
+
+def render(points, as_json=False):
+    """The table (text), or the same as one JSON document."""
+    table_rows = rows(points)
+    counts = target_counts(table_rows)
+    if as_json:
+        return json.dumps({"rows": table_rows, "targets": counts,
+                           "target_labels": {key: label for key, label, _ in TARGETS},
+                           "headroom_cubic": HEADROOM_CUBIC}, indent=1)
+    return text(table_rows, counts)
+
+
+def add_arguments(parser):
+    parser.add_argument("dirs", nargs="+", metavar="DIR",
+                        help="a results directory (bench run SET) or a point directory")
+    parser.add_argument("-j", "--json", action="store_true", help="the table as JSON")
+
+
+def main(args):
+    print(render(regime.load(args.dirs), args.json))
+    return 0
