@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""bench.yardstick: the set's points, and the table on summaries with known answers."""
+import json
+
+import pytest
+
+from bench import cli, matrix, metrics, progress, rundir, yardstick
+
+
+def names(cfgs):
+    return [cfg["name"] for cfg in cfgs]
+
+
+def rules(cfg):
+    return [a["name"] for a in cfg["algorithms"]]
+
+
+def test_the_yardstick_is_registered_with_its_quick_subset():
+    assert matrix.SETS["yardstick"]() == yardstick.yardstick()
+    assert matrix.SETS["yardstick-quick"]() == yardstick.yardstick_quick()
+
+
+def test_the_yardstick_has_the_points_of_issue_37_that_the_bench_can_express():
+    cfgs = yardstick.yardstick()
+    sim = [c for c in cfgs if c["name"].startswith("yard-sim-")]
+    cluster = [c for c in cfgs if c["name"].startswith("yard-cluster16-")]
+    host = [c for c in cfgs if c["name"].startswith("yard-host-")]
+    # 4 job counts x 2 starts x 2 ports, the mix on both ports from both
+    # starts, the incompatible point; two placements; 3 host points x 2.
+    assert (len(sim), len(cluster), len(host)) == (21, 2, 6)
+    assert len(cfgs) == 29
+    assert len(set(names(cfgs))) == len(cfgs)
+    assert all(c["repeats"] == 10 for c in sim)
+    assert all(c["repeats"] == 3 for c in cluster)
+    assert all(c["repeats"] == 5 for c in host)
+    assert {c["backend"] for c in sim + cluster} == {"ns-3"}
+    assert {c["backend"] for c in host} == {"bpf"}
+    for count in (2, 3, 4, 8):
+        for start in ("sync", "random"):
+            for port in ("droptail", "ecn"):
+                cfg = next(c for c in sim if c["name"] == "yard-sim-%djobs-%s-%s"
+                           % (count, start, port))
+                assert len(cfg["jobs"]) == count
+                assert cfg.get("start") == ("random" if start == "random" else "given")
+                assert ("ecn_mark_bytes" in cfg) == (port == "ecn")
+
+
+def fractions(cfg):
+    return [metrics.ideal_iteration(j["compute_ms"] / 1e3, j["bytes"], cfg["rate_mbit"] * 1e6)
+            for j in cfg["jobs"]]
+
+
+def test_the_mix_is_heterogeneous_and_the_incompatible_point_sums_to_1_2():
+    cfgs = {c["name"]: c for c in yardstick.yardstick()}
+    mix = cfgs["yard-sim-mix4-random-ecn"]
+    ideal = fractions(mix)
+    shares = [comm / period for period, comm in ideal]
+    assert min(shares) == pytest.approx(0.1) and max(shares) == pytest.approx(0.35)
+    assert sum(shares) == pytest.approx(0.8)
+    periods = [period for period, _ in ideal]
+    assert max(periods) / min(periods) == pytest.approx(1.5)
+    over = cfgs["yard-sim-3x0.4-over-random-ecn"]
+    assert sum(comm / period for period, comm in fractions(over)) == pytest.approx(1.2)
+    assert cfgs["yard-cluster16-compatible"]["topology"]["kind"] == "leaf-spine"
+    assert len(cfgs["yard-cluster16-over"]["jobs"]) == 16
+
+
+def test_every_point_has_the_baselines_and_dctcp_exactly_where_the_port_marks():
+    for cfg in yardstick.yardstick():
+        assert {"cubic", "ai", "md-restart"} <= set(rules(cfg))
+        assert ("dctcp" in rules(cfg)) == ("ecn_mark_bytes" in cfg)
+        restart = next(a for a in cfg["algorithms"] if a["name"] == "md-restart")
+        # Today's default as it ships.
+        assert restart["params"] == {"slope": matrix.DEFAULT_PARAMS["slope"],
+                                     "intercept": matrix.DEFAULT_PARAMS["intercept"],
+                                     "mode": "md-restart"}
+
+
+def test_the_quick_subset_is_a_subset_and_its_estimate_is_under_15_minutes():
+    full = {c["name"]: c for c in yardstick.yardstick()}
+    quick = yardstick.yardstick_quick()
+    assert quick and set(names(quick)) <= set(full)
+    for cfg in quick:
+        assert {k: v for k, v in cfg.items() if k not in ("iterations", "repeats")} == \
+            {k: v for k, v in full[cfg["name"]].items() if k not in ("iterations", "repeats")}
+    assert sum(progress.estimate_s(c) for c in quick) < 15 * 60
+
+
+def test_repeats_given_replace_every_points():
+    assert {c["repeats"] for c in yardstick.yardstick(repeats=2)} == {2}
+    assert {c["repeats"] for c in yardstick.yardstick_quick(repeats=1)} == {1}
+
+
+# --- the table ------------------------------------------------------------
+
+def alg(per_repeat, p99, stable, conv, jobs=None):
+    return {"repeats": len(per_repeat), "mean_iter_ms": sum(per_repeat) / len(per_repeat),
+            "per_repeat_mean_iter_ms": per_repeat, "p99_iter_ms": p99,
+            "stable_repeats": stable, "converged_iteration": conv,
+            "jobs": jobs or {}}
+
+
+def summary(ideal, algorithms, valid=True):
+    return {"ideal_iter_ms": ideal, "ideal_valid": valid, "algorithms": algorithms}
+
+
+def jobs(a, b):
+    return {"job1": {"mean_iter_ms": a}, "job2": {"mean_iter_ms": b}}
+
+
+def headroom_point():
+    # Ideal 100 ms, cubic 150 (1.5x: headroom); "good" reaches 104 with
+    # 9/10 stable and converges at 2; "half" takes half the headroom.
+    return ("p-headroom", {"jobs": []}, summary(100, {
+        "cubic": alg([150] * 10, 200, 0, [None] * 10, jobs(150, 150)),
+        "good": alg([103, 104, 104, 105] + [104] * 6, 108, 9, [2] * 9 + [None],
+                    jobs(100, 108)),
+        "half": alg([125] * 10, 180, 3, [None] * 10, jobs(120, 165)),
+    }), None)
+
+
+def flat_point():
+    # cubic at 1.1x the ideal: no headroom.
+    return ("p-flat", {"jobs": []}, summary(100, {
+        "cubic": alg([110] * 10, 130, 10, [1] * 10),
+        "good": alg([102] * 10, 105, 10, [1] * 10),
+    }), None)
+
+
+def by_rule(rows, point):
+    return {r["rule"]: r for r in rows if r["point"] == point}
+
+
+def test_the_table_gives_efficiency_headroom_p99_and_the_worst_job():
+    rows = yardstick.rows([headroom_point(), flat_point()])
+    head = by_rule(rows, "p-headroom")
+    assert head["good"]["efficiency"] == pytest.approx(100 / 104)
+    assert head["good"]["efficiency_spread"] == pytest.approx([100 / 105, 100 / 103])
+    assert head["good"]["headroom"] == pytest.approx((150 - 104) / 50)
+    assert head["half"]["headroom"] == pytest.approx(0.5)
+    assert head["cubic"]["headroom"] is None
+    assert head["good"]["p99_ratio"] == pytest.approx(1.08)
+    assert head["half"]["worst_job_x_cubic"] == pytest.approx(165 / 150)
+    assert head["good"]["worst_job_x_cubic"] == pytest.approx(108 / 150)
+    assert head["good"]["convergence"] == 2
+    assert head["half"]["convergence"] is None
+    flat = by_rule(rows, "p-flat")
+    assert not flat["good"]["headroom_point"] and flat["good"]["headroom"] is None
+    # cubic first in each point.
+    assert [r["rule"] for r in rows][:1] == ["cubic"]
+
+
+def test_the_targets_count_only_headroom_points_with_a_reachable_ideal():
+    over = ("p-over", {"jobs": []}, summary(100, {
+        "cubic": alg([200] * 10, 300, 0, [None] * 10),
+        "good": alg([101] * 10, 102, 10, [1] * 10)}, valid=False), None)
+    counts = yardstick.target_counts(yardstick.rows([headroom_point(), flat_point(), over]))
+    assert counts["good"] == {"points": 1, "mean": 1, "headroom": 1, "p99": 1, "stable": 1,
+                              "convergence": 1, "all": 1}
+    assert counts["half"] == {"points": 1, "mean": 0, "headroom": 0, "p99": 0, "stable": 0,
+                              "convergence": 0, "all": 0}
+    assert "cubic" not in counts
+
+
+def test_text_and_json_print_the_same_table():
+    points = [headroom_point(), flat_point()]
+    text = yardstick.render(points)
+    assert "| p-flat | good | 10 | 0.980 (0.980-0.980) | - |" in text
+    assert "| p-headroom | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 | 1.100 | 3/10 | - |" \
+        in text
+    assert "good: 1 headroom points;" in text and "all: 1" in text
+    doc = json.loads(yardstick.render(points, as_json=True))
+    assert doc["targets"]["good"]["all"] == 1
+    assert len(doc["rows"]) == 5
+
+
+def test_the_command_reads_a_point_directory(tmp_path, capsys):
+    name, cfg, summ, _ = headroom_point()
+    point = rundir.Point(str(tmp_path / "p"))
+    point.write_config(dict(cfg, name=name))
+    point.write_summary(summ)
+    assert cli.main(["yardstick-table", "-j", point.path]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["targets"]["good"]["headroom"] == 1
