@@ -143,6 +143,9 @@ def aggregate(reps):
         "failures": [f for r in reps for f in r["failures"]],
         "cc_counters": summed_counters([r["cc_counters"] for r in reps]),
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
+        # Each repeat's p99 (p99_iter_ms is their mean): the spread the
+        # yardstick's table gives (bench/yardstick.py).
+        "per_repeat_p99_iter_ms": [ms(r["p99_iter_s"]) for r in reps],
         # The repeats' own numbers: a point merged from parts (bench merge)
         # may start at any.
         "repeat_indices": [r["repeat"] for r in reps],
