@@ -10,5 +10,7 @@ top of the checkout (scripts/demo and scripts/bench do).
   metrics    iteration metrics from trainsim logs (pure)
   analyze    summary, report and plots of a point
   study_table, tail_overlap   tables of results directories (the host sets)
+  yardstick  issue 37's yardstick: its set (matrix's yardstick, yardstick-quick)
+             and its table (yardstick-table)
   paths      where the checkout's programs and results are
 """

@@ -5,7 +5,8 @@
     python3 -m bench run yardstick-quick    # a subset, under 15 minutes here
     python3 -m bench yardstick-table [-j] DIR [DIR...]
 
-The table gives, per point and rule, from the summary.json the analysis
+The table gives, per point, cubic's median repeat mean over the ideal, and
+per point and rule, from the summary.json the analysis
 wrote (nothing is recomputed from raw logs):
   - repeats N;
   - efficiency: ideal / the median over repeats of a repeat's mean
@@ -16,9 +17,9 @@ wrote (nothing is recomputed from raw logs):
     where cubic's median is at least HEADROOM_CUBIC (1.15) x the ideal,
     else "-"; cubic from the point's own run, else from another run given
     of the same point (bench.regime.cubic_beside());
-  - p99 / ideal: the summary's p99 (the mean over repeats of each repeat's
-    nearest-rank p99: the summary keeps no per-repeat p99; where a summary
-    has "per_repeat_p99_iter_ms", their median and spread);
+  - p99 / ideal: the median over repeats of each repeat's nearest-rank p99
+    with their spread, from "per_repeat_p99_iter_ms"; summaries written
+    before the analysis kept it give only "p99_iter_ms", the repeats' mean;
   - worst job x cubic: the largest, over the point's jobs, of the job's mean
     iteration under the rule over its mean under cubic (means over the
     repeats: the summary keeps no per-repeat job figures);
@@ -228,7 +229,7 @@ def row(name, cfg, summary, rule, cubic):
     cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
                                  [cubic["mean_iter_ms"]]) if cubic else None
     headroom_point = cubic_ms is not None and cubic_ms >= HEADROOM_CUBIC * ideal
-    p99s = a.get("per_repeat_p99_iter_ms")
+    p99s = [x for x in a.get("per_repeat_p99_iter_ms") or [] if x is not None]
     p99_ms = statistics.median(p99s) if p99s else a["p99_iter_ms"]
     conv = a["converged_iteration"]
     conv = conv if isinstance(conv, list) else [conv]
@@ -299,12 +300,13 @@ def ranged(x, pair, pattern="%.3f"):
 
 
 def text(table_rows, counts):
-    lines = ["| point | rule | N | efficiency (spread) | headroom | p99/ideal | "
+    lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | p99/ideal | "
              "worst job x cubic | stable | convergence (spread) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table_rows:
-        lines.append("| %s%s | %s | %d | %s | %s | %s | %s | %d/%d | %s |" % (
-            r["point"], "" if r["ideal_valid"] is not False else " (over 1)", r["rule"],
+        lines.append("| %s%s | %s | %s | %d | %s | %s | %s | %s | %d/%d | %s |" % (
+            r["point"], "" if r["ideal_valid"] is not False else " (over 1)",
+            fmt(r["cubic_x_ideal"]), r["rule"],
             r["repeats"], ranged(r["efficiency"], r["efficiency_spread"]),
             fmt(r["headroom"], "%.2f"), ranged(r["p99_ratio"], r["p99_spread"]),
             fmt(r["worst_job_x_cubic"]), r["stable"], r["repeats"],

@@ -150,6 +150,15 @@ def test_the_table_gives_efficiency_headroom_p99_and_the_worst_job():
     assert [r["rule"] for r in rows][:1] == ["cubic"]
 
 
+def test_p99_is_the_median_repeat_where_the_summary_keeps_each():
+    name, cfg, summ, _ = headroom_point()
+    summ["algorithms"]["good"]["per_repeat_p99_iter_ms"] = [104, 106, 120, None]
+    head = by_rule(yardstick.rows([(name, cfg, summ, None)]), name)
+    assert head["good"]["p99_ratio"] == pytest.approx(1.06)
+    assert head["good"]["p99_spread"] == pytest.approx([1.04, 1.20])
+    assert head["half"]["p99_spread"] is None
+
+
 def test_the_targets_count_only_headroom_points_with_a_reachable_ideal():
     over = ("p-over", {"jobs": []}, summary(100, {
         "cubic": alg([200] * 10, 300, 0, [None] * 10),
@@ -165,8 +174,8 @@ def test_the_targets_count_only_headroom_points_with_a_reachable_ideal():
 def test_text_and_json_print_the_same_table():
     points = [headroom_point(), flat_point()]
     text = yardstick.render(points)
-    assert "| p-flat | good | 10 | 0.980 (0.980-0.980) | - |" in text
-    assert "| p-headroom | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 | 1.100 | 3/10 | - |" \
+    assert "| p-flat | 1.100 | good | 10 | 0.980 (0.980-0.980) | - |" in text
+    assert "| p-headroom | 1.500 | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 | 1.100 | 3/10 | - |" \
         in text
     assert "good: 1 headroom points;" in text and "all: 1" in text
     doc = json.loads(yardstick.render(points, as_json=True))
