@@ -5,9 +5,9 @@
     python3 -m bench run yardstick-quick    # a subset, under 15 minutes here
     python3 -m bench yardstick-table [-j] DIR [DIR...]
 
-The table gives, per point, cubic's median repeat mean over the ideal, and
-per point and rule, from the summary.json the analysis
-wrote (nothing is recomputed from raw logs):
+The table gives, from the summary.json the analysis wrote (nothing is
+recomputed from raw logs), per point cubic's median repeat mean over the
+ideal, and per point and rule:
   - repeats N;
   - efficiency: ideal / the median over repeats of a repeat's mean
     iteration, with its spread (ideal over the slowest and the fastest
@@ -168,7 +168,9 @@ def yardstick(iterations=100, repeats=None):
       pair on a FIFO bottleneck and with ACKs first, three jobs, four jobs
       from random starts, on both.
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
-      paper's ai, today's default md-restart.
+      paper's ai (in the simulator at the line the data-center set measured
+      it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
+      and today's default md-restart at the shipped line (DEFAULT_PARAMS).
     Not yet here: the oracle time-shift schedule (jobs started at the ideal
     interleaving's offsets and re-aligned to them every iteration), issue
     37's next piece. Random starts are drawn from the point's name and the
