@@ -357,13 +357,20 @@ def start_offsets(cfg, rep):
     ("offset_ms"), or for a point with "start": "random", one drawn uniformly
     over the job's ideal period: reproducible, and the same for every
     algorithm of the repeat, so that algorithms are compared from the same
-    starts. The simulator's workers take the same (bench.run)."""
+    starts. The simulator's workers take the same (bench.run).
+
+    The draw is seeded by the point's "start_seed" (a string or a number)
+    and the repeat; a point without one is seeded by its name, as every
+    point was before the key (issue 37 item 6), so that renaming such a
+    point changes its starts and a point given a start_seed keeps its starts
+    under any name. start_seed equal to the name draws what the name did."""
     start = cfg.get("start", "given")
     if start == "given":
         return {job["name"]: job.get("offset_ms", 0) for job in cfg["jobs"]}
     if start != "random":
         raise SystemExit("bench: start %r: \"given\" or \"random\"" % start)
-    draw = random.Random(zlib.crc32(("%s/rep%d" % (cfg.get("name", "point"), rep)).encode()))
+    seed = cfg.get("start_seed", cfg.get("name", "point"))
+    draw = random.Random(zlib.crc32(("%s/rep%d" % (seed, rep)).encode()))
     offsets = {}
     for job in cfg["jobs"]:
         period_s, _ = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],

@@ -65,12 +65,27 @@ MIX = ((0.35, 1.0), (0.2, 1.2), (0.15, 1.5), (0.1, 1.0))
 OVER_COUNT, OVER_FRACTION = 3, 0.4
 
 
+def start_seed(point, *args):
+    """The start_seed of a random-start point (bench.driver.start_offsets()):
+    a string of the point's kind and its parameters, frozen here and apart
+    from its display name, so that renaming a point keeps its starts. Each
+    equals the name the point had when the key came (so the starts the
+    committed runs drew are drawn again); keep them as they are."""
+    return START_SEEDS[point] % args
+
+
+START_SEEDS = {"sim": "yard-sim-%djobs-random-%s", "mix": "yard-sim-mix4-random-%s",
+               "over": "yard-sim-%dx%g-over-random-ecn", "host": "yard-host-4jobs-random-%s"}
+
+
 def sim_ports(port):
     return dict(matrix.DC_TCP, **matrix.DC_SET_PORTS[port])
 
 
-def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms):
+def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms, seed=None):
     keys = sim_ports(port)
+    if start == "random":
+        keys["start_seed"] = seed
     cfg = matrix.sim_point(name, jobs, matrix.DC_RATE_MBIT, matrix.DC_SET_RTT_MS,
                            matrix.DC_BUFFER_BYTES, iterations, repeats,
                            SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES,
@@ -96,7 +111,8 @@ def sim_points(iterations, repeats):
                                              "exchange")
                 out.append(yard_sim_point("yard-sim-%djobs-%s-%s" % (count, start, port), jobs,
                                           port, "random" if start == "random" else "given",
-                                          iterations, repeats, period_ms))
+                                          iterations, repeats, period_ms,
+                                          start_seed("sim", count, port)))
     for start in ("sync", "random"):
         for port in PORTS:
             jobs = [matrix.job_for_fraction("job%d" % (i + 1), fraction, MIX_PERIOD_MS * scale,
@@ -106,12 +122,13 @@ def sim_points(iterations, repeats):
                 job["collective"] = "exchange"
             out.append(yard_sim_point("yard-sim-mix4-%s-%s" % (start, port), jobs, port,
                                       "random" if start == "random" else "given", iterations,
-                                      repeats, MIX_PERIOD_MS))
+                                      repeats, MIX_PERIOD_MS, start_seed("mix", port)))
     period_ms = phase_ms / OVER_FRACTION
     jobs = matrix.identical_jobs(OVER_COUNT, OVER_FRACTION, period_ms, matrix.DC_RATE_MBIT,
                                  "exchange")
     out.append(yard_sim_point("yard-sim-%dx%g-over-random-ecn" % (OVER_COUNT, OVER_FRACTION),
-                              jobs, "ecn", "random", iterations, repeats, period_ms))
+                              jobs, "ecn", "random", iterations, repeats, period_ms,
+                              start_seed("over", OVER_COUNT, OVER_FRACTION)))
     return out
 
 
@@ -149,6 +166,7 @@ def host_points(iterations, repeats):
             cfg.update(extra)
             if start != "given":
                 cfg["start"] = start
+                cfg["start_seed"] = start_seed("host", bottleneck)
             out.append(cfg)
     return out
 
@@ -173,10 +191,10 @@ def yardstick(iterations=100, repeats=None):
       and today's default md-restart at the shipped line (DEFAULT_PARAMS).
     Not yet here: the oracle time-shift schedule (jobs started at the ideal
     interleaving's offsets and re-aligned to them every iteration), issue
-    37's next piece. Random starts are drawn from the point's name and the
-    repeat (bench.driver.start_offsets()): renaming a point changes its
-    starts, until the seed key of issue 37 item 6. repeats, where given,
-    replaces every point's own."""
+    37's next piece. Random starts are drawn from the point's start_seed
+    (start_seed(), apart from its name) and the repeat
+    (bench.driver.start_offsets()): renaming a point keeps its starts.
+    repeats, where given, replaces every point's own."""
     points = (sim_points(iterations, repeats or SIM_SEEDS) +
               cluster_points(iterations, repeats or CLUSTER_SEEDS) +
               host_points(iterations, repeats or HOST_REPEATS))

@@ -102,6 +102,23 @@ def test_random_starts_fall_within_a_period_and_are_reproducible_per_repeat():
     assert draws[0]["job1"] != draws[0]["job2"]
 
 
+def test_a_start_seed_decides_random_starts_whatever_the_points_name():
+    a = dict(random_start_config(), name="first-name", start_seed="stable")
+    b = dict(random_start_config(), name="renamed", start_seed="stable")
+    assert [driver.start_offsets(a, rep) for rep in range(5)] == \
+        [driver.start_offsets(b, rep) for rep in range(5)]
+    other = dict(a, start_seed="another")
+    assert driver.start_offsets(other, 0) != driver.start_offsets(a, 0)
+
+
+def test_without_a_start_seed_the_name_seeds_the_starts_as_before():
+    cfg = random_start_config()
+    # The draws every committed random-start point was run with.
+    assert driver.start_offsets(cfg, 0) == {"job1": 20.589, "job2": 35.531}
+    assert driver.start_offsets(dict(cfg, name="q"), 0) != driver.start_offsets(cfg, 0)
+    assert driver.start_offsets(dict(cfg, start_seed="p"), 1) == driver.start_offsets(cfg, 1)
+
+
 def test_an_unknown_start_is_refused():
     with pytest.raises(SystemExit, match="random"):
         driver.start_offsets(dict(random_start_config(), start="staggered"), 0)

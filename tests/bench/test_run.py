@@ -192,6 +192,10 @@ def test_a_committed_simulated_point_is_its_sets(set_name, stored):
         argv += ["--first-repeat", str(stored["first_repeat"])]
     (cfg,) = [c for c in configurations(*argv) if c["name"] == stored["name"]]
     stored = {k: v for k, v in stored.items() if k not in ("commit", "format")}
+    # A start_seed equal to the point's name draws the starts the name drew
+    # (bench.driver.start_offsets()): a point committed before the key ran them.
+    if "start_seed" not in stored and cfg.get("start_seed") == stored["name"]:
+        del cfg["start_seed"]
     if stored.get("first_repeat") == 0:
         del stored["first_repeat"]
     assert cfg == stored

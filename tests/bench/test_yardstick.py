@@ -86,6 +86,21 @@ def test_the_quick_subset_is_a_subset_and_its_estimate_is_under_15_minutes():
     assert sum(progress.estimate_s(c) for c in quick) < 15 * 60
 
 
+def test_random_starts_are_seeded_apart_from_the_points_name():
+    from bench import driver
+    random_points = [c for c in yardstick.yardstick() if c.get("start") == "random"]
+    assert len(random_points) == 13  # 8 + the mix 2 + over 1 + host 2
+    for cfg in random_points:
+        assert isinstance(cfg["start_seed"], str), cfg["name"]
+        # The seed is the name the point had when the key came: the starts
+        # committed runs drew are drawn again ...
+        assert cfg["start_seed"] == cfg["name"]
+        # ... and a renamed point keeps them.
+        renamed = dict(cfg, name="renamed")
+        assert driver.start_offsets(renamed, 1) == driver.start_offsets(cfg, 1)
+    assert all("start_seed" not in c for c in yardstick.yardstick() if c.get("start") != "random")
+
+
 def test_repeats_given_replace_every_points():
     assert {c["repeats"] for c in yardstick.yardstick(repeats=2)} == {2}
     assert {c["repeats"] for c in yardstick.yardstick_quick(repeats=1)} == {1}
