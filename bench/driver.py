@@ -61,6 +61,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import zlib
 
 from bench import matrix, metrics, paths, rundir
@@ -460,12 +461,56 @@ def add_arguments(parser):
     parser.add_argument("point", metavar="POINT_DIR")
 
 
+# Where a point runs, by its backend, as failures name it.
+WHERE = {"bpf": "host", "ns-3": "sim", "module": "guest"}
+
+
+def where(cfg):
+    backend = cfg.get("backend", "module")
+    return WHERE.get(backend, backend)
+
+
+def failure_reason(exc):
+    """One line saying why the driver failed: a command's exit and the last
+    line it wrote to stderr, or the exception's type and first line."""
+    if isinstance(exc, subprocess.CalledProcessError):
+        cmd = exc.cmd if isinstance(exc.cmd, str) else " ".join(str(a) for a in exc.cmd)
+        err = exc.stderr or b""
+        err = err.decode(errors="replace") if isinstance(err, bytes) else err
+        last = [line for line in err.strip().splitlines() if line.strip()]
+        return "`%s` exited %d%s" % (cmd, exc.returncode, ": " + last[-1].strip() if last else "")
+    first = str(exc).strip().splitlines()
+    return "%s%s" % (type(exc).__name__, ": " + first[0] if first else "")
+
+
 def main(args):
+    """Run the point; on an exception, its reason on one line of stderr and
+    in the point's driver-failure.txt (rundir.DRIVER_FAILURE) with the
+    traceback, for bench run to report, and exit 2."""
     point = rundir.Point(args.point)
     cfg = point.config()
-    trainsim = trainsim_path(cfg)
-    if not os.access(trainsim, os.X_OK):
-        sys.exit("driver: %s is not built" % trainsim)
+    try:
+        trainsim = trainsim_path(cfg)
+        if not os.access(trainsim, os.X_OK):
+            sys.exit("driver: %s is not built" % trainsim)
+        return run_point(cfg, point)
+    except SystemExit as exc:
+        # A refusal (one line already): kept for bench run as well.
+        if isinstance(exc.code, str):
+            with open(point.file(rundir.DRIVER_FAILURE), "w") as f:
+                f.write(exc.code + "\n")
+        raise
+    except Exception as exc:
+        reason = failure_reason(exc)
+        with open(point.file(rundir.DRIVER_FAILURE), "w") as f:
+            f.write(reason + "\n\n" + traceback.format_exc())
+        print("driver (%s): %s (traceback in %s)" % (
+            where(cfg), reason, point.file(rundir.DRIVER_FAILURE)),
+            file=sys.stderr, flush=True)
+        return 2
+
+
+def run_point(cfg, point):
     t0 = time.time()
     exp = Experiment(cfg, point)
     try:

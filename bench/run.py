@@ -30,7 +30,7 @@ import os
 import subprocess
 
 from bench import analyze, matrix, paths, progress, rundir
-from bench.driver import bottleneck_limit, start_offsets, worker_seed
+from bench.driver import bottleneck_limit, start_offsets, where, worker_seed
 from testbed import mltcpctl
 
 
@@ -47,6 +47,20 @@ def guest_budget_s(cfg):
                len(cfg["algorithms"]) * 4)
 
 
+def failed(cfg, point, what, returncode):
+    """bench run's one line for a failed run: the backend where it ran, the
+    exit status, and the driver's reason where it wrote one
+    (rundir.DRIVER_FAILURE's first line)."""
+    reason = None
+    try:
+        with open(point.file(rundir.DRIVER_FAILURE)) as f:
+            reason = f.readline().strip()
+    except OSError:
+        pass
+    return "%s %s failed (%d)%s" % (where(cfg), what, returncode,
+                                    ": " + reason if reason else "")
+
+
 def run_point(cfg, point):
     """Run one configuration into a point directory and analyze it.
     Returns (summary, None) or (summary or None, what went wrong)."""
@@ -54,28 +68,43 @@ def run_point(cfg, point):
     # while the point runs must not be stamped on it (analyze.summarize()).
     cfg = dict(cfg, commit=cfg.get("commit") or analyze.git_commit())
     point.write_config(cfg)
+    # A reason left by an earlier run of this directory is not this run's.
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(point.file(rundir.DRIVER_FAILURE))
     driver = [paths.SYSTEM_PYTHON, "-m", "bench", "driver", point.path]
     if cfg.get("backend") == "ns-3":
         run = subprocess.run(sim_argv(cfg, point), cwd=paths.TOP, stdin=subprocess.DEVNULL)
         if run.returncode != 0:
-            return None, "simulation failed (%d)" % run.returncode
+            return None, failed(cfg, point, "run", run.returncode)
     elif cfg.get("backend") == "bpf":
         with host_lock():
             # This tree's build, whatever was registered before (unload
             # fails when nothing is: that is fine).
             subprocess.run(mltcpctl.bpf_unload_argv(paths.MLTCPCTL),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            subprocess.run(mltcpctl.bpf_load_argv(paths.MLTCPCTL), check=True,
-                           stdout=subprocess.DEVNULL)
+            load = subprocess.run(mltcpctl.bpf_load_argv(paths.MLTCPCTL),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if load.returncode != 0:
+                err = load.stderr.strip().splitlines()
+                return None, "host BPF twin load failed (%d)%s" % (
+                    load.returncode, ": " + err[-1] if err else "")
             run = subprocess.run(driver, cwd=paths.TOP, stdin=subprocess.DEVNULL)
     else:
         run = subprocess.run([paths.VM_RUN, "--results", point.path,
                               "--timeout", str(guest_budget_s(cfg)), "--"] + driver,
                              cwd=paths.TOP, stdin=subprocess.DEVNULL)
     if run.returncode != 0:
-        return None, "guest run failed (%d)" % run.returncode
+        return None, failed(cfg, point, "run", run.returncode)
     summary, failures = analyze.analyze_point(point)
-    return summary, "analysis reported worker failures" if failures else None
+    if not failures:
+        return summary, None
+    # "<job> rank <r> exited <n>: <its stderr>": the stderr's last line
+    # (a traceback's exception), not the traceback.
+    lines = [line for line in failures[0].strip().splitlines() if line.strip()] or [""]
+    first = lines[0] if len(lines) == 1 else \
+        "%s: %s" % (lines[0].split(": ", 1)[0], lines[-1].strip())
+    return summary, "%s run: %d worker failure%s, first: %s" % (
+        where(cfg), len(failures), "" if len(failures) == 1 else "s", first)
 
 
 def sim_argv(cfg, point):

@@ -13,6 +13,8 @@ repeat):
                                    sending window ("window_trace", sim/point.h)
     sim-seeds.json                 a simulated point's workers' seeds and random
                                    starts, as mltcp-sim was given them
+    driver-failure.txt             where the driver failed: one line of reason,
+                                   then the traceback (bench.driver.main())
     summary.json, report.md, *.png written by `python3 -m bench analyze`
 
 A results directory (`python3 -m bench run SET...`) holds a point directory
@@ -40,6 +42,7 @@ FORMAT = 1
 CONFIG, SUMMARY, RESULTS = "config.json", "summary.json", "results.json"
 WINDOW_TRACE = ".window.jsonl"  # beside a worker's log: mltcp-sim's window_trace
 SIM_SEEDS = "sim-seeds.json"  # a simulated point's seeds and starts (bench.run.sim_argv())
+DRIVER_FAILURE = "driver-failure.txt"  # why the driver failed (bench.driver.main())
 
 
 class FormatError(ValueError):

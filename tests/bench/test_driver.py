@@ -170,3 +170,38 @@ def test_trainsim_rings_listen_per_rank_and_carry_the_jobs_bytes_each_way():
     assert all(option(a, "--world") == "4" for a in lines)
     # Each direction carries (ranks - 1) x trainsim's --bytes: the job's bytes.
     assert all(option(a, "--bytes") == "1000000" for a in lines)
+
+
+def failing_point(tmp_path, exc):
+    """A host point whose Experiment raises exc; driver.main's exit code."""
+    from bench import rundir
+    point = rundir.Point(str(tmp_path / "p"))
+    point.write_config(dict(random_start_config(), backend="bpf", trainsim="/bin/true"))
+
+    def experiment(cfg, pt):
+        raise exc
+    return point, experiment
+
+
+def test_a_driver_exception_is_one_line_and_its_traceback_a_file(tmp_path, monkeypatch, capsys):
+    import argparse
+    import subprocess
+    from bench import rundir
+    exc = subprocess.CalledProcessError(2, ["tc", "qdisc", "add"],
+                                        stderr=b"Error: Exclusivity flag on.\n")
+    point, experiment = failing_point(tmp_path, exc)
+    monkeypatch.setattr(driver, "Experiment", experiment)
+    assert driver.main(argparse.Namespace(point=point.path)) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "driver (host): `tc qdisc add` exited 2: Error: Exclusivity flag on." in err
+    with open(point.file(rundir.DRIVER_FAILURE)) as f:
+        text = f.read()
+    assert text.splitlines()[0] == "`tc qdisc add` exited 2: Error: Exclusivity flag on."
+    assert "Traceback" in text
+
+
+def test_any_exception_gives_its_type_and_first_line():
+    assert driver.failure_reason(KeyError("rate_mbit")) == "KeyError: 'rate_mbit'"
+    assert driver.failure_reason(OSError("no such\nmore")) == "OSError: no such"
+    assert driver.failure_reason(RuntimeError()) == "RuntimeError"

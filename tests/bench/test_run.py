@@ -204,3 +204,69 @@ def test_a_committed_simulated_point_is_its_sets(set_name, stored):
 def test_every_edited_point_is_committed():
     for point in EDITED_POINTS:
         assert os.path.exists(paths.TOP + "/bench/results/" + point + "/config.json"), point
+
+
+def stub_host_run(monkeypatch, driver_reason=None, load_rc=0):
+    """bench run's subprocess calls for a host point: mltcpctl's BPF load
+    exits load_rc; the driver exits 2, leaving driver_reason."""
+    from bench import rundir
+
+    def fake_run(argv, **kw):
+        if "bench" in argv and "driver" in argv:
+            if driver_reason:
+                with open(rundir.Point(argv[-1]).file(rundir.DRIVER_FAILURE), "w") as f:
+                    f.write(driver_reason + "\n\nTraceback (most recent call last): ...\n")
+            return subprocess.CompletedProcess(argv, 2)
+        if "load" in argv:
+            return subprocess.CompletedProcess(argv, load_rc, stderr="libbpf: no BTF\n")
+        return subprocess.CompletedProcess(argv, 0)
+    monkeypatch.setattr(run.subprocess, "run", fake_run)
+    monkeypatch.setattr(run, "host_lock", lambda: __import__("contextlib").nullcontext())
+
+
+def test_a_failure_on_the_host_names_the_host_and_the_drivers_reason(tmp_path, monkeypatch):
+    from bench import rundir
+    stub_host_run(monkeypatch, "`tc qdisc add` exited 2: Error: Exclusivity flag on.")
+    cfg = dict(matrix.on_host(matrix.pair()[0]), commit="abc")
+    summary, error = run.run_point(cfg, rundir.Point(str(tmp_path / "p")))
+    assert summary is None
+    assert error == "host run failed (2): `tc qdisc add` exited 2: Error: Exclusivity flag on."
+
+
+def test_a_reason_of_an_earlier_run_is_not_reported(tmp_path, monkeypatch):
+    from bench import rundir
+    point = rundir.Point(str(tmp_path / "p"))
+    os.makedirs(point.path)
+    with open(point.file(rundir.DRIVER_FAILURE), "w") as f:
+        f.write("stale\n")
+    stub_host_run(monkeypatch)
+    _, error = run.run_point(dict(matrix.on_host(matrix.pair()[0]), commit="abc"), point)
+    assert error == "host run failed (2)"
+
+
+def test_a_failed_bpf_load_is_one_line(tmp_path, monkeypatch):
+    from bench import rundir
+    stub_host_run(monkeypatch, load_rc=1)
+    _, error = run.run_point(dict(matrix.on_host(matrix.pair()[0]), commit="abc"),
+                             rundir.Point(str(tmp_path / "p")))
+    assert error == "host BPF twin load failed (1): libbpf: no BTF"
+
+
+def test_failures_name_the_backend_where_the_point_ran():
+    assert [run.where({"backend": b}) for b in ("bpf", "ns-3", "module")] == \
+        ["host", "sim", "guest"]
+    assert run.where({}) == "guest"
+
+
+def test_worker_failures_name_the_backend_and_the_first(tmp_path, monkeypatch):
+    from bench import rundir
+    monkeypatch.setattr(run.subprocess, "run",
+                        lambda argv, **kw: subprocess.CompletedProcess(argv, 0))
+    monkeypatch.setattr(run, "host_lock", lambda: __import__("contextlib").nullcontext())
+    fails = ["job1 rank 0 exited 1: Traceback (most recent call last):\n  File x\nOSError: y",
+             "job2 rank 1 timed out"]
+    monkeypatch.setattr(run.analyze, "analyze_point", lambda point: ({"s": 1}, fails))
+    summary, error = run.run_point(dict(matrix.on_host(matrix.pair()[0]), commit="abc"),
+                                   rundir.Point(str(tmp_path / "p")))
+    assert summary == {"s": 1}
+    assert error == "host run: 2 worker failures, first: job1 rank 0 exited 1: OSError: y"
