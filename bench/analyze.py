@@ -198,6 +198,19 @@ def fmt(x, nd=1):
     return str(x)
 
 
+def delay_words(cfg):
+    """How the bottleneck's delay was made, as the driver makes it
+    (bench.driver.bottleneck_shaping(), testbed.topology.Shaping): netem,
+    half the base RTT each way, only where rtt_ms is above 0; the host's
+    points (backend bpf) have no netem and no added delay."""
+    if cfg.get("backend") == "bpf":
+        return ("no added delay (the host has no netem: tbf or htb alone, the RTT "
+                "the queue's and the path's)")
+    if not cfg["rtt_ms"]:
+        return "no added delay (no netem: the RTT the queue's and the path's)"
+    return "base RTT %g ms (netem, half each way)" % cfg["rtt_ms"]
+
+
 def setup_line(cfg):
     """The point's network and traffic in one line, as its backend built them."""
     buffer = ("%d bytes" % cfg["buffer_bytes"] if "buffer_bytes" in cfg
@@ -216,9 +229,9 @@ def setup_line(cfg):
             " serving pure ACKs first, known by the DSCP the hosts' marker sets"
             if cfg.get("ack_priority") == "dscp" else
             " serving pure ACKs first" if cfg.get("ack_priority") else "")
-        net = ("Bottleneck: %g Mbit/s %s, base RTT %g ms (netem, half each way), queue %s; "
+        net = ("Bottleneck: %g Mbit/s %s, %s, queue %s; "
                "a dumbbell of network namespaces and Linux bridges" % (
-                   cfg["rate_mbit"], shaper, cfg["rtt_ms"], buffer))
+                   cfg["rate_mbit"], shaper, delay_words(cfg), buffer))
     kinds = sorted({"%s%s" % (job.get("collective", "ring" if job.get("ranks", 2) > 2
                                       else "exchange"),
                               " of %d ranks" % job["ranks"] if job.get("ranks", 2) > 2 else "")

@@ -151,3 +151,25 @@ def test_on_a_fabric_jobs_on_disjoint_links_do_not_overlap_and_the_links_are_kep
     report = (run / "report.md").read_text()
     assert "the busiest link's communication fractions sum to 0.4 (ideal reachable)" in report
     # The same jobs on a dumbbell overlap (the test above).
+
+
+def test_the_setup_line_describes_the_delay_each_backend_made():
+    """The guest's dumbbell delays with netem, half the RTT each way; the
+    host has no netem (testbed.topology), so its reports must not say so."""
+    from bench import matrix
+    guest = matrix.pair()[0]
+    assert guest.get("backend", "module") == "module" and guest["rtt_ms"] > 0
+    line = analyze.setup_line(guest)
+    assert "base RTT %g ms (netem, half each way)" % guest["rtt_ms"] in line
+    host = matrix.on_host(guest)
+    line = analyze.setup_line(host)
+    assert "netem, half each way" not in line and "base RTT" not in line
+    assert "no added delay (the host has no netem" in line
+    assert line.startswith("Bottleneck: 500 Mbit/s tbf, no added delay")
+    # A yardstick host point (htb, ACKs first) likewise.
+    from bench import yardstick
+    (acks,) = [c for c in yardstick.yardstick() if c["name"] == "yard-host-pair-acksfirst"]
+    assert "the host has no netem" in analyze.setup_line(acks)
+    assert "netem, half" not in analyze.setup_line(acks)
+    # A guest point without delay has no netem either.
+    assert "no added delay (no netem" in analyze.setup_line(dict(guest, rtt_ms=0))
