@@ -19,6 +19,10 @@ where a plain tbf held 95%, so the shaping is our own. On the host kernel
 `"ack_priority": "dscp"` the bottleneck knows them by the DSCP that every
 host's own marker gives them (`mltcpctl ackmark add dev eth0 dscp ef`).
 
+For the run it adds the congestion controls the point selects to
+net.ipv4.tcp_allowed_congestion_control, and takes them out after
+(allowed_ccs()): a namespace may select only an allowed one as its default.
+
 For each repeat and each algorithm (same start offsets for all), it sets the
 algorithm's parameters (mltcpctl's global defaults, on either backend),
 starts every worker of every job (mltcp-trainsim) with a common absolute
@@ -54,6 +58,7 @@ while the driver lists each host's mltcp flows (`mltcpctl flow show`, module
 backend): meta.json's "flows", by host role (L1, R1, ...), is what the
 detector learned of each job.
 """
+import contextlib
 import json
 import os
 import random
@@ -510,7 +515,65 @@ def main(args):
         return 2
 
 
+ALLOWED_CCS = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+AVAILABLE_CCS = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+
+
+def read_sysctl(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write_sysctl(path, value):
+    with open(path, "w") as f:
+        f.write(value + "\n")
+
+
+def point_ccs(cfg):
+    """The congestion controls a point's runs select: its algorithms' and
+    its bulk flows', in their order."""
+    ccs = [alg["cc"] for alg in cfg.get("algorithms", [])] + \
+        [bulk["cc"] for bulk in cfg.get("bulk", []) if "cc" in bulk]
+    return list(dict.fromkeys(ccs))
+
+
+@contextlib.contextmanager
+def allowed_ccs(ccs, read=None, write=None):
+    """For the run, ccs in net.ipv4.tcp_allowed_congestion_control (global):
+    a namespace other than the first may select only an allowed one as its
+    default, and on a host whose default is bbr cubic is not (issue 37 item
+    6). Only those the kernel has (tcp_available_congestion_control) are
+    added: it refuses the whole write for one it lacks. Afterwards, on
+    failure too, those added are taken out again, leaving the value as it
+    was. Yields the list added."""
+    if not ccs:
+        yield []
+        return
+    read, write = read or read_sysctl, write or write_sysctl
+    before = read(ALLOWED_CCS).split()
+    available = read(AVAILABLE_CCS).split()
+    added = [cc for cc in ccs if cc in available and cc not in before]
+    if added:
+        write(ALLOWED_CCS, " ".join(before + added))
+    try:
+        yield added
+    finally:
+        if added:
+            # What is there now, less what was added: another change made
+            # meanwhile stays.
+            write(ALLOWED_CCS, " ".join(cc for cc in read(ALLOWED_CCS).split()
+                                        if cc not in added))
+
+
 def run_point(cfg, point):
+    with allowed_ccs(point_ccs(cfg)) as added:
+        if added:
+            print("driver: %s allowed for the run (net.ipv4.tcp_allowed_congestion_control)"
+                  % " ".join(added), flush=True)
+        return run_experiment(cfg, point)
+
+
+def run_experiment(cfg, point):
     t0 = time.time()
     exp = Experiment(cfg, point)
     try:

@@ -205,3 +205,66 @@ def test_any_exception_gives_its_type_and_first_line():
     assert driver.failure_reason(KeyError("rate_mbit")) == "KeyError: 'rate_mbit'"
     assert driver.failure_reason(OSError("no such\nmore")) == "OSError: no such"
     assert driver.failure_reason(RuntimeError()) == "RuntimeError"
+
+
+class FakeSysctl:
+    """/proc/sys as a dict; writes recorded."""
+
+    def __init__(self, allowed, available):
+        self.values = {driver.ALLOWED_CCS: allowed, driver.AVAILABLE_CCS: available}
+        self.writes = []
+
+    def read(self, path):
+        return self.values[path] + "\n"
+
+    def write(self, path, value):
+        self.writes.append(value)
+        self.values[path] = value
+
+
+def test_the_points_ccs_are_allowed_for_the_run_and_restored_after():
+    fake = FakeSysctl("reno bbr", "reno bbr cubic mltcp_bpf")
+    with driver.allowed_ccs(["cubic", "bbr", "mltcp_bpf", "dctcp"], fake.read,
+                            fake.write) as added:
+        # dctcp is not in this kernel: asking for it would refuse the write.
+        assert added == ["cubic", "mltcp_bpf"]
+        assert fake.values[driver.ALLOWED_CCS] == "reno bbr cubic mltcp_bpf"
+    assert fake.values[driver.ALLOWED_CCS] == "reno bbr"
+
+
+def test_the_allowed_ccs_are_restored_when_the_run_fails():
+    fake = FakeSysctl("reno bbr", "reno bbr cubic")
+    with pytest.raises(RuntimeError):
+        with driver.allowed_ccs(["cubic"], fake.read, fake.write):
+            raise RuntimeError("worker")
+    assert fake.values[driver.ALLOWED_CCS] == "reno bbr"
+
+
+def test_nothing_is_written_when_every_cc_is_allowed():
+    fake = FakeSysctl("reno cubic", "reno cubic")
+    with driver.allowed_ccs(["cubic"], fake.read, fake.write) as added:
+        assert added == []
+    assert fake.writes == []
+
+
+def test_the_driver_allows_the_points_ccs_around_its_experiment(tmp_path, monkeypatch):
+    import argparse
+    from bench import rundir
+    fake = FakeSysctl("reno bbr", "reno bbr cubic")
+    monkeypatch.setattr(driver, "read_sysctl", fake.read)
+    monkeypatch.setattr(driver, "write_sysctl", fake.write)
+    point = rundir.Point(str(tmp_path / "p"))
+    cfg = dict(random_start_config(), backend="bpf", trainsim="/bin/true",
+               algorithms=[{"name": "cubic", "cc": "cubic"}, {"name": "bbr", "cc": "bbr"}])
+    point.write_config(cfg)
+    seen = []
+
+    def experiment(cfg, pt):
+        seen.append(fake.values[driver.ALLOWED_CCS])
+        raise OSError("topology failed")
+    monkeypatch.setattr(driver, "Experiment", experiment)
+    assert driver.main(argparse.Namespace(point=point.path)) == 2
+    assert seen == ["reno bbr cubic"]
+    assert fake.values[driver.ALLOWED_CCS] == "reno bbr"
+    assert driver.point_ccs(dict(cfg, bulk=[{"name": "b", "cc": "reno"}])) == \
+        ["cubic", "bbr", "reno"]
