@@ -62,6 +62,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -498,7 +499,8 @@ def main(args):
         trainsim = trainsim_path(cfg)
         if not os.access(trainsim, os.X_OK):
             sys.exit("driver: %s is not built" % trainsim)
-        return run_point(cfg, point)
+        with terminate_as_exit():
+            return run_point(cfg, point)
     except SystemExit as exc:
         # A refusal (one line already): kept for bench run as well.
         if isinstance(exc.code, str):
@@ -513,6 +515,18 @@ def main(args):
             where(cfg), reason, point.file(rundir.DRIVER_FAILURE)),
             file=sys.stderr, flush=True)
         return 2
+
+
+@contextlib.contextmanager
+def terminate_as_exit():
+    """A SIGTERM (a timeout's) unwinds as an exit does, so that what the run
+    changed on the machine (allowed_ccs(), the dumbbell) is undone; the
+    previous handler is back afterwards."""
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 ALLOWED_CCS = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
@@ -554,15 +568,27 @@ def allowed_ccs(ccs, read=None, write=None):
     available = read(AVAILABLE_CCS).split()
     added = [cc for cc in ccs if cc in available and cc not in before]
     if added:
-        write(ALLOWED_CCS, " ".join(before + added))
+        try:
+            write(ALLOWED_CCS, " ".join(before + added))
+        except OSError as exc:
+            # Sockets that select their CC as root (trainsim) need no entry;
+            # a namespace's default (torch jobs) will say so if it does.
+            print("driver: warning: could not allow %s (%s): %s"
+                  % (" ".join(added), ALLOWED_CCS, exc.strerror), file=sys.stderr, flush=True)
+            added = []
     try:
         yield added
     finally:
         if added:
             # What is there now, less what was added: another change made
             # meanwhile stays.
-            write(ALLOWED_CCS, " ".join(cc for cc in read(ALLOWED_CCS).split()
-                                        if cc not in added))
+            restored = " ".join(cc for cc in read(ALLOWED_CCS).split() if cc not in added)
+            try:
+                write(ALLOWED_CCS, restored)
+            except OSError as exc:
+                # The run's own outcome stands; the operator is told what to undo.
+                print("driver: warning: could not restore %s to \"%s\": %s"
+                      % (ALLOWED_CCS, restored, exc.strerror), file=sys.stderr, flush=True)
 
 
 def run_point(cfg, point):

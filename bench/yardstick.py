@@ -307,8 +307,7 @@ def target_counts(table_rows):
     return out
 
 
-def fmt(x, pattern="%.3f"):
-    return "-" if x is None else pattern % x
+fmt = regime.fmt
 
 
 def ranged(x, pair, pattern="%.3f"):

@@ -240,6 +240,50 @@ def test_the_allowed_ccs_are_restored_when_the_run_fails():
     assert fake.values[driver.ALLOWED_CCS] == "reno bbr"
 
 
+class RefusingSysctl(FakeSysctl):
+    """Refuses the writes numbered in refuse (0: the first)."""
+
+    def __init__(self, allowed, available, refuse):
+        super().__init__(allowed, available)
+        self.refuse = refuse
+
+    def write(self, path, value):
+        if len(self.writes) in self.refuse:
+            self.writes.append(None)
+            raise PermissionError(1, "Operation not permitted")
+        super().write(path, value)
+
+
+def test_a_refused_widening_is_a_warning_and_nothing_is_restored(capsys):
+    fake = RefusingSysctl("reno bbr", "reno bbr cubic", refuse={0})
+    with driver.allowed_ccs(["cubic"], fake.read, fake.write) as added:
+        assert added == []
+    assert fake.writes == [None], "one write, refused; no restore"
+    assert "could not allow cubic" in capsys.readouterr().err
+
+
+def test_a_refused_restore_leaves_the_runs_own_failure(capsys):
+    fake = RefusingSysctl("reno bbr", "reno bbr cubic", refuse={1})
+    with pytest.raises(RuntimeError, match="worker"):
+        with driver.allowed_ccs(["cubic"], fake.read, fake.write):
+            raise RuntimeError("worker")
+    assert 'could not restore %s to "reno bbr"' % driver.ALLOWED_CCS in capsys.readouterr().err
+
+
+def test_sigterm_unwinds_as_an_exit_and_the_handler_comes_back():
+    import signal
+    before = signal.getsignal(signal.SIGTERM)
+    unwound = []
+    with pytest.raises(SystemExit) as exc:
+        with driver.terminate_as_exit():
+            try:
+                signal.raise_signal(signal.SIGTERM)
+            finally:
+                unwound.append(True)
+    assert exc.value.code == 128 + signal.SIGTERM and unwound == [True]
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 def test_nothing_is_written_when_every_cc_is_allowed():
     fake = FakeSysctl("reno cubic", "reno cubic")
     with driver.allowed_ccs(["cubic"], fake.read, fake.write) as added:
