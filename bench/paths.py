@@ -6,10 +6,12 @@ host's root file system), so these hold on both sides.
 """
 import os
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testbed import paths as testbed_paths
+
+# The checkout and the programs the test bed runs too: one home, testbed/paths.py.
+TOP, MLTCPCTL, TRAINSIM = testbed_paths.TOP, testbed_paths.MLTCPCTL, testbed_paths.TRAINSIM
+
 BUILD = os.path.join(TOP, "build")
-TRAINSIM = os.path.join(BUILD, "userspace", "trainsim", "mltcp-trainsim")
-MLTCPCTL = os.path.join(BUILD, "userspace", "mltcpctl", "mltcpctl")
 SIM = os.path.join(BUILD, "sim", "mltcp-sim")
 VM_RUN = os.path.join(TOP, "scripts", "vm-run")
 RESULTS = os.path.join(TOP, "bench", "results")
