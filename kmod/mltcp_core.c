@@ -657,14 +657,18 @@ u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked)
 			     (MLTCP_RECIP_SHIFT - MLTCP_SHIFT)), MLTCP_ONE);
 }
 
+/* The flow has sent more than 1/8 beyond its size this iteration: bulk, not training. */
+bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked)
+{
+	return bytes_acked - it->start_acked > it->bytes + (it->bytes >> MLTCP_LEARN_TOL_SHIFT);
+}
+
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked)
 {
-	u64 delivered = bytes_acked - it->start_acked;
-
 	if (!it->bytes)
 		return MLTCP_ONE;
-	if (delivered > it->bytes + (it->bytes >> MLTCP_LEARN_TOL_SHIFT))
+	if (mltcp_overhang(it, bytes_acked))
 		return MLTCP_ONE;
 	return p->intercept +
 	       (((u32)p->slope * mltcp_ratio(it, bytes_acked)) >> MLTCP_SHIFT);
@@ -693,6 +697,116 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
 
 	g = max_u32(g, MLTCP_MD_G_MIN);
 	return MLTCP_ONE - (((MLTCP_ONE - base_beta) * g) >> MLTCP_SHIFT);
+}
+
+/*
+ * Progress priority. Scaling a window is a soft lever: ECN cuts every window
+ * alike and nothing holds two jobs' phases apart once they stop overlapping.
+ * A switch that serves classes in strict priority enforces an order instead.
+ * The order is MLTCP's own, taken to its limit (an infinite slope): the flow
+ * further through its iteration goes first. Its packets carry class
+ *
+ *	c = min(floor((r + tie) * K), K - 1)
+ *
+ * so K classes split r into K equal bands. Within one iteration r only grows
+ * (bytes acked are cumulative, the size changes only at iteration starts), so
+ * a flow crosses each threshold at most once and needs no hysteresis; each
+ * move up may let its newer packets overtake older ones still queued in the
+ * lower class (reordering that RACK absorbs), so K stays small.
+ *
+ * tie separates jobs at the same r (synchronized starts) by a fixed offset
+ * of at most 15/1024 from the job's id: one crosses first, finishes first,
+ * and starts its next iteration first.
+ *
+ * Starvation is bounded two ways. A flow holds a class above 0 for at most
+ * 9/8 of its size per iteration; past that (the overhang) it is bulk and
+ * falls to class 0. An iteration that outlasts the last whole period P
+ * climbs one class per P / 2^MLTCP_PRIO_AGE_SHIFT whatever its r, so a job
+ * that keeps losing reaches the top class within P + (K - 2) P / 4 and
+ * shares it first-come first-served. A flow with no known size (learning,
+ * bulk) has no class and rides best effort.
+ */
+#define MLTCP_PRIO_AGE_SHIFT	2
+#define MLTCP_PRIO_TIE_SHIFT	28	/* a 32-bit hash to 0..15 */
+#define MLTCP_PRIO_TIE_HASH	0x9e3779b1U	/* 2^32 / golden ratio */
+
+/*
+ * Class c's default DSCP is the class selector CS(c + 1): CS1..CS4 for
+ * K = 4. A class selector's TOS bits are 0, so rt_tos2priority() keeps
+ * sk_priority at 0 where IP_TOS is set through setsockopt (the BPF twin):
+ * the host's own qdisc band does not move when a class does.
+ */
+void mltcp_prio_config_default(struct mltcp_prio_config *pc)
+{
+	u32 c;
+
+	pc->classes = 0;
+	pc->none_dscp = 0;
+	for (c = 0; c < MLTCP_PRIO_CLASSES_MAX; c++)
+		pc->dscp[c] = (u8)((c + 1) << 3);
+}
+
+/* K within range, and the used classes' DSCPs distinct from each other and from none_dscp. */
+bool mltcp_prio_config_valid(const struct mltcp_prio_config *pc)
+{
+	u32 i, j;
+
+	if (pc->classes > MLTCP_PRIO_CLASSES_MAX || pc->none_dscp > MLTCP_DSCP_MAX)
+		return false;
+	for (i = 0; i < pc->classes; i++) {
+		if (pc->dscp[i] > MLTCP_DSCP_MAX || pc->dscp[i] == pc->none_dscp)
+			return false;
+		for (j = 0; j < i; j++)
+			if (pc->dscp[i] == pc->dscp[j])
+				return false;
+	}
+	return true;
+}
+
+u32 mltcp_prio_tie(u32 job)
+{
+	return (job * MLTCP_PRIO_TIE_HASH) >> MLTCP_PRIO_TIE_SHIFT;
+}
+
+/*
+ * The class of a flow (it, bytes_acked: the flow's iteration and counter) or
+ * of a job (its iteration and cumulative bytes); now_us in the clock of
+ * it->start_us; classes is K (0: off); tie from mltcp_prio_tie().
+ */
+u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
+		     u32 classes, u32 tie)
+{
+	u32 period = it->last_duration_us, t = now_us - it->start_us, c;
+
+	if (!classes || classes > MLTCP_PRIO_CLASSES_MAX || !it->bytes)
+		return MLTCP_PRIO_NONE;
+	if (mltcp_overhang(it, bytes_acked))
+		return 0;
+	c = min_u32(((mltcp_ratio(it, bytes_acked) + tie) * classes) >> MLTCP_SHIFT,
+		    classes - 1);
+	if (period && t > period) {
+		u32 step = max_u32(period >> MLTCP_PRIO_AGE_SHIFT, 1);
+
+		c = max_u32(c, min_u32(1 + (t - period) / step, classes - 1));
+	}
+	return c;
+}
+
+/*
+ * The DSCP to write for class cls on a socket whose DSCP is cur_dscp, or -1
+ * to leave it: unchanged, or no class on a socket that never had one of
+ * ours (an application's own DSCP is kept).
+ */
+int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
+{
+	u32 c;
+
+	if (cls < pc->classes && cls < MLTCP_PRIO_CLASSES_MAX)
+		return pc->dscp[cls] == cur_dscp ? -1 : pc->dscp[cls];
+	for (c = 0; c < pc->classes && c < MLTCP_PRIO_CLASSES_MAX; c++)
+		if (pc->dscp[c] == cur_dscp)
+			return pc->none_dscp;
+	return -1;
 }
 
 /*

@@ -215,6 +215,38 @@ u32 mltcp_f_decrease(const struct mltcp_iter *it, const struct mltcp_params *p,
 		     u64 bytes_acked);
 u32 mltcp_md_beta(u32 base_beta, u32 f);
 
+/*
+ * Progress priority: the class a flow's packets carry, 0 (lowest) to
+ * classes - 1, from how far its iteration is (mltcp_core.c). A switch serves
+ * the classes in strict priority, so the job furthest through its iteration
+ * goes first. MLTCP_PRIO_NONE: no class, the socket's DSCP is left alone.
+ */
+/* Seven: the class selectors CS1..CS7 are the defaults (mltcp_prio_config_default()). */
+#define MLTCP_PRIO_CLASSES_MAX	7
+#define MLTCP_PRIO_NONE		0xffU
+#define MLTCP_DSCP_MAX		63U
+/* K when progress priority is turned on without a number of classes. */
+#define MLTCP_PRIO_DEFAULT_CLASSES 4U
+
+/*
+ * Per namespace (or per job): classes is K, 0 when progress priority is off;
+ * dscp[c] is class c's DSCP; none_dscp replaces a class when a flow loses
+ * its class (its size is forgotten or it turned exempt).
+ */
+struct mltcp_prio_config {
+	u8 classes;
+	u8 none_dscp;
+	u8 dscp[MLTCP_PRIO_CLASSES_MAX];
+};
+
+void mltcp_prio_config_default(struct mltcp_prio_config *pc);
+bool mltcp_prio_config_valid(const struct mltcp_prio_config *pc);
+bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked);
+u32 mltcp_prio_tie(u32 job);
+u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
+		     u32 classes, u32 tie);
+int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
+
 /* Reno */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
