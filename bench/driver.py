@@ -273,6 +273,10 @@ class Experiment:
         workers = []
         list_flows = self.lists_flows(alg)
         offsets = start_offsets(cfg, rep)
+        if "slots" in alg:
+            # The oracle (bench/oracle.py): its schedule's starts, whatever
+            # the point's.
+            offsets = {job: us / 1e3 for job, us in alg["slots"]["offsets_us"].items()}
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
             job = dict(job, offset_ms=offsets[job["name"]])
             torch = is_torch(job)
@@ -414,7 +418,8 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
 
     A job's "collective" (default exchange) goes to --collective: "push" loads
     only the L->R direction, so a host that cannot forward both directions of
-    every job at the bottleneck rate can still run the set.
+    every job at the bottleneck rate can still run the set. An algorithm's
+    "slots" (the oracle, bench/oracle.py) give --slot-period.
     """
     world = job.get("ranks", 2)
     argv = [trainsim_path(cfg), "--job", job["name"], "--rank", str(rank),
@@ -430,6 +435,8 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
             "--log", log]
     if "collective" in job:
         argv += ["--collective", job["collective"]]
+    if "slots" in alg:
+        argv += ["--slot-period", "%dus" % alg["slots"]["period_us"]]
     return argv
 
 

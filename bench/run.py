@@ -29,7 +29,7 @@ import json
 import os
 import subprocess
 
-from bench import analyze, matrix, paths, progress, rundir
+from bench import analyze, matrix, oracle, paths, progress, rundir
 from bench.driver import bottleneck_limit, start_offsets, where, worker_seed
 from testbed import mltcpctl
 
@@ -215,7 +215,8 @@ def configurations(args):
         keep = args.algorithms.split(",")
         for cfg in cfgs:
             cfg["algorithms"] = [a for a in cfg["algorithms"] if a["name"] in keep]
-    return cfgs
+    # The oracle's slots, from the jobs as they run (after --host scaled them).
+    return [oracle.resolve(cfg) for cfg in cfgs]
 
 
 def add_arguments(parser):

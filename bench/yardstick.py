@@ -36,7 +36,7 @@ of issue 37's targets (TARGETS) and how many meet all of them.
 import json
 import statistics
 
-from bench import matrix, regime
+from bench import matrix, oracle, regime
 
 # --- the set --------------------------------------------------------------
 
@@ -49,7 +49,7 @@ SIM_RULES = [{"name": "cubic", "cc": "cubic"},
 SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
 # The host's: cubic, ai and md-restart at the shipped line; the host's
 # bottleneck (tbf or htb) marks no ECN, so no DCTCP.
-HOST_RULES = matrix.candidates("cubic", "ai", "md-restart")
+HOST_RULES = matrix.candidates("cubic", "ai", "md-restart") + [oracle.RULE]
 # The simulator's ports: drop-tail and ECN step marking (bench.matrix.DC_SET_PORTS).
 PORTS = ("droptail", "ecn")
 SIM_SEEDS, CLUSTER_SEEDS, HOST_REPEATS = 10, 3, 5
@@ -88,7 +88,8 @@ def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms, seed
         keys["start_seed"] = seed
     cfg = matrix.sim_point(name, jobs, matrix.DC_RATE_MBIT, matrix.DC_SET_RTT_MS,
                            matrix.DC_BUFFER_BYTES, iterations, repeats,
-                           SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES,
+                           (SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES) +
+                           [oracle.RULE],
                            period_ms=period_ms, start=start, **keys)
     cfg["default_params"] = dict(cfg["default_params"], idle_gap_us=IDLE_GAP_US)
     return cfg
@@ -188,10 +189,12 @@ def yardstick(iterations=100, repeats=None):
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
-      and today's default md-restart at the shipped line (DEFAULT_PARAMS).
-    Not yet here: the oracle time-shift schedule (jobs started at the ideal
-    interleaving's offsets and re-aligned to them every iteration), issue
-    37's next piece. Random starts are drawn from the point's start_seed
+      today's default md-restart at the shipped line (DEFAULT_PARAMS), and
+      the oracle time-shift schedule (bench/oracle.py: cubic, jobs started at
+      the ideal interleaving's offsets and re-aligned to them every
+      iteration) at every point but the leaf-spine ones, which have no one
+      shared bottleneck for its schedule.
+    Random starts are drawn from the point's start_seed
     (start_seed(), apart from its name) and the repeat
     (bench.driver.start_offsets()): renaming a point keeps its starts.
     repeats, where given, replaces every point's own."""
