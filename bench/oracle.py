@@ -29,6 +29,13 @@ is the bound a fixed schedule with one period reaches, not the ideal (no
 fixed interleaving of periods that are not multiples of each other reaches
 it). bound_ms() gives it.
 
+The line rate is not what a job reaches even alone (a TCP phase ramps up,
+and its ACKs share the wire): where its phases overrun the slots, it falls
+behind them (userspace/trainsim/schedule.h). A scheduler that profiles its
+jobs would use their phases as measured: an oracle rule may carry
+"comm_ms": {job: ms}, each job's communication phase measured alone, in
+place of line rate's (P and the offsets follow from them alike).
+
 In a point's configuration the rule is RULE, {"schedule": "oracle"};
 resolve() (bench run, before anything runs) computes the schedule and
 writes it into the algorithm as "slots": {"period_us": P, "offsets_us":
@@ -43,28 +50,33 @@ from bench import metrics
 RULE = {"name": "oracle", "cc": "cubic", "schedule": "oracle"}
 
 
-def phases(cfg):
-    """[(name, compute_s, comm_s)] of the point's jobs at line rate."""
+def phases(cfg, comm_ms=None):
+    """[(name, compute_s, comm_s)] of the point's jobs: their communication
+    at line rate, or as comm_ms ({job: ms}) gives it."""
     rate_bps = cfg["rate_mbit"] * 1e6
     out = []
     for job in cfg["jobs"]:
         period_s, comm_s = metrics.ideal_iteration(job["compute_ms"] / 1e3, job["bytes"], rate_bps)
-        out.append((job["name"], period_s - comm_s, comm_s))
+        compute_s = period_s - comm_s
+        if comm_ms:
+            comm_s = comm_ms[job["name"]] / 1e3
+        out.append((job["name"], compute_s, comm_s))
     return out
 
 
-def period_s(cfg):
-    """P: the longest ideal period, or the sum of the communication times
-    where that is longer."""
-    jobs = phases(cfg)
+def period_s(cfg, comm_ms=None):
+    """P: the longest period (compute and communication), or the sum of the
+    communication times where that is longer."""
+    jobs = phases(cfg, comm_ms)
     return max(max(c + m for _, c, m in jobs), sum(m for _, _, m in jobs))
 
 
-def slot_schedule(cfg):
+def slot_schedule(cfg, comm_ms=None):
     """{"period_us": P rounded up (slots never closer than the ideal),
-    "offsets_us": {job: offset}} of a point's jobs."""
-    jobs = phases(cfg)
-    period = period_s(cfg)
+    "offsets_us": {job: offset}} of a point's jobs, their communication
+    phases at line rate or as comm_ms gives them."""
+    jobs = phases(cfg, comm_ms)
+    period = period_s(cfg, comm_ms)
     period_us = math.ceil(round(period * 1e6, 3))
     gap = (period - sum(m for _, _, m in jobs)) / len(jobs)
     offsets, comm_start = {}, 0.0
@@ -75,10 +87,10 @@ def slot_schedule(cfg):
     return {"period_us": period_us, "offsets_us": offsets}
 
 
-def bound_ms(cfg):
+def bound_ms(cfg, comm_ms=None):
     """The mean iteration the schedule allows at best: every job once a
     period, P (ms)."""
-    return period_s(cfg) * 1e3
+    return period_s(cfg, comm_ms) * 1e3
 
 
 def refusal(cfg):
@@ -89,6 +101,19 @@ def refusal(cfg):
     for job in cfg["jobs"]:
         if job.get("workload", "trainsim") != "trainsim":
             return "job %s is not mltcp-trainsim's: only trainsim keeps slots" % job["name"]
+    return None
+
+
+def bad_comm_ms(cfg, comm_ms):
+    """What is wrong with an oracle's "comm_ms" (one line), or None."""
+    if comm_ms is None:
+        return None
+    names = [job["name"] for job in cfg["jobs"]]
+    if not isinstance(comm_ms, dict) or sorted(comm_ms) != sorted(names):
+        return "\"comm_ms\" must give every job's phase in ms (%s)" % ", ".join(names)
+    for name, ms in comm_ms.items():
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < 3.6e6:
+            return "\"comm_ms\": job %s: %r is not a time in ms above 0" % (name, ms)
     return None
 
 
@@ -104,10 +129,10 @@ def resolve(cfg):
             if alg["schedule"] != "oracle":
                 raise SystemExit("bench: %s: algorithm %s: unknown schedule %r (oracle)" % (
                     cfg.get("name", "point"), alg["name"], alg["schedule"]))
-            why = refusal(cfg)
+            why = refusal(cfg) or bad_comm_ms(cfg, alg.get("comm_ms"))
             if why:
                 raise SystemExit("bench: %s: algorithm %s: %s" % (
                     cfg.get("name", "point"), alg["name"], why))
-            alg = dict(alg, slots=slot_schedule(cfg))
+            alg = dict(alg, slots=slot_schedule(cfg, alg.get("comm_ms")))
         algorithms.append(alg)
     return dict(cfg, algorithms=algorithms)

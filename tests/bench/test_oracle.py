@@ -126,3 +126,33 @@ def test_the_driver_passes_the_slot_period_and_the_oracles_starts():
     plain = driver.trainsim_argv(cfg, job, {"name": "cubic", "cc": "cubic"}, 0, 7100,
                                  "10.0.0.2", 1763790000.25, "cubic/rep0", "/tmp/log")
     assert "--slot-period" not in plain
+
+
+def test_measured_phases_replace_line_rates():
+    """A profiled oracle: each job's phase as measured alone sets P and the
+    offsets, by the same arithmetic."""
+    jobs = matrix.identical_jobs(2, 0.4, 25, 10000)
+    cfg = dumbbell(jobs)
+    compute_ms = jobs[0]["compute_ms"]
+    slots = oracle.slot_schedule(cfg, {"job1": 12.0, "job2": 12.0})
+    assert slots == {"period_us": round((compute_ms + 12) * 1e3),
+                     "offsets_us": {"job1": 0, "job2": round((compute_ms + 12) * 1e3 / 2)}}
+    # Phases longer than the compute leave: the link's bound.
+    assert oracle.slot_schedule(cfg, {"job1": 30.0, "job2": 20.0})["period_us"] == 50000
+    rule = dict(oracle.RULE, name="oracle-profiled", comm_ms={"job1": 12.0, "job2": 12.0})
+    resolved = oracle.resolve(dict(cfg, algorithms=[rule]))
+    assert resolved["algorithms"][0]["slots"] == slots
+
+
+@pytest.mark.parametrize("comm_ms, words", [
+    ({"job1": 12.0}, "every job's phase"),
+    ({"job1": 12.0, "job2": 12.0, "job3": 1.0}, "every job's phase"),
+    ({"job1": 12.0, "job2": 0}, "job job2: 0 is not"),
+    ({"job1": 12.0, "job2": "12"}, "job job2: '12' is not"),
+    ([12.0, 12.0], "every job's phase"),
+])
+def test_bad_measured_phases_are_refused(comm_ms, words):
+    cfg = dumbbell(matrix.identical_jobs(2, 0.4, 25, 10000))
+    cfg["algorithms"] = [dict(oracle.RULE, comm_ms=comm_ms)]
+    with pytest.raises(SystemExit, match=words):
+        oracle.resolve(cfg)
