@@ -317,13 +317,30 @@ struct mltcp_flow_record {
 /*
  * Per ACK, first: a flow grows only while its window limits it; otherwise
  * the CUBIC curve's clock stops (RFC 9438 5.8) and the hook returns. A
- * window the start gate holds does not grow either.
+ * window the start gate holds does not grow either, nor one restarted at
+ * the drain (mltcp_restart_at_drain(): the draining ACK's own growth,
+ * which runs after it, would undo the restart).
  */
 static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited, u32 now_us)
 {
 	if (!cwnd_limited)
 		mltcp_cubic_pause(&fl->cubic, now_us);
-	return cwnd_limited && !mltcp_gated(&fl->iter);
+	return cwnd_limited && !mltcp_gated(&fl->iter) && !mltcp_armed(&fl->iter, &fl->params);
+}
+
+/*
+ * An ACK that left nothing in flight (app_idle: nor anything unsent): the
+ * drain the next start is judged by, and in RESTART mode the restart that
+ * start would make, made now, before the next iteration's first skb is sized
+ * (mltcp_restart_at_drain()). Returns whether *cwnd and *ssthresh changed.
+ */
+static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool app_idle,
+				      u64 bytes_acked, u32 ca_state, u32 init_cwnd,
+				      u32 *cwnd, u32 *ssthresh)
+{
+	mltcp_on_ack_drain(&fl->iter, now_us, app_idle);
+	return app_idle && mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, ca_state,
+						  init_cwnd, cwnd, ssthresh);
 }
 
 /*

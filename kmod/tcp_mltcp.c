@@ -214,6 +214,16 @@ static u32 mltcp_route_init_cwnd(struct sock *sk)
  * window at or below the initial one, so a stale stamp would not show in
  * cwnd or ssthresh: this keeps the socket as the kernel's restart leaves it.
  */
+static void mltcp_restarted(struct sock *sk, u32 cwnd, u32 ssthresh)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	tcp_snd_cwnd_set(tp, cwnd);
+	tp->snd_ssthresh = ssthresh;
+	tp->snd_cwnd_stamp = tcp_jiffies32;
+	tp->snd_cwnd_used = 0;
+}
+
 static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -222,12 +232,25 @@ static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 	if (!mltcp_restart_window(&ca->iter, &ca->params, inet_csk(sk)->icsk_ca_state,
 				  mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
 		return;
-	tcp_snd_cwnd_set(tp, cwnd);
-	tp->snd_ssthresh = ssthresh;
-	tp->snd_cwnd_stamp = tcp_jiffies32;
-	tp->snd_cwnd_used = 0;
+	mltcp_restarted(sk, cwnd, ssthresh);
 	if (mltcp_gated(&ca->iter))
 		mltcp_count_gate(sk, MLTCP_GATE_HOLD);
+}
+
+/*
+ * The ACK that drained the pipe; one that ends a whole iteration restarts
+ * the window for the next one now (mltcp_flow_drained()), undone at the
+ * next start if that is none.
+ */
+static void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tcp_write_queue_empty(sk), tp->bytes_acked,
+			       inet_csk(sk)->icsk_ca_state, mltcp_route_init_cwnd(sk),
+			       &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
 }
 
 /*
@@ -315,6 +338,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	u64 start_acked = ca->iter.start_acked;
 	enum mltcp_tx_verdict verdict;
 	u64 now = mltcp_now_us(tp);
+	u32 cwnd;
 
 	/* An RTO: a flow starved of ACKs still ages into a higher class. */
 	if (event == CA_EVENT_LOSS)
@@ -328,6 +352,9 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 				    ca->params.marked ? mltcp_job_marks(sock_net(sk), ca->job) : 0);
 	this_cpu_inc(mltcp_stats.verdicts[verdict]);
 	mltcp_net_count_verdict(sock_net(sk), verdict);
+	cwnd = tcp_snd_cwnd(tp);
+	if (mltcp_disarm(&ca->iter, &ca->params, verdict, &cwnd))
+		tcp_snd_cwnd_set(tp, cwnd);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		if (ca->job)
 			mltcp_job_account_iteration(sock_net(sk), ca->job,
@@ -347,8 +374,7 @@ static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (!tp->packets_out)
-		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp),
-				   tcp_write_queue_empty(sk));
+		mltcp_drained(sk, ca);
 	if (mltcp_gated(&ca->iter))
 		mltcp_gate_ack(sk, ca, sample->rtt_us > 0 ? sample->rtt_us : 0);
 	mltcp_prio_update(sk, ca);

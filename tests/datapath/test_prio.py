@@ -5,16 +5,8 @@ class 0 at an iteration's first segment and never lower within it, up to
 the top class by its end (mltcp_prio_class()); a flow of unknown size,
 a cubic flow, and every flow while prio is off, leave with DSCP 0.
 Captured on the sender's device (tests/bpf/capture.py)."""
-import contextlib
-import json
-import os
-import subprocess
-
 import pytest
 
-import dp
-
-CAPTURE = os.path.join(dp.TOP, "tests", "bpf", "capture.py")
 CLASSES = (8, 16, 24, 32)  # CS1..CS4, the defaults' first four
 
 
@@ -25,24 +17,13 @@ def prio(backend, net):
     backend.ctl("-n", net.snd.name, "defaults", "set", "prio", "0")
 
 
-@contextlib.contextmanager
-def captured(net, out):
-    """The sender's data segments while the block runs, appended to out."""
-    proc = net.snd.spawn(dp.PYTHON, CAPTURE, "eth0", stdin=subprocess.PIPE)
-    try:
-        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        yield
-    finally:
-        stdout, _ = proc.communicate("", timeout=60)
-    out.extend(p for p in json.loads(stdout) if p["dir"] == "out" and p["payload"] > 0)
-
-
 def dscps(net, cc, count=8):
     packets = []
-    with captured(net, packets):
+    with net.captured(packets):
         f = net.onoff(net.backend.profile.onoff_bytes, count, idle_ms=100, cc=cc)
         f.close()
-    return [p["dscp"] for p in packets if p["sport"] == f.sport]
+    return [p["dscp"] for p in packets
+            if p["dir"] == "out" and p["payload"] > 0 and p["sport"] == f.sport]
 
 
 def iterations(seq):
