@@ -143,7 +143,8 @@ def test_random_loss_drops_its_share_of_frames_with_offloads_off():
         net.close()
     # Requests and replies both cross the bottleneck: 5% each way.
     assert sent == 1000
-    assert drops == sent - received
+    # Every lost ping was the rule's (it may also have dropped an ARP frame).
+    assert sent - received <= drops <= sent - received + 3
     assert 50 <= drops <= 150, drops
     with pytest.raises(ValueError, match="below 100"):
         topology.Dumbbell.random_loss(None, 100)
