@@ -48,8 +48,31 @@ SIM_RULES = [{"name": "cubic", "cc": "cubic"},
              matrix.mltcp_alg("md-restart", "md-restart")]
 SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
 # The host's: cubic, ai and md-restart at the shipped line; the host's
-# bottleneck (tbf or htb) marks no ECN, so no DCTCP.
+# bottleneck (the emulated switch, htb) marks no ECN, so no DCTCP.
 HOST_RULES = matrix.candidates("cubic", "ai", "md-restart")
+
+
+def prio_alg(name, classes, slope=matrix.DEFAULT_PARAMS["slope"],
+             intercept=matrix.DEFAULT_PARAMS["intercept"]):
+    """A progress-priority rule: md-restart at a line, and K classes
+    (`mltcpctl defaults set ... prio K`; the DSCPs the defaults', CS1..CSK)."""
+    alg = matrix.mltcp_alg(name, "md-restart", slope, intercept)
+    alg["params"]["prio"] = classes
+    return alg
+
+
+# Progress priority on the host (BPF twin; issue 37): prio, today's default
+# line with K = 4; prio-k2, K = 2; prio-only, K = 4 over the neutral line
+# (slope 0, intercept 1: ordering alone, no window scaling); and the
+# control prio-k1, one training class above best effort, FIFO within.
+HOST_PRIO_RULES = [prio_alg("prio", 4), prio_alg("prio-k2", 2),
+                   prio_alg("prio-only", 4, "0", "1"), prio_alg("prio-k1", 1)]
+# Every host point's bottleneck: the emulated switch (testbed.topology,
+# shaper "prio"), a property of the fabric, not of the rule. Traffic of
+# DSCP 0 (cubic, and every rule's data without priority) meets one FIFO.
+HOST_SWITCH = {"shaper": "prio"}
+# The lossy point's random loss, per frame either way, offloads off.
+HOST_LOSS_PCT = 1
 # The simulator's ports: drop-tail and ECN step marking (bench.matrix.DC_SET_PORTS).
 PORTS = ("droptail", "ecn")
 SIM_SEEDS, CLUSTER_SEEDS, HOST_REPEATS = 10, 3, 5
@@ -147,27 +170,37 @@ def cluster_points(iterations, repeats):
 
 
 def host_points(iterations, repeats):
-    """The host kernel with the BPF twin, the demo's bottleneck (200 Mbit/s,
-    256 KiB, exchanging jobs, 200 ms ideal period): a FIFO (tbf) and pure
-    ACKs served first (htb, the hosts marking them EF: bench/configs/demo.json):
+    """The host kernel with the BPF twin, the demo's rate and buffer (200
+    Mbit/s, 256 KiB a class, exchanging jobs, 200 ms ideal period), every
+    point through the emulated switch (HOST_SWITCH): with the hosts' pure
+    ACKs unmarked, best effort beside the data, a FIFO for every rule
+    without priority ("fifo"), and marked EF by every host for every rule,
+    served first (mltcpctl ackmark, as bench/configs/demo.json: "acksfirst").
+    A progress-priority rule marks them at either (the driver).
     yard-host-pair-<fifo|acksfirst> (two jobs of 0.4, synchronized, the
     demo's pair), yard-host-3jobs-<...> (three of 0.3, synchronized),
-    yard-host-4jobs-random-<...> (four of 0.2 from random starts)."""
+    yard-host-4jobs-random-<...> (four of 0.2 from random starts); and
+    yard-host-pair-acksfirst-loss1, the demo's pair with HOST_LOSS_PCT (1%)
+    random loss either way (issue 37 item 6). Rules: HOST_RULES and
+    HOST_PRIO_RULES."""
     out = []
-    for bottleneck, extra in (("fifo", {}),
-                              ("acksfirst", dict(matrix.ACK_PRIORITY, ack_priority="dscp"))):
+    for bottleneck, extra in (("fifo", HOST_SWITCH),
+                              ("acksfirst", dict(HOST_SWITCH, ack_priority="dscp"))):
         for label, count, fraction, start in (("pair", 2, 0.4, "given"),
                                               ("3jobs", 3, 0.3, "given"),
                                               ("4jobs-random", 4, 0.2, "random")):
             jobs = matrix.identical_jobs(count, fraction, matrix.HOST_PERIOD_MS,
                                          matrix.HOST_RATE_MBIT)
             cfg = matrix.host_point("yard-host-%s-%s" % (label, bottleneck), jobs, 262144,
-                                    iterations, repeats, HOST_RULES)
+                                    iterations, repeats, HOST_RULES + HOST_PRIO_RULES)
             cfg.update(extra)
             if start != "given":
                 cfg["start"] = start
                 cfg["start_seed"] = start_seed("host", bottleneck)
             out.append(cfg)
+    pair = next(cfg for cfg in out if cfg["name"] == "yard-host-pair-acksfirst")
+    out.append(dict(pair, name="yard-host-pair-acksfirst-loss%g" % HOST_LOSS_PCT,
+                    loss_pct=HOST_LOSS_PCT))
     return out
 
 
@@ -182,9 +215,12 @@ def yardstick(iterations=100, repeats=None):
       (fractions 0.1-0.35, periods within 1.5x) likewise; one incompatible
       point (three jobs of 0.4: 1.2); and the 16-job leaf-spine placements,
       compatible and not, CLUSTER_SEEDS (3) seeds.
-    - The host kernel (BPF twin), HOST_REPEATS (5) repeats each: the demo's
-      pair on a FIFO bottleneck and with ACKs first, three jobs, four jobs
-      from random starts, on both.
+    - The host kernel (BPF twin), HOST_REPEATS (5) repeats each, through
+      the emulated switch of progress priority: the demo's pair with pure
+      ACKs in the data's FIFO and with ACKs first, three jobs, four jobs
+      from random starts, on both; the pair with ACKs first and 1% random
+      loss; the progress-priority rules beside the baselines
+      (HOST_PRIO_RULES).
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),

@@ -26,9 +26,10 @@ def test_the_yardstick_has_the_points_of_issue_37_that_the_bench_can_express():
     cluster = [c for c in cfgs if c["name"].startswith("yard-cluster16-")]
     host = [c for c in cfgs if c["name"].startswith("yard-host-")]
     # 4 job counts x 2 starts x 2 ports, the mix on both ports from both
-    # starts, the incompatible point; two placements; 3 host points x 2.
-    assert (len(sim), len(cluster), len(host)) == (21, 2, 6)
-    assert len(cfgs) == 29
+    # starts, the incompatible point; two placements; 3 host points x 2
+    # and the lossy pair.
+    assert (len(sim), len(cluster), len(host)) == (21, 2, 7)
+    assert len(cfgs) == 30
     assert len(set(names(cfgs))) == len(cfgs)
     assert all(c["repeats"] == 10 for c in sim)
     assert all(c["repeats"] == 3 for c in cluster)
@@ -99,6 +100,36 @@ def test_random_starts_are_seeded_apart_from_the_points_name():
         renamed = dict(cfg, name="renamed")
         assert driver.start_offsets(renamed, 1) == driver.start_offsets(cfg, 1)
     assert all("start_seed" not in c for c in yardstick.yardstick() if c.get("start") != "random")
+
+
+def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules():
+    host = {c["name"]: c for c in yardstick.yardstick() if c["backend"] == "bpf"}
+    for cfg in host.values():
+        assert cfg["shaper"] == "prio", cfg["name"]
+        assert rules(cfg)[:3] == ["cubic", "ai", "md-restart"]
+        assert rules(cfg)[3:7] == ["prio", "prio-k2", "prio-only", "prio-k1"]
+        prio = {a["name"]: a["params"] for a in cfg["algorithms"] if "params" in a}
+        assert {name: p.get("prio") for name, p in prio.items()} == {
+            "ai": None, "md-restart": None, "prio": 4, "prio-k2": 2, "prio-only": 4,
+            "prio-k1": 1}
+        # prio is today's default line with priority; prio-only the neutral line.
+        assert prio["prio"] == dict(prio["md-restart"], prio=4)
+        assert (prio["prio-only"]["slope"], prio["prio-only"]["intercept"]) == ("0", "1")
+        # "acksfirst": every host marks its ACKs EF for every rule.
+        assert (cfg.get("ack_priority") == "dscp") == ("acksfirst" in cfg["name"])
+    lossy = host["yard-host-pair-acksfirst-loss1"]
+    assert lossy["loss_pct"] == 1
+    assert {k: v for k, v in lossy.items() if k not in ("name", "loss_pct")} == \
+        {k: v for k, v in host["yard-host-pair-acksfirst"].items() if k != "name"}
+    assert sum("loss_pct" in c for c in host.values()) == 1
+    from bench import driver
+    for cfg in host.values():
+        # What the driver builds of them: refused before anything is built if not.
+        shaping, _ = driver.bottleneck_shaping(cfg)
+        assert shaping.shaper == "prio" and driver.uses_prio(cfg)
+        assert driver.loss_percent(cfg) == cfg.get("loss_pct", 0)
+    quick = {c["name"]: c for c in yardstick.yardstick_quick()}
+    assert "prio" in rules(quick["yard-host-pair-fifo"])
 
 
 def test_repeats_given_replace_every_points():
