@@ -19,7 +19,8 @@ ideal, and per point and rule:
     of the same point (bench.regime.cubic_beside());
   - p99 / ideal: the median over repeats of each repeat's nearest-rank p99
     with their spread, from "per_repeat_p99_iter_ms"; summaries written
-    before the analysis kept it give only "p99_iter_ms", the repeats' mean;
+    before the analysis kept it give only "p99_iter_ms", the repeats' mean,
+    marked "(mean)" (JSON: "p99_of");
   - worst job x cubic: the largest, over the point's jobs, of the job's mean
     iteration under the rule over its mean under cubic (means over the
     repeats: the summary keeps no per-repeat job figures);
@@ -28,15 +29,24 @@ ideal, and per point and rule:
   - convergence: the median converged iteration over the repeats that
     converged, "-" where fewer than half did (bench.regime.median_convergence),
     with the spread of those that did.
-A line per rule ends the table: of the headroom points, how many meet each
-of issue 37's targets (TARGETS) and how many meet all of them.
+A point given in several result directories (runs of one point,
+bench.regime.same_point()) is one point: its rows take every rule either
+run ran (merged()). A rule whose run had worker failures is shown, marked
+EXCLUDED, and counted nowhere; a cubic so marked is no reference. A point
+whose jobs' ideal periods differ is marked "no fixed interleaving": the
+ideal is then a lower bound, not a target (periods not multiples of each
+other slide past each other), and a note under the table gives what one
+common period reaches (bench.metrics.fixed_interleaving()).
+A line per rule ends the table: of the headroom points whose ideal a fixed
+interleaving reaches, how many meet each of issue 37's targets (TARGETS)
+and how many meet all of them.
 
 `-j` prints the same rows and summary lines as one JSON document.
 """
 import json
 import statistics
 
-from bench import matrix, regime
+from bench import matrix, metrics, regime
 
 # --- the set --------------------------------------------------------------
 
@@ -276,15 +286,49 @@ def spread(values):
     return (min(values), max(values)) if values else None
 
 
+def failed(a):
+    """A rule's worker failures in a run (its summary's "failures")."""
+    return len(a.get("failures") or [])
+
+
+def merged(points):
+    """The points given, each point once however many runs of it (result
+    directories) were given: runs whose configurations measure one point
+    (bench.regime.same_point(): one network, jobs and repeats, whatever
+    rules each ran) and one ideal make one entry, with every rule either
+    ran. Where two ran a rule, the later given wins, unless it had worker
+    failures and the earlier had none. In the order first given."""
+    groups = []
+    for name, cfg, summary, point in points:
+        group = next((g for g in groups if g[0] == name and
+                      g[2]["ideal_iter_ms"] == summary["ideal_iter_ms"] and
+                      regime.same_point(g[1], cfg)), None)
+        if group is None:
+            group = (name, cfg, dict(summary, algorithms={}), point)
+            groups.append(group)
+        rules = group[2]["algorithms"]
+        for rule, a in summary["algorithms"].items():
+            if rule not in rules or not failed(a) or failed(rules[rule]):
+                rules[rule] = a
+    return groups
+
+
 def row(name, cfg, summary, rule, cubic):
     """One point's figures for one rule; cubic: cubic's figures there or None."""
     ideal = summary["ideal_iter_ms"]
     a = summary["algorithms"][rule]
     reps = a.get("per_repeat_mean_iter_ms") or [a["mean_iter_ms"]]
     mean_ms = statistics.median(reps)
+    reach = metrics.fixed_interleaving(cfg, summary.get("comm_fraction_sum", 0)) \
+        if cfg.get("jobs") else {"reachable": summary.get("ideal_valid") is not False,
+                                 "why": None, "common_period_ms": None}
+    if summary.get("ideal_valid") is False:
+        reach = dict(reach, reachable=False, why=reach["why"] or "over 1")
     cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
                                  [cubic["mean_iter_ms"]]) if cubic else None
     headroom_point = cubic_ms is not None and cubic_ms >= HEADROOM_CUBIC * ideal
+    # The median of the repeats' own p99s; a summary from before they were
+    # kept gives only their mean ("p99_of" says which).
     p99s = [x for x in a.get("per_repeat_p99_iter_ms") or [] if x is not None]
     p99_ms = statistics.median(p99s) if p99s else a["p99_iter_ms"]
     conv = a["converged_iteration"]
@@ -299,6 +343,12 @@ def row(name, cfg, summary, rule, cubic):
     return {
         "point": name, "rule": rule, "repeats": a["repeats"], "ideal_ms": ideal,
         "ideal_valid": summary.get("ideal_valid"), "mean_ms": mean_ms,
+        # Whether a fixed interleaving reaches the ideal, why not, and what
+        # one common period reaches (bench.metrics.fixed_interleaving()).
+        "ideal_reachable": reach["reachable"], "unreachable_why": reach["why"],
+        "common_period_ms": reach["common_period_ms"],
+        # Worker failures: the row is shown, marked, and counted nowhere.
+        "failures": failed(a),
         "efficiency": ideal / mean_ms,
         "efficiency_spread": [ideal / slowest, ideal / fastest],
         "cubic_ms": cubic_ms, "cubic_x_ideal": cubic_ms / ideal if cubic_ms else None,
@@ -306,6 +356,7 @@ def row(name, cfg, summary, rule, cubic):
         "headroom": ((cubic_ms - mean_ms) / (cubic_ms - ideal)
                      if headroom_point and rule != "cubic" else None),
         "p99_ratio": p99_ms / ideal,
+        "p99_of": "median" if p99s else "mean",
         "p99_spread": [x / ideal for x in spread(p99s)] if p99s else None,
         "worst_job_x_cubic": worst,
         "stable": a["stable_repeats"],
@@ -316,22 +367,35 @@ def row(name, cfg, summary, rule, cubic):
 
 def rows(points):
     """A row per point and rule (cubic first), in the points' natural order
-    (bench.regime.natural_key())."""
+    (bench.regime.natural_key()), each point once (merged()). A cubic with
+    worker failures is no reference: its point has no headroom figures."""
+    points = merged(points)
     out = []
     for name, cfg, summary, _ in sorted(points, key=lambda p: regime.natural_key(p[0])):
         cubic, _ = regime.cubic_beside(name, cfg, summary, points)
+        if cubic is not None and failed(cubic):
+            cubic = None
         rules = sorted(summary["algorithms"], key=lambda r: r != "cubic")
         out += [row(name, cfg, summary, rule, cubic) for rule in rules]
     return out
 
 
+def counted(r):
+    """Whether a row counts toward the targets: a rule's, not cubic's, at a
+    headroom point whose ideal a fixed interleaving reaches, from a run
+    without worker failures."""
+    return r["rule"] != "cubic" and r["headroom_point"] and r["ideal_reachable"] and \
+        not r["failures"]
+
+
 def target_counts(table_rows):
     """Per rule other than cubic, over the headroom points whose ideal is
-    reachable (compatible): {"points": n, key: how many meet it, "all": how
-    many meet every target}."""
+    reachable (compatible, one period), rows with worker failures left
+    out: {"points": n, key: how many meet it, "all": how many meet every
+    target}."""
     out = {}
     for r in table_rows:
-        if r["rule"] == "cubic" or not r["headroom_point"] or r["ideal_valid"] is False:
+        if not counted(r):
             continue
         counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
                                                 **{key: 0 for key, _, _ in TARGETS}))
@@ -354,20 +418,48 @@ def ranged(x, pair, pattern="%.3f"):
     return ("%s (%s-%s)" % (pattern, pattern, pattern)) % (x, pair[0], pair[1])
 
 
+def point_label(r):
+    if r["ideal_valid"] is False:
+        return r["point"] + " (over 1)"
+    return r["point"] + (" (no fixed interleaving)" if not r["ideal_reachable"] else "")
+
+
 def text(table_rows, counts):
-    lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | p99/ideal | "
-             "worst job x cubic | stable | convergence (spread) |",
+    lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | "
+             "p99/ideal: median of repeats' p99 (spread) | worst job x cubic | stable | "
+             "convergence (spread) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table_rows:
-        lines.append("| %s%s | %s | %s | %d | %s | %s | %s | %s | %d/%d | %s |" % (
-            r["point"], "" if r["ideal_valid"] is not False else " (over 1)",
-            fmt(r["cubic_x_ideal"]), r["rule"],
+        lines.append("| %s | %s | %s | %d | %s | %s | %s%s | %s | %d/%d | %s |" % (
+            point_label(r), fmt(r["cubic_x_ideal"]),
+            r["rule"] + (" (EXCLUDED: %d worker failure%s)" % (
+                r["failures"], "" if r["failures"] == 1 else "s") if r["failures"] else ""),
             r["repeats"], ranged(r["efficiency"], r["efficiency_spread"]),
             fmt(r["headroom"], "%.2f"), ranged(r["p99_ratio"], r["p99_spread"]),
+            " (mean)" if r["p99_of"] == "mean" else "",
             fmt(r["worst_job_x_cubic"]), r["stable"], r["repeats"],
             ranged(r["convergence"], r["convergence_spread"], "%g")))
-    lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable), per rule: "
-              "how many meet each target of issue 37." % HEADROOM_CUBIC]
+    notes = {}
+    for r in table_rows:
+        if not r["ideal_reachable"] and r["point"] not in notes:
+            notes[r["point"]] = "- %s: %s%s." % (
+                r["point"], r["unreachable_why"],
+                "; the ideal (%.2f ms) is a lower bound; every job at one common period, "
+                "max(longest ideal period, sum of the phases), is a fixed interleaving: "
+                "%.2f ms (x%.3f the ideal)" % (r["ideal_ms"], r["common_period_ms"],
+                                             r["common_period_ms"] / r["ideal_ms"])
+                if r["common_period_ms"] and r["ideal_valid"] is not False else "")
+    if notes:
+        lines += ["", "Points whose ideal no fixed interleaving reaches (not counted below):"]
+        lines += list(notes.values())
+    if any(r["p99_of"] == "mean" for r in table_rows):
+        lines += ["", "p99 marked (mean): the mean of the repeats' p99s (a summary from "
+                  "before each repeat's was kept)."]
+    if any(r["failures"] for r in table_rows):
+        lines += ["", "Rows marked EXCLUDED: their run had worker failures; they count "
+                  "toward nothing (and a cubic so marked is no reference)."]
+    lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable by a fixed "
+              "interleaving), per rule: how many meet each target of issue 37." % HEADROOM_CUBIC]
     for rule, c in counts.items():
         lines.append("%s: %d headroom points; %s; all: %d" % (
             rule, c["points"], "; ".join("%s %d" % (label, c[key])
