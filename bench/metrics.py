@@ -427,11 +427,13 @@ def fixed_interleaving(cfg, fractions_sum):
                                            cfg["rate_mbit"] * 1e6)
         periods.append(period_s)
         phases.append(comm_s)
-    shortest, longest = min(periods), max(periods)
-    common = None if "topology" in cfg else 1e3 * max(longest, sum(phases))
     if over_capacity(fractions_sum):
         return {"reachable": False, "why": "fractions sum to %.2f, over 1" % fractions_sum,
                 "common_period_ms": None}
+    if not periods:
+        return {"reachable": True, "why": None, "common_period_ms": None}
+    shortest, longest = min(periods), max(periods)
+    common = None if "topology" in cfg else 1e3 * max(longest, sum(phases))
     if longest <= shortest * (1 + PERIOD_SLACK):
         return {"reachable": True, "why": None, "common_period_ms": common}
     multiples = all(abs(p / shortest - round(p / shortest)) <= PERIOD_SLACK * p / shortest

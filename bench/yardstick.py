@@ -319,9 +319,8 @@ def row(name, cfg, summary, rule, cubic):
     a = summary["algorithms"][rule]
     reps = a.get("per_repeat_mean_iter_ms") or [a["mean_iter_ms"]]
     mean_ms = statistics.median(reps)
-    reach = metrics.fixed_interleaving(cfg, summary.get("comm_fraction_sum", 0)) \
-        if cfg.get("jobs") else {"reachable": summary.get("ideal_valid") is not False,
-                                 "why": None, "common_period_ms": None}
+    reach = metrics.fixed_interleaving(dict(cfg, jobs=cfg.get("jobs") or []),
+                                       summary.get("comm_fraction_sum", 0))
     if summary.get("ideal_valid") is False:
         reach = dict(reach, reachable=False, why=reach["why"] or "over 1")
     cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
