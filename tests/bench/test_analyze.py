@@ -173,6 +173,14 @@ def test_the_setup_line_describes_the_delay_each_backend_made():
     assert "netem, half" not in analyze.setup_line(acks)
     # A guest point without delay has no netem either.
     assert "no added delay (no netem" in analyze.setup_line(dict(guest, rtt_ms=0))
+    # The emulated switch, and the lossy point's loss.
+    assert analyze.setup_line(acks).startswith(
+        "Bottleneck: 200 Mbit/s the emulated switch (htb: EF first, then training classes of "
+        "DSCP 8,16,24,32,40,48,56 in strict priority, best effort assured 50% of the rate; a "
+        "queue each), the hosts marking pure ACKs EF for every rule, no added delay")
+    (lossy,) = [c for c in yardstick.yardstick() if c.get("loss_pct")]
+    assert "queue 262144 bytes, 1% random loss either way (nftables, offloads off);" in \
+        analyze.setup_line(lossy)
 
 
 def test_the_report_says_when_periods_that_differ_leave_the_ideal_unreachable():
