@@ -18,10 +18,26 @@ where a plain tbf held 95%, so the shaping is our own. On the host kernel
 `"ack_priority"` serves pure ACKs first (testbed.topology.Shaping); with
 `"ack_priority": "dscp"` the bottleneck knows them by the DSCP that every
 host's own marker gives them (`mltcpctl ackmark add dev eth0 dscp ef`).
+`"shaper": "prio"` is the emulated switch of progress priority (issue 37):
+EF first, then the training classes of "prio_dscp" (CS1..CS7 by default)
+in strict priority, beside best effort assured "be_share" of the rate
+(testbed.topology.Shaping.prio_tree()). `"loss_pct"` drops that percentage
+of the frames entering the bottleneck either way at random (an nftables
+rule in the switch namespace; every offload of the path off).
+
+An algorithm whose params (or the point's default_params) set "prio" K
+turns progress priority on for its runs (`mltcpctl defaults set global prio
+K`, with "prio_dscp" and "prio_none" where given); at such a point every
+rule sets its K (0 where it names none, as the BPF twin's defaults outlive
+a run), every host marks its pure ACKs EF during a run with K > 0 (where
+the point does not mark them throughout) and unmarks them after, and the
+point ends with prio 0. Such a rule needs the emulated switch.
 
 For the run it adds the congestion controls the point selects to
 net.ipv4.tcp_allowed_congestion_control, and takes them out after
 (allowed_ccs()): a namespace may select only an allowed one as its default.
+A Ctrl-C or a SIGTERM unwinds the run, undoing that (terminate_as_exit());
+bench run waits for it (run_child()).
 
 For each repeat and each algorithm (same start offsets for all), it sets the
 algorithm's parameters (mltcpctl's global defaults, on either backend),
