@@ -4,8 +4,8 @@ the BPF backend's registration, in one grammar for both backends.
 
 A configuration names parameters as the module does (`"default_params"`
 and each algorithm's `"params"`: slope, intercept, idle_gap_us, base,
-mode; and progress priority's prio, prio_dscp, prio_none); SETTINGS turns them into mltcpctl's words and is the only place that
-does. A configuration's "backend" is "module" (the default) or "bpf".
+mode; and progress priority's prio, prio_dscp, prio_none); SETTINGS turns
+them into mltcpctl's words and is the only place that does. A configuration's "backend" is "module" (the default) or "bpf".
 """
 import json
 import os

@@ -396,7 +396,8 @@ def test_the_emulated_switch_and_its_keys():
                                                 prio_dscp=[10, 12], be_share=0.25))
     assert shaping.prio_dscp == (10, 12) and shaping.be_share == 0.25
     for key, wrong, says in (("prio_dscp", [8, 46], "not EF"), ("prio_dscp", [8, 8], "distinct"),
-                             ("prio_dscp", [0], "1..63"), ("prio_dscp", list(range(1, 9)), "1 to 7"),
+                             ("prio_dscp", [0], "1..63"),
+                             ("prio_dscp", list(range(1, 9)), "1 to 7"),
                              ("be_share", 1, "below 1"), ("be_share", 0, "above 0")):
         with pytest.raises(SystemExit, match=says):
             driver.bottleneck_shaping(dict(base, shaper="prio", **{key: wrong}))
@@ -422,7 +423,8 @@ PRIO_POINT = dict(random_start_config(), rtt_ms=0, buffer_bytes=262144, backend=
 
 
 def test_prio_rules_need_the_emulated_switch():
-    with pytest.raises(SystemExit, match="prio set prio: progress priority needs the emulated switch"):
+    with pytest.raises(SystemExit,
+                       match="prio set prio: progress priority needs the emulated switch"):
         driver.Experiment(dict(PRIO_POINT, shaper="htb"), None)
     assert driver.uses_prio(PRIO_POINT) and not driver.uses_prio(random_start_config())
     assert [driver.prio_classes(PRIO_POINT, a) for a in PRIO_POINT["algorithms"]] == [0, 4]
