@@ -287,6 +287,22 @@ def test_sigterm_unwinds_as_an_exit_and_the_handler_comes_back():
     assert signal.getsignal(signal.SIGTERM) is before
 
 
+def test_ctrl_c_unwinds_and_a_second_one_cannot_cut_the_undoing_short():
+    import signal
+    before = signal.getsignal(signal.SIGINT)
+    undone = []
+    with pytest.raises(KeyboardInterrupt):
+        with driver.terminate_as_exit():
+            try:
+                signal.raise_signal(signal.SIGINT)
+            finally:
+                # Undoing the run: an impatient second Ctrl-C changes nothing.
+                signal.raise_signal(signal.SIGINT)
+                undone.append(True)
+    assert undone == [True]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_nothing_is_written_when_every_cc_is_allowed():
     fake = FakeSysctl("reno cubic", "reno cubic")
     with driver.allowed_ccs(["cubic"], fake.read, fake.write) as added:
