@@ -372,6 +372,7 @@ class Experiment:
 
         before = {name: host.netstat() for name, host in net.hosts.items()}
         q_before = net.qdisc_stats()
+        classes_before = net.class_bytes()
         cc_before = mltcpctl.counters(self.backend, self.defaults.tool)
         start_at = time.time() + cfg.get("setup_s", 4.0 + 1.5 * len(self.jobs))
         workers = []
@@ -443,6 +444,7 @@ class Experiment:
 
         after = {name: host.netstat() for name, host in net.hosts.items()}
         q_after = net.qdisc_stats()
+        classes_after = net.class_bytes()
         cc_counts = mltcpctl.counter_deltas(cc_before,
                                             mltcpctl.counters(self.backend, self.defaults.tool))
         rtos = {h: after[h].get("TcpExtTCPTimeouts", 0) - before[h].get("TcpExtTCPTimeouts", 0)
@@ -452,6 +454,12 @@ class Experiment:
                  for dev in q_after}
         meta = {"algorithm": alg, "backend": self.backend, "defaults": defaults,
                 "start_at": start_at, "rtos": rtos, "drops": drops, "failures": failures,
+                # Bytes each class of the bottleneck's htb sent (under "prio",
+                # the emulated switch's: 1:10 EF, 1:21.. the training
+                # classes from class 0, 1:30 best effort).
+                "class_bytes": {dev: {c: n - classes_before[dev].get(c, 0)
+                                      for c, n in classes.items()}
+                                for dev, classes in classes_after.items()},
                 # Frames the random loss dropped (not the queues': "drops").
                 "random_drops": (net.random_drops() - lost_before
                                  if lost_before is not None else None),

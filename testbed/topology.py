@@ -30,6 +30,7 @@ direction with no delay has no netem qdisc).
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -412,6 +413,18 @@ class Dumbbell:
                         into.setdefault(k, None)
             stats[dev] = kinds
         return stats
+
+    def class_bytes(self):
+        """Per bottleneck end, bytes each htb class has sent ({"1:10": n,
+        ...}; {} under tbf): under shaper "prio", what each class of the
+        emulated switch carried. From tc's text (iproute2 6.1 prints htb's
+        class statistics in no JSON)."""
+        out = {}
+        for dev in (TO_RIGHT, TO_LEFT):
+            text = sh("tc", "-n", self.switch.name, "-s", "class", "show", "dev", dev).stdout
+            out[dev] = {m.group(1): int(m.group(2)) for m in re.finditer(
+                r"^class htb (\S+) .*\n Sent (\d+) bytes", text, re.M)}
+        return out
 
     def set_loss(self, end, percent):
         """Drop percent of the packets leaving a bottleneck end (its netem;

@@ -35,11 +35,7 @@ def dumbbell(hosts=2, **shaping):
 
 
 def class_bytes(net, dev=topology.TO_RIGHT):
-    """{classid: bytes sent} (iproute2 6.1 prints htb's classes as text only)."""
-    out = subprocess.run(["tc", "-n", net.switch.name, "-s", "class", "show", "dev", dev],
-                         capture_output=True, text=True, check=True).stdout
-    return {m.group(1): int(m.group(2))
-            for m in re.finditer(r"^class htb (\S+) .*\n Sent (\d+) bytes", out, re.M)}
+    return net.class_bytes()[dev]
 
 
 def flows(net, tos_list, seconds):
