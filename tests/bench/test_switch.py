@@ -144,3 +144,26 @@ def test_random_loss_drops_its_share_of_frames_with_offloads_off():
     assert 50 <= drops <= 150, drops
     with pytest.raises(ValueError, match="below 100"):
         topology.Dumbbell.random_loss(None, 100)
+
+
+if __name__ == "__main__":
+    # The figures the tests bound, printed (docs/research/progress-priority-design.md
+    # section 5): PYTHONPATH=. /usr/bin/python3 tests/bench/test_switch.py, as root, from
+    # the top of the checkout.
+    for tos, kw in (([TOS[8], TOS[16]], {}), ([TOS[56], TOS[8]], {}), ([0, TOS[56]], {}),
+                    ([0, TOS[56]], {"be_share": 0.2})):
+        got, mbit = shares(tos, **kw)
+        print("DSCPs %s %s: share by class %s, %.1f Mbit/s in all" % (
+            [t >> 2 for t in tos], kw, {h: round(v, 3) for h, v in sorted(got.items())
+                                         if v >= 0.0005}, mbit))
+    net = dumbbell(1)
+    try:
+        procs = flows(net, [TOS[56]], 6)
+        time.sleep(1.0)
+        print("ping through a standing CS7 queue: EF %.2f ms, CS7 %.2f ms (medians of 20)" % (
+            rtt_ms(net.left[0], net.right[0].addr, topology.ACK_DSCP << 2),
+            rtt_ms(net.left[0], net.right[0].addr, TOS[56])))
+        for proc in procs:
+            proc.wait(timeout=30)
+    finally:
+        net.close()
