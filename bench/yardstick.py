@@ -38,8 +38,12 @@ ideal is then a lower bound, not a target (periods not multiples of each
 other slide past each other), and a note under the table gives what one
 common period reaches (bench.metrics.fixed_interleaving()).
 A line per rule ends the table: of the headroom points whose ideal a fixed
-interleaving reaches, how many meet each of issue 37's targets (TARGETS)
-and how many meet all of them.
+interleaving reaches and that have no random loss, how many meet each of
+issue 37's targets (TARGETS) and how many meet all of them; then of the
+points where the ideal is no target (incompatible, periods that differ,
+random loss), how many meet the issue's targets there (GUARDS: mean and
+p99, the medians over repeats, no worse than cubic's; queue drops, the
+mean over repeats, at most twice cubic's).
 
 `-j` prints the same rows and summary lines as one JSON document.
 """
@@ -286,6 +290,12 @@ def spread(values):
     return (min(values), max(values)) if values else None
 
 
+def mean_of(values):
+    values = [v for v in values or [] if v is not None] if isinstance(values, list) else \
+        ([values] if values is not None else [])
+    return statistics.mean(values) if values else None
+
+
 def failed(a):
     """A rule's worker failures in a run (its summary's "failures")."""
     return len(a.get("failures") or [])
@@ -325,6 +335,10 @@ def row(name, cfg, summary, rule, cubic):
         reach = dict(reach, reachable=False, why=reach["why"] or "over 1")
     cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
                                  [cubic["mean_iter_ms"]]) if cubic else None
+    cubic_p99s = [x for x in (cubic or {}).get("per_repeat_p99_iter_ms") or []
+                  if x is not None]
+    cubic_p99 = (statistics.median(cubic_p99s) if cubic_p99s else cubic["p99_iter_ms"]) \
+        if cubic else None
     headroom_point = cubic_ms is not None and cubic_ms >= HEADROOM_CUBIC * ideal
     # The median of the repeats' own p99s; a summary from before they were
     # kept gives only their mean ("p99_of" says which).
@@ -348,6 +362,13 @@ def row(name, cfg, summary, rule, cubic):
         "common_period_ms": reach["common_period_ms"],
         # Worker failures: the row is shown, marked, and counted nowhere.
         "failures": failed(a),
+        # Random loss on the bottleneck (the driver's "loss_pct").
+        "lossy": bool(cfg.get("loss_pct")),
+        "mean_x_cubic": mean_ms / cubic_ms if cubic_ms else None,
+        "p99_x_cubic": (p99_ms / cubic_p99 if cubic_p99 else None),
+        # Queue drops (the bottleneck's qdiscs'), the mean over repeats.
+        "drops": mean_of(a.get("drops")),
+        "cubic_drops": mean_of(cubic.get("drops")) if cubic else None,
         "efficiency": ideal / mean_ms,
         "efficiency_spread": [ideal / slowest, ideal / fastest],
         "cubic_ms": cubic_ms, "cubic_x_ideal": cubic_ms / ideal if cubic_ms else None,
@@ -381,10 +402,48 @@ def rows(points):
 
 def counted(r):
     """Whether a row counts toward the targets: a rule's, not cubic's, at a
-    headroom point whose ideal a fixed interleaving reaches, from a run
-    without worker failures."""
+    headroom point whose ideal a fixed interleaving reaches, without random
+    loss, from a run without worker failures."""
     return r["rule"] != "cubic" and r["headroom_point"] and r["ideal_reachable"] and \
-        not r["failures"]
+        not r["lossy"] and not r["failures"]
+
+
+# Issue 37's targets where the ideal is no target (incompatible points,
+# periods that differ, the lossy point): no worse than cubic.
+GUARDS = (
+    ("mean", "mean no worse than cubic's",
+     lambda r: r["mean_x_cubic"] is not None and r["mean_x_cubic"] <= 1),
+    ("p99", "p99 no worse than cubic's",
+     lambda r: r["p99_x_cubic"] is not None and r["p99_x_cubic"] <= 1),
+    ("drops", "queue drops at most twice cubic's",
+     lambda r: r["drops"] is not None and r["cubic_drops"] is not None and
+     r["drops"] <= 2 * r["cubic_drops"]),
+)
+
+
+def guarded(r):
+    """Whether a row counts toward GUARDS: a rule's at a point whose ideal
+    no fixed interleaving reaches or with random loss, beside a cubic, from
+    a run without worker failures."""
+    return r["rule"] != "cubic" and (not r["ideal_reachable"] or r["lossy"]) and \
+        r["cubic_ms"] is not None and not r["failures"]
+
+
+def guard_counts(table_rows):
+    """Per rule other than cubic, over the points guarded() counts:
+    {"points": n, key: how many meet it, "all": how many meet every one}."""
+    out = {}
+    for r in table_rows:
+        if not guarded(r):
+            continue
+        counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
+                                                **{key: 0 for key, _, _ in GUARDS}))
+        counts["points"] += 1
+        met = [test(r) for _, _, test in GUARDS]
+        for (key, _, _), ok in zip(GUARDS, met):
+            counts[key] += ok
+        counts["all"] += all(met)
+    return out
 
 
 def target_counts(table_rows):
@@ -418,12 +477,14 @@ def ranged(x, pair, pattern="%.3f"):
 
 
 def point_label(r):
+    loss = " (random loss)" if r["lossy"] else ""
     if r["ideal_valid"] is False:
-        return r["point"] + " (over 1)"
-    return r["point"] + (" (no fixed interleaving)" if not r["ideal_reachable"] else "")
+        return r["point"] + " (over 1)" + loss
+    return r["point"] + (" (no fixed interleaving)" if not r["ideal_reachable"] else "") + loss
 
 
-def text(table_rows, counts):
+def text(table_rows, counts, guards=None):
+    guards = guards if guards is not None else guard_counts(table_rows)
     lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | "
              "p99/ideal: median of repeats' p99 (spread) | worst job x cubic | stable | "
              "convergence (spread) |",
@@ -465,6 +526,14 @@ def text(table_rows, counts):
                                          for key, label, _ in TARGETS), c["all"]))
     if not counts:
         lines.append("(none)")
+    lines += ["", "Points where the ideal is no target (over 1, no fixed interleaving, random "
+              "loss), per rule: how many meet each of issue 37's targets there."]
+    for rule, c in guards.items():
+        lines.append("%s: %d points; %s; all: %d" % (
+            rule, c["points"], "; ".join("%s %d" % (label, c[key])
+                                         for key, label, _ in GUARDS), c["all"]))
+    if not guards:
+        lines.append("(none)")
     return "\n".join(lines)
 
 
@@ -472,11 +541,14 @@ def render(points, as_json=False):
     """The table (text), or the same as one JSON document."""
     table_rows = rows(points)
     counts = target_counts(table_rows)
+    guards = guard_counts(table_rows)
     if as_json:
         return json.dumps({"rows": table_rows, "targets": counts,
                            "target_labels": {key: label for key, label, _ in TARGETS},
+                           "guards": guards,
+                           "guard_labels": {key: label for key, label, _ in GUARDS},
                            "headroom_cubic": HEADROOM_CUBIC}, indent=1)
-    return text(table_rows, counts)
+    return text(table_rows, counts, guards)
 
 
 def add_arguments(parser):

@@ -312,3 +312,31 @@ def test_a_mix_of_periods_that_are_not_multiples_is_not_counted_reachable():
     assert "| p-headroom (no fixed interleaving) |" in text
     assert "no fixed interleaving reaches the ideal; the ideal (100.00 ms) is a lower bound" \
         in text
+
+
+def test_the_lossy_and_incompatible_points_are_judged_against_cubic():
+    """Where the ideal is no target (random loss, over 1, periods that
+    differ) the issue's targets are cubic's mean and p99, and at most twice
+    cubic's queue drops; such points count toward nothing else."""
+    name, _, summ, _ = headroom_point()
+    summ["algorithms"]["cubic"]["drops"] = [10, 10]
+    summ["algorithms"]["good"]["drops"] = [15, 25]   # 20: twice cubic's, met
+    summ["algorithms"]["half"]["drops"] = [30, 20]   # 25: over
+    lossy = (name, point_cfg(name, loss_pct=1), summ, None)
+    rows = yardstick.rows([lossy])
+    assert all(r["lossy"] for r in rows) and yardstick.target_counts(rows) == {}
+    guards = yardstick.guard_counts(rows)
+    assert guards["good"] == {"points": 1, "mean": 1, "p99": 1, "drops": 1, "all": 1}
+    assert guards["half"] == {"points": 1, "mean": 1, "p99": 1, "drops": 0, "all": 0}
+    text = yardstick.render([lossy])
+    assert "| p-headroom (random loss) |" in text
+    assert "good: 1 points; mean no worse than cubic's 1; p99 no worse than cubic's 1; " \
+        "queue drops at most twice cubic's 1; all: 1" in text
+    # Slower than cubic, or a longer tail: not met. A reachable point: not guarded.
+    summ["algorithms"]["good"]["per_repeat_mean_iter_ms"] = [151] * 10
+    summ["algorithms"]["good"]["p99_iter_ms"] = 201
+    assert yardstick.guard_counts(yardstick.rows([lossy]))["good"]["mean"] == 0
+    assert yardstick.guard_counts(yardstick.rows([lossy]))["good"]["p99"] == 0
+    assert yardstick.guard_counts(yardstick.rows([(name, point_cfg(name), summ, None)])) == {}
+    doc = json.loads(yardstick.render([lossy], as_json=True))
+    assert doc["guards"]["half"]["drops"] == 0 and "drops" in doc["guard_labels"]
