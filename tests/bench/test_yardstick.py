@@ -106,12 +106,11 @@ def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules()
     host = {c["name"]: c for c in yardstick.yardstick() if c["backend"] == "bpf"}
     for cfg in host.values():
         assert cfg["shaper"] == "prio", cfg["name"]
-        assert rules(cfg)[:3] == ["cubic", "ai", "md-restart"]
-        assert rules(cfg)[3:7] == ["prio", "prio-k2", "prio-only", "prio-k1"]
+        assert {"cubic", "ai", "md-restart", "prio", "prio-k2", "prio-only", "prio-k1"} <= \
+            set(rules(cfg))
         prio = {a["name"]: a["params"] for a in cfg["algorithms"] if "params" in a}
-        assert {name: p.get("prio") for name, p in prio.items()} == {
-            "ai": None, "md-restart": None, "prio": 4, "prio-k2": 2, "prio-only": 4,
-            "prio-k1": 1}
+        assert {name: p.get("prio") for name, p in prio.items() if p.get("prio")} == {
+            "prio": 4, "prio-k2": 2, "prio-only": 4, "prio-k1": 1}
         # prio is today's default line with priority; prio-only the neutral line.
         assert prio["prio"] == dict(prio["md-restart"], prio=4)
         assert (prio["prio-only"]["slope"], prio["prio-only"]["intercept"]) == ("0", "1")
