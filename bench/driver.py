@@ -187,10 +187,20 @@ def loss_percent(cfg):
     return loss
 
 
+# The most classes progress priority has (MLTCP_PRIO_CLASSES_MAX), and so
+# the emulated switch's training classes (testbed.topology.PRIO_DSCP).
+PRIO_CLASSES_MAX = len(topology.PRIO_DSCP)
+
+
 def prio_classes(cfg, alg):
     """The progress-priority classes K an algorithm's run sets (its params'
-    or the point's default "prio"), 0 for none."""
-    return int(matrix.algorithm_params(cfg, alg).get("prio", 0))
+    or the point's default "prio"), 0 for none; SystemExit for a K that is
+    not 0..PRIO_CLASSES_MAX."""
+    k = matrix.algorithm_params(cfg, alg).get("prio", 0)
+    if isinstance(k, bool) or str(k) not in [str(n) for n in range(PRIO_CLASSES_MAX + 1)]:
+        raise SystemExit("driver: %s: prio %r: 0 (off) to %d classes"
+                         % (alg["name"], k, PRIO_CLASSES_MAX))
+    return int(k)
 
 
 def uses_prio(cfg):

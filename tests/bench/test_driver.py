@@ -444,6 +444,12 @@ def test_prio_rules_need_the_emulated_switch():
         driver.Experiment(dict(PRIO_POINT, shaper="htb"), None)
     assert driver.uses_prio(PRIO_POINT) and not driver.uses_prio(random_start_config())
     assert [driver.prio_classes(PRIO_POINT, a) for a in PRIO_POINT["algorithms"]] == [0, 4]
+    for wrong in (8, -1, "four", True, 2.5):
+        alg = {"name": "bad", "cc": "mltcp", "params": {"prio": wrong}}
+        with pytest.raises(SystemExit, match="bad: prio .*: 0 \\(off\\) to 7 classes"):
+            driver.prio_classes(PRIO_POINT, alg)
+        with pytest.raises(SystemExit, match="prio"):
+            driver.Experiment(dict(PRIO_POINT, shaper="prio", algorithms=[alg]), None)
 
 
 class FakeDefaults:
