@@ -34,7 +34,8 @@ and its ACKs share the wire): where its phases overrun the slots, it falls
 behind them (userspace/trainsim/schedule.h). A scheduler that profiles its
 jobs would use their phases as measured: an oracle rule may carry
 "comm_ms": {job: ms}, each job's communication phase measured alone, in
-place of line rate's (P and the offsets follow from them alike).
+place of line rate's (P and the offsets follow from them alike). What either
+reaches, measured: docs/research/oracle-schedule.md.
 
 In a point's configuration the rule is RULE, {"schedule": "oracle"};
 resolve() (bench run, before anything runs) computes the schedule and
