@@ -29,9 +29,9 @@ is the bound a fixed schedule with one period reaches, not the ideal (no
 fixed interleaving of periods that are not multiples of each other reaches
 it). bound_ms() gives it.
 
-The line rate is not what a job reaches even alone (a TCP phase ramps up,
-and its ACKs share the wire): where its phases overrun the slots, it falls
-behind them (userspace/trainsim/schedule.h). A scheduler that profiles its
+The line rate is not what a job reaches even alone (an exchanging job's
+ACKs wait behind its peer's data): where its phases overrun the slots, it
+falls behind them (userspace/trainsim/schedule.h). A scheduler that profiles its
 jobs would use their phases as measured: an oracle rule may carry
 "comm_ms": {job: ms}, each job's communication phase measured alone, in
 place of line rate's (P and the offsets follow from them alike). What either
