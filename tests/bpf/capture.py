@@ -9,7 +9,7 @@ input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
 direction ("out": the device sent it, after the egress hook; "in"), family,
 DSCP, ECN bits, TCP flags, payload length, source port and, for IPv4,
 whether the header checksum is right, for IPv6 the flow label, its
-destination port, and when the kernel saw it ("t", seconds, SO_TIMESTAMPNS:
+destination port, sequence and acknowledgment numbers, and when the kernel saw it ("t", seconds, SO_TIMESTAMPNS:
 for a packet sent, when it left the stack, however late this reads it)."""
 import json
 import select
@@ -56,6 +56,7 @@ def decode(frame, pkttype):
     return {"dir": "out" if pkttype == PACKET_OUTGOING else "in", "family": family,
             "dscp": tos >> 2, "ecn": tos & 3, "flags": tcp[13], "payload": l4_len - doff,
             "sport": struct.unpack("!H", tcp[0:2])[0], "dport": struct.unpack("!H", tcp[2:4])[0],
+            "seq": struct.unpack("!I", tcp[4:8])[0], "ack": struct.unpack("!I", tcp[8:12])[0],
             "checksum_ok": checksum_ok,
             "flow": flow}
 
