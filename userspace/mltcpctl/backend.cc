@@ -190,6 +190,10 @@ void write_defaults(const DefaultsChange &change, bool global)
 {
 	std::array<mltcp::Fd, MLTCP_NR_PARAMS> fds;
 
+	if (change.prio.given())
+		throw Error("progress priority: not supported by the kernel module yet; use the "
+			    "BPF twin");
+
 	if (change.has(MLTCP_PARAM_MODE) && !global)
 		throw Error("mode: global only (defaults set global mode MODE)");
 	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
@@ -243,7 +247,7 @@ public:
 	Stats stats() override { return client_->stats(); }
 	Defaults defaults(bool global) override
 	{
-		Defaults d{ name(), global, {} };
+		Defaults d{ name(), global, {}, std::nullopt };
 
 		for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
 			auto which = static_cast<mltcp_param>(i);

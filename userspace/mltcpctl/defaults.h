@@ -32,6 +32,12 @@ void print_defaults(Printer &p, const Defaults &d);
 std::string params_text(const mltcp_params &params);
 nlohmann::json params_json(const mltcp_params &params);
 
+// Progress priority's configuration: "prio 4 prio-dscp 8,16,24,32
+// prio-none 0" (the words "defaults set" takes back; no prio-dscp when
+// off), and {"classes": 4, "dscp": [8, 16, 24, 32], "none_dscp": 0}.
+std::string prio_text(const mltcp_prio_config &pc);
+nlohmann::json prio_json(const mltcp_prio_config &pc);
+
 } // namespace mltcpctl
 
 #endif // MLTCPCTL_DEFAULTS_H
