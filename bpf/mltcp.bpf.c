@@ -532,9 +532,15 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	u32 zero = 0, cls, tos;
 	int dscp, val;
 
+	/*
+	 * mltcpctl writes only what mltcp_prio_config_valid() accepts; the
+	 * core bounds the classes it reads by MLTCP_PRIO_CLASSES_MAX, and the
+	 * DSCP is cut to its 6 bits below, so a record written otherwise
+	 * (the map is root's) mislabels packets at worst. Not checked per ACK:
+	 * its loops cost more than the rest of the update.
+	 */
 	pc = bpf_map_lookup_elem(&mltcp_prio, &zero);
-	/* Off, or a record mltcpctl would not have written. */
-	if (!pc || !pc->classes || !mltcp_prio_config_valid(pc))
+	if (!pc || !pc->classes)
 		return;
 	cls = ca->params.exempt ? MLTCP_PRIO_NONE :
 				  mltcp_prio_class(&ca->iter, bytes_acked, now_us, pc->classes,
@@ -543,7 +549,7 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	dscp = mltcp_prio_dscp(pc, cls, tos >> 2);
 	if (dscp < 0)
 		return;
-	val = (dscp << 2) | (tos & MLTCP_ECN_MASK);
+	val = ((dscp << 2) & 0xfc) | (tos & MLTCP_ECN_MASK);
 	if (sk->__sk_common.skc_family == MLTCP_AF_INET6)
 		bpf_setsockopt(sk, MLTCP_SOL_IPV6, MLTCP_IPV6_TCLASS, &val, sizeof(val));
 	else

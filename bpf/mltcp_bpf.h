@@ -34,8 +34,9 @@
 /*
  * mltcp_prio: BPF_MAP_TYPE_ARRAY, one entry (key 0), value the core's struct
  * mltcp_prio_config: progress priority, one set for the host like the
- * defaults. classes 0 (the all-zero initial map) is off; a value that
- * mltcp_prio_config_valid() refuses is off too. Read on every ACK, at each
+ * defaults. classes 0 (the all-zero initial map) is off. mltcpctl writes
+ * only values mltcp_prio_config_valid() accepts (the twin does not check
+ * them again per ACK; the core bounds the classes). Read on every ACK, at each
  * resumption of sending and at an RTO; mltcpctl writes it on "bpf load"
  * and "defaults set global prio ...". Pinned as MLTCP_BPF_PIN_PRIO.
  */
