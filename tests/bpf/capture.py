@@ -7,8 +7,9 @@ test (test_ackmark.py): run it in the device's namespace,
 It prints "ready" once the socket is bound, then captures until its standard
 input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
 direction ("out": the device sent it, after the egress hook; "in"), family,
-DSCP, ECN bits, TCP flags, payload length, source port and, for IPv4,
-whether the header checksum is right, for IPv6 the flow label."""
+DSCP, ECN bits, TCP flags, payload length, source port, sequence number
+and, for IPv4, whether the header checksum is right, for IPv6 the flow
+label."""
 import json
 import select
 import socket
@@ -51,7 +52,8 @@ def decode(frame, pkttype):
     doff = (tcp[12] >> 4) * 4
     return {"dir": "out" if pkttype == PACKET_OUTGOING else "in", "family": family,
             "dscp": tos >> 2, "ecn": tos & 3, "flags": tcp[13], "payload": l4_len - doff,
-            "sport": struct.unpack("!H", tcp[0:2])[0], "checksum_ok": checksum_ok,
+            "sport": struct.unpack("!H", tcp[0:2])[0], "seq": struct.unpack("!I", tcp[4:8])[0],
+            "checksum_ok": checksum_ok,
             "flow": flow}
 
 

@@ -83,7 +83,8 @@ std::string PrioChange::apply(mltcp_prio_config &pc) const
 		if (!next.classes)
 			return "prio-dscp: progress priority is off (prio 0); give prio K too";
 		if (dscp->size() != next.classes)
-			return "prio-dscp: " + std::to_string(dscp->size()) + " values for " +
+			return "prio-dscp: " + std::to_string(dscp->size()) +
+			       (dscp->size() == 1 ? " value for " : " values for ") +
 			       std::to_string(next.classes) +
 			       " classes: one per class, class 0 (the lowest) first";
 		for (size_t c = 0; c < dscp->size(); c++)
