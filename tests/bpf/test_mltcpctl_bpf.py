@@ -133,7 +133,7 @@ def test_bpf_status():
     st = ctl_json("bpf", "status")
     assert st["loaded"] and st["backend"] == "bpf"
     assert set(st) == {"backend", "loaded", "pin_dir", "pinned", "registered", "flows",
-                       "params", "stats", "struct_ops"}
+                       "params", "prio", "stats", "struct_ops"}
     assert (PIN_DIR / "jobs").exists()
     text = ctl("bpf", "status").stdout.splitlines()
     assert text[:4] == ["backend bpf", f"loaded yes (pinned in {PIN_DIR})",

@@ -105,7 +105,7 @@ void bpf_load(const Command &cmd, std::ostream &out)
 	p.field("cwnd_stamp", loaded.cwnd_stamp, "");
 	p.newline();
 	p.field("params", params_json(params), "defaults " + params_text(params));
-	p.field("prio", prio_json(prio), prio_text(prio));
+	p.field("prio", prio_json(prio), prio.classes ? prio_text(prio) : "");
 	p.end_object();
 }
 
@@ -175,7 +175,7 @@ int bpf_status(const Command &cmd, std::ostream &out)
 	p.field("params", st.params ? params_json(*st.params) : nlohmann::json(nullptr),
 		st.params ? "defaults " + params_text(*st.params) : "");
 	p.field("prio", st.prio ? prio_json(*st.prio) : nlohmann::json(nullptr),
-		st.prio ? prio_text(*st.prio) : "");
+		st.prio && st.prio->classes ? prio_text(*st.prio) : "");
 	p.newline();
 	p.field("stats", stats, stats_text);
 	p.newline();

@@ -263,8 +263,9 @@ void print_defaults(Printer &p, const Defaults &d)
 	each_default(d.params, [&p](const char *key, nlohmann::json value, std::string text) {
 		p.field(key, std::move(value), std::move(text));
 	});
+	// Text only while on: the line of a backend with prio off reads as before.
 	if (d.prio)
-		p.field("prio", prio_json(*d.prio), prio_text(*d.prio));
+		p.field("prio", prio_json(*d.prio), d.prio->classes ? prio_text(*d.prio) : "");
 	p.end_object();
 }
 

@@ -24,6 +24,8 @@ std::string defaults_help();
 
 // The defaults: "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode
 // md-restart", the words "defaults set" takes; JSON adds backend and scope.
+// Progress priority where the backend has it: in JSON always ("prio"), in
+// the text while on ("prio 4 prio-dscp 8,16,24,32 prio-none 0").
 void print_defaults(Printer &p, const Defaults &d);
 
 // The same fields, for a field of their own ("defaults ..." of bpf status and
