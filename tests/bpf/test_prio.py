@@ -14,6 +14,7 @@ after ACKs have moved its progress on: every class shows on data. A tbf of
 Needs root. The tool is $MLTCPCTL_TOOL, else build/userspace/mltcpctl/mltcpctl.
 Run: tests/bpf/run.sh
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -86,8 +87,8 @@ def tool(*args, check=True):
     return run(TOOL, *args, check=check)
 
 
-@pytest.fixture(scope="module")
-def pair():
+@contextlib.contextmanager
+def topology():
     """Sender A and receiver B on a veth, IPv4 and IPv6, ECN on, a sink in
     B, 200 Mbit/s tbf on A's side; the twin loaded with prio 4."""
     cmds = [["ip", "netns", "add", NS_A], ["ip", "netns", "add", NS_B],
@@ -118,6 +119,12 @@ def pair():
             sink.wait()
         for ns in (NS_A, NS_B):
             run("ip", "netns", "del", ns, check=False)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    with topology():
+        yield
 
 
 def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=False):
