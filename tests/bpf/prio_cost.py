@@ -14,7 +14,6 @@ the medians."""
 import argparse
 import fcntl
 import json
-import os
 import statistics
 import subprocess
 import sys
