@@ -523,6 +523,61 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 }
 
 /*
+ * RESTART mode without the gate, at the ACK that drains the pipe: the
+ * restart the next iteration's start would make, made now. At the start it
+ * comes too late for the iteration's first skb: TX_START is raised from
+ * inside its transmission, after tcp_write_xmit() sized it by the old window
+ * (up to 64 KB, TSO's autosizing, at line rate into another job's queue).
+ * No hook runs between the drain and that transmission (an ACK with nothing
+ * in flight skips congestion control), so the drain is the last chance.
+ *
+ * Only a drain that ends a whole iteration restarts: at least 7/8 of the
+ * size delivered and no overhang. A drain there that is not the end (a
+ * last piece sent after a short pause) is undone at the next start by
+ * mltcp_disarm(), from the window saved here (armed_cwnd, which shares its
+ * bits with the gate's threshold: GATE mode keeps the restart at the start,
+ * where the gate needs it). A window above what armed_cwnd holds is not
+ * restarted early. Returns whether the window changed.
+ */
+#define MLTCP_WHOLE_SHIFT	3	/* whole: at least 1 - 2^-3 of the size delivered */
+
+bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
+			    u64 bytes_acked, u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh)
+{
+	u64 delivered = bytes_acked - it->start_acked;
+	u32 old = *cwnd;
+
+	if ((p->mode & MLTCP_MODE_GATE) || it->armed_cwnd || !it->bytes || old > 0xffffU ||
+	    delivered < it->bytes - (it->bytes >> MLTCP_WHOLE_SHIFT) ||
+	    mltcp_overhang(it, bytes_acked) || old <= init_cwnd)
+		return false;
+	if (!mltcp_restart_window(it, p, ca_state, init_cwnd, cwnd, ssthresh))
+		return false;
+	it->armed_cwnd = (u16)old;
+	return true;
+}
+
+/*
+ * At the next start, after its verdict: a new iteration keeps the window
+ * restarted at the drain (the start's own restart finds it there); any
+ * other resumption gets back the window it had, ssthresh as raised (below
+ * it). Returns whether cwnd changed.
+ */
+bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
+		  enum mltcp_tx_verdict verdict, u32 *cwnd)
+{
+	u32 saved = it->armed_cwnd;
+
+	if (!mltcp_armed(it, p))
+		return false;
+	it->armed_cwnd = 0;
+	if (verdict == MLTCP_TX_NEW_ITERATION || *cwnd >= saved)
+		return false;
+	*cwnd = saved;
+	return true;
+}
+
+/*
  * GATE mode: the start gate. Restarting the window keeps a job from
  * bursting into another job's queue, but not from slow-starting into it:
  * two jobs whose phases overlap share the link until the rule has pushed

@@ -119,7 +119,11 @@ struct mltcp_iter {
 	u32 count;		/* iteration starts detected */
 	u8 flags;
 	u8 marks_seen;		/* marked: the job's mark count at the last start, low 8 bits */
-	u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
+	union {
+		u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
+		u16 armed_cwnd;		/* RESTART alone: the window before a restart at a
+					 * drain, until the next start (0: none) */
+	};
 };
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
@@ -200,6 +204,16 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, u32 rtt_us, u32 min_rtt_us,
 					  u32 now_us, u32 init_cwnd, u32 *cwnd);
 u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh);
+bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
+			    u64 bytes_acked, u32 ca_state, u32 init_cwnd, u32 *cwnd, u32 *ssthresh);
+bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
+		  enum mltcp_tx_verdict verdict, u32 *cwnd);
+
+/* A restart at the drain holds the window until the next start: it must not grow. */
+static inline bool mltcp_armed(const struct mltcp_iter *it, const struct mltcp_params *p)
+{
+	return !(p->mode & MLTCP_MODE_GATE) && it->armed_cwnd;
+}
 
 static inline bool mltcp_gated(const struct mltcp_iter *it)
 {

@@ -708,6 +708,48 @@ int mltcp_format_setting(u32 fixed, char *buf, u32 len)
 	return mltcp_format_end(buf, len, pos, ok);
 }
 
+int mltcp_prio_dscp_parse(const char *text, struct mltcp_prio_config *pc)
+{
+	u8 codes[MLTCP_PRIO_CLASSES_MAX];
+	int n = 0, c;
+
+	for (;;) {
+		u32 v = 0, digits = 0;
+
+		for (; *text >= '0' && *text <= '9'; text++, digits++) {
+			v = v * 10 + (u32)(*text - '0');
+			if (v > MLTCP_DSCP_MAX)
+				return -1;
+		}
+		if (!digits || n == MLTCP_PRIO_CLASSES_MAX)
+			return -1;
+		codes[n++] = (u8)v;
+		if (*text == '\n')
+			text++;
+		if (!*text)
+			break;
+		if (*text != ' ' && *text != ',')
+			return -1;
+		text++;
+	}
+	for (c = 0; c < n; c++)
+		pc->dscp[c] = codes[c];
+	return n;
+}
+
+int mltcp_prio_dscp_format(const struct mltcp_prio_config *pc, char *buf, u32 len)
+{
+	u32 pos = 0, c;
+	bool ok = len > 0;
+
+	if (ok)
+		buf[0] = '\0';
+	for (c = 0; ok && c < MLTCP_PRIO_CLASSES_MAX; c++)
+		ok = (!c || mltcp_put(buf, len, &pos, " ")) &&
+		     mltcp_put_u32(buf, len, &pos, pc->dscp[c], 1);
+	return mltcp_format_end(buf, len, pos, ok);
+}
+
 int mltcp_param_format(enum mltcp_param which, u32 value, char *buf, u32 len)
 {
 	const char *name = NULL;

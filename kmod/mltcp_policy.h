@@ -317,13 +317,30 @@ struct mltcp_flow_record {
 /*
  * Per ACK, first: a flow grows only while its window limits it; otherwise
  * the CUBIC curve's clock stops (RFC 9438 5.8) and the hook returns. A
- * window the start gate holds does not grow either.
+ * window the start gate holds does not grow either, nor one restarted at
+ * the drain (mltcp_restart_at_drain(): the draining ACK's own growth,
+ * which runs after it, would undo the restart).
  */
 static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited, u32 now_us)
 {
 	if (!cwnd_limited)
 		mltcp_cubic_pause(&fl->cubic, now_us);
-	return cwnd_limited && !mltcp_gated(&fl->iter);
+	return cwnd_limited && !mltcp_gated(&fl->iter) && !mltcp_armed(&fl->iter, &fl->params);
+}
+
+/*
+ * An ACK that left nothing in flight (app_idle: nor anything unsent): the
+ * drain the next start is judged by, and in RESTART mode the restart that
+ * start would make, made now, before the next iteration's first skb is sized
+ * (mltcp_restart_at_drain()). Returns whether *cwnd and *ssthresh changed.
+ */
+static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool app_idle,
+				      u64 bytes_acked, u32 ca_state, u32 init_cwnd,
+				      u32 *cwnd, u32 *ssthresh)
+{
+	mltcp_on_ack_drain(&fl->iter, now_us, app_idle);
+	return app_idle && mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, ca_state,
+						  init_cwnd, cwnd, ssthresh);
 }
 
 /*
@@ -353,6 +370,37 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
 		return mltcp_cubic_ssthresh(&fl->cubic, cwnd, f);
 	return mltcp_reno_ssthresh(cwnd, f);
 }
+
+/*
+ * Progress priority, per ACK, at an iteration's first transmit and at a
+ * loss: the DSCP to write on a flow whose DSCP is now cur_dscp, or -1 to
+ * leave it (mltcp_prio_dscp()). An exempt flow has no class, so a class it
+ * carried goes back to pc->none_dscp. The flow keeps no class of its own:
+ * the socket's DSCP is the state, so nothing can disagree with the wire.
+ */
+static inline int mltcp_flow_prio_dscp(const struct mltcp_flow *fl,
+				       const struct mltcp_prio_config *pc,
+				       u64 bytes_acked, u32 now_us, u32 cur_dscp)
+{
+	u32 cls = MLTCP_PRIO_NONE;
+
+	if (!fl->params.exempt)
+		cls = mltcp_prio_class(&fl->iter, bytes_acked, now_us, pc->classes,
+				       mltcp_prio_tie(fl->job));
+	return mltcp_prio_dscp(pc, cls, cur_dscp);
+}
+
+/*
+ * Progress priority's codes as text: 1 to MLTCP_PRIO_CLASSES_MAX decimals in
+ * [0, 63], class 0's first, each followed by one space or comma ("8 16 24",
+ * as net.mltcp.prio_dscp shows them, or "8,16,24"), one trailing newline
+ * accepted. Replaces the first n codes of pc, keeps the others and returns
+ * n; -1 for malformed text, and pc is unchanged.
+ */
+int mltcp_prio_dscp_parse(const char *text, struct mltcp_prio_config *pc);
+
+/* All MLTCP_PRIO_CLASSES_MAX codes, space-separated; the length, or -1 (buf ""). */
+int mltcp_prio_dscp_format(const struct mltcp_prio_config *pc, char *buf, u32 len);
 
 /* The MLTCP part of a record; the datapath fills addresses, ports, cwnd, names. */
 void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_flow *fl,

@@ -6,6 +6,9 @@
  *   net.mltcp.intercept    decimal in [0, 16]
  *   net.mltcp.idle_gap_us  integer in [1000, 60000000]
  *   net.mltcp.base         "reno" or "cubic" (flows of "mltcp" only)
+ *   net.mltcp.prio_classes progress priority's number of classes K, 0 (off) to 7
+ *   net.mltcp.prio_dscp    the classes' DSCPs, class 0's first: "8 16 24 32 40 48 56"
+ *   net.mltcp.prio_none_dscp the DSCP a flow gets back when it loses its class
  *
  * A namespace starts with the module parameters' values and follows them
  * until it writes its own, so a parameter change still reaches every
@@ -30,10 +33,20 @@
  * CAP_NET_ADMIN has one, and its root writes its net.* sysctls and jobs.
  * The parameter bound_netns=0 leaves such namespaces unbounded, for a host
  * whose namespaces of the initial user namespace are all its own.
+ *
+ * Progress priority (mltcp_prio_class()) is off until prio_classes is set,
+ * and is the namespace's own, with no module parameter: it marks only the
+ * namespace's own flows, with codes any of its sockets may set on itself
+ * (IP_TOS needs no privilege), so it is not bounded. A write is checked
+ * with the other two as one configuration (mltcp_prio_config_valid()):
+ * duplicate codes among the classes in use, or a class sharing none_dscp's
+ * code, are refused with -EINVAL. Flows read it at each ACK, under RCU.
  */
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/user_namespace.h>
@@ -59,9 +72,29 @@ struct mltcp_sysctl_net {
 	bool bounded;
 	/* Serialises writes of slope and intercept, which are checked as a pair. */
 	struct mutex line_lock;
+	/* Progress priority; NULL until first written (off, the default codes). */
+	struct mltcp_net_prio __rcu *prio;
+	struct mutex prio_lock;		/* serialises its writers */
 	struct ctl_table_header *header;
 	struct ctl_table *table;
 };
+
+/* Replaced whole on each write, so a reader never sees half of one. */
+struct mltcp_net_prio {
+	struct rcu_head rcu;
+	struct mltcp_prio_config config;
+};
+
+/* The sysctls of progress priority, after the defaults' in the table. */
+enum mltcp_prio_knob {
+	MLTCP_PRIO_KNOB_CLASSES,
+	MLTCP_PRIO_KNOB_DSCP,
+	MLTCP_PRIO_KNOB_NONE,
+	MLTCP_NR_PRIO_KNOBS,
+};
+
+/* Room for seven codes of two digits, their separators and a newline. */
+#define MLTCP_PRIO_TEXT		32
 
 static unsigned int mltcp_sysctl_net_id __read_mostly;
 
@@ -113,6 +146,119 @@ static const struct mltcp_line *mltcp_host_line(struct mltcp_line *host)
 const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_line *host)
 {
 	return mltcp_sysctl_pernet(net)->bounded ? mltcp_host_line(host) : NULL;
+}
+
+bool mltcp_net_prio(const struct net *net, struct mltcp_prio_config *pc)
+{
+	const struct mltcp_net_prio *prio;
+	bool on = false;
+
+	rcu_read_lock();
+	prio = rcu_dereference(mltcp_sysctl_pernet(net)->prio);
+	if (prio && prio->config.classes) {
+		*pc = prio->config;
+		on = true;
+	}
+	rcu_read_unlock();
+	return on;
+}
+
+/* The namespace's configuration as it is, for a reader of the sysctls or a writer. */
+static void mltcp_prio_current(struct mltcp_sysctl_net *sn, struct mltcp_prio_config *pc)
+{
+	const struct mltcp_net_prio *prio;
+
+	rcu_read_lock();
+	prio = rcu_dereference(sn->prio);
+	if (prio)
+		*pc = prio->config;
+	else
+		mltcp_prio_config_default(pc);
+	rcu_read_unlock();
+}
+
+/* Publishes pc (checked whole) as the namespace's; 0, -EINVAL or -ENOMEM. */
+static int mltcp_prio_store(struct mltcp_sysctl_net *sn, const struct mltcp_prio_config *pc)
+{
+	struct mltcp_net_prio *prio, *old;
+
+	if (!mltcp_prio_config_valid(pc))
+		return -EINVAL;
+	prio = kzalloc(sizeof(*prio), GFP_KERNEL);
+	if (!prio)
+		return -ENOMEM;
+	prio->config = *pc;
+	old = rcu_replace_pointer(sn->prio, prio, lockdep_is_held(&sn->prio_lock));
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+static int mltcp_prio_format(enum mltcp_prio_knob knob, const struct mltcp_prio_config *pc,
+			     char *buf, u32 len)
+{
+	if (knob == MLTCP_PRIO_KNOB_DSCP)
+		return mltcp_prio_dscp_format(pc, buf, len);
+	return snprintf(buf, len, "%u", knob == MLTCP_PRIO_KNOB_CLASSES ?
+			pc->classes : pc->none_dscp);
+}
+
+/* Text into pc: 0 or -EINVAL (malformed or out of range; checked whole later). */
+static int mltcp_prio_parse(enum mltcp_prio_knob knob, const char *text,
+			    struct mltcp_prio_config *pc)
+{
+	u8 value;
+
+	if (knob == MLTCP_PRIO_KNOB_DSCP)
+		return mltcp_prio_dscp_parse(text, pc) < 0 ? -EINVAL : 0;
+	if (*text == '+' || kstrtou8(text, 10, &value))
+		return -EINVAL;
+	if (knob == MLTCP_PRIO_KNOB_CLASSES) {
+		if (value > MLTCP_PRIO_CLASSES_MAX)
+			return -EINVAL;
+		pc->classes = value;
+	} else {
+		pc->none_dscp = value;
+	}
+	return 0;
+}
+
+/*
+ * The handler of prio_classes, prio_dscp and prio_none_dscp: table->data is
+ * the namespace's struct mltcp_sysctl_net, table->extra1 which knob. A write
+ * is refused with -EINVAL, changing nothing, as mltcp_proc_default()'s are,
+ * and also when the configuration it would make is not valid.
+ */
+static int mltcp_proc_prio(MLTCP_CTL_TABLE *table, int write, void *buffer,
+			   size_t *lenp, loff_t *ppos)
+{
+	enum mltcp_prio_knob knob = *(int *)table->extra1;
+	struct mltcp_sysctl_net *sn = table->data;
+	char text[MLTCP_PRIO_TEXT];
+	struct ctl_table tmp = { .data = text, .maxlen = sizeof(text) };
+	struct mltcp_prio_config pc;
+	int err;
+
+	if (!write) {
+		mltcp_prio_current(sn, &pc);
+		if (mltcp_prio_format(knob, &pc, text, sizeof(text)) < 0)
+			return -EINVAL;
+		return proc_dostring(&tmp, 0, buffer, lenp, ppos);
+	}
+
+	if (*ppos || *lenp >= sizeof(text))
+		return -EINVAL;
+	text[0] = '\0';
+	err = proc_dostring(&tmp, 1, buffer, lenp, ppos);
+	if (err)
+		return err;
+	mutex_lock(&sn->prio_lock);
+	mltcp_prio_current(sn, &pc);
+	err = mltcp_prio_parse(knob, text, &pc);
+	if (!err)
+		err = mltcp_prio_store(sn, &pc);
+	mutex_unlock(&sn->prio_lock);
+	return err;
 }
 
 /*
@@ -194,6 +340,14 @@ static int mltcp_sysctl_index[MLTCP_NET_DEFAULTS] = {
 	MLTCP_PARAM_SLOPE, MLTCP_PARAM_INTERCEPT, MLTCP_PARAM_IDLE_GAP, MLTCP_PARAM_BASE,
 };
 
+static int mltcp_prio_index[MLTCP_NR_PRIO_KNOBS] = {
+	MLTCP_PRIO_KNOB_CLASSES, MLTCP_PRIO_KNOB_DSCP, MLTCP_PRIO_KNOB_NONE,
+};
+
+static const char *const mltcp_prio_names[MLTCP_NR_PRIO_KNOBS] = {
+	"prio_classes", "prio_dscp", "prio_none_dscp",
+};
+
 #define MLTCP_SYSCTL(which) {					\
 	.maxlen = sizeof(int),					\
 	.mode = 0644,						\
@@ -201,12 +355,27 @@ static int mltcp_sysctl_index[MLTCP_NET_DEFAULTS] = {
 	.extra1 = &mltcp_sysctl_index[which],			\
 }
 
-/* In enum mltcp_param order: entry i serves defaults[i]; names set at init. */
+#define MLTCP_SYSCTL_PRIO(knob) {				\
+	.maxlen = MLTCP_PRIO_TEXT,				\
+	.mode = 0644,						\
+	.proc_handler = mltcp_proc_prio,			\
+	.extra1 = &mltcp_prio_index[knob],			\
+}
+
+#define MLTCP_NR_SYSCTLS	(MLTCP_NET_DEFAULTS + MLTCP_NR_PRIO_KNOBS)
+
+/*
+ * In enum mltcp_param order, entry i serving defaults[i], then progress
+ * priority's in enum mltcp_prio_knob order; names and data set at init.
+ */
 static const struct ctl_table mltcp_sysctl_template[] = {
 	MLTCP_SYSCTL(MLTCP_PARAM_SLOPE),
 	MLTCP_SYSCTL(MLTCP_PARAM_INTERCEPT),
 	MLTCP_SYSCTL(MLTCP_PARAM_IDLE_GAP),
 	MLTCP_SYSCTL(MLTCP_PARAM_BASE),
+	MLTCP_SYSCTL_PRIO(MLTCP_PRIO_KNOB_CLASSES),
+	MLTCP_SYSCTL_PRIO(MLTCP_PRIO_KNOB_DSCP),
+	MLTCP_SYSCTL_PRIO(MLTCP_PRIO_KNOB_NONE),
 	{ }
 };
 
@@ -232,9 +401,15 @@ static int __net_init mltcp_sysctl_net_init(struct net *net)
 		table[i].procname = mltcp_param_name(i);
 		table[i].data = &sn->defaults[i];
 	}
+	for (i = 0; i < MLTCP_NR_PRIO_KNOBS; i++) {
+		table[MLTCP_NET_DEFAULTS + i].procname = mltcp_prio_names[i];
+		table[MLTCP_NET_DEFAULTS + i].data = sn;
+	}
 	sn->bounded = mltcp_net_is_bounded(net);
 	mutex_init(&sn->line_lock);
-	sn->header = mltcp_register_net_sysctl(net, "net/mltcp", table, MLTCP_NET_DEFAULTS);
+	mutex_init(&sn->prio_lock);
+	RCU_INIT_POINTER(sn->prio, NULL);
+	sn->header = mltcp_register_net_sysctl(net, "net/mltcp", table, MLTCP_NR_SYSCTLS);
 	if (!sn->header) {
 		kfree(table);
 		return -ENOMEM;
@@ -247,8 +422,12 @@ static void __net_exit mltcp_sysctl_net_exit(struct net *net)
 {
 	struct mltcp_sysctl_net *sn = mltcp_sysctl_pernet(net);
 
+	struct mltcp_net_prio *prio = rcu_dereference_protected(sn->prio, true);
+
 	unregister_net_sysctl_table(sn->header);
 	kfree(sn->table);
+	if (prio)
+		kfree_rcu(prio, rcu);
 }
 
 static struct pernet_operations mltcp_sysctl_net_ops = {

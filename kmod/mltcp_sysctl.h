@@ -26,6 +26,12 @@ void mltcp_net_defaults(const struct net *net, struct mltcp_params *p);
  */
 const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_line *host);
 
+/*
+ * net's progress priority (net.mltcp.prio_*) copied into *pc; false, and
+ * pc untouched, while it is off (no classes). Any context; per ACK.
+ */
+bool mltcp_net_prio(const struct net *net, struct mltcp_prio_config *pc);
+
 int mltcp_sysctl_init(void);
 void mltcp_sysctl_exit(void);
 

@@ -214,6 +214,16 @@ static u32 mltcp_route_init_cwnd(struct sock *sk)
  * window at or below the initial one, so a stale stamp would not show in
  * cwnd or ssthresh: this keeps the socket as the kernel's restart leaves it.
  */
+static void mltcp_restarted(struct sock *sk, u32 cwnd, u32 ssthresh)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	tcp_snd_cwnd_set(tp, cwnd);
+	tp->snd_ssthresh = ssthresh;
+	tp->snd_cwnd_stamp = tcp_jiffies32;
+	tp->snd_cwnd_used = 0;
+}
+
 static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -222,12 +232,25 @@ static void mltcp_restart(struct sock *sk, struct mltcp_flow *ca)
 	if (!mltcp_restart_window(&ca->iter, &ca->params, inet_csk(sk)->icsk_ca_state,
 				  mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
 		return;
-	tcp_snd_cwnd_set(tp, cwnd);
-	tp->snd_ssthresh = ssthresh;
-	tp->snd_cwnd_stamp = tcp_jiffies32;
-	tp->snd_cwnd_used = 0;
+	mltcp_restarted(sk, cwnd, ssthresh);
 	if (mltcp_gated(&ca->iter))
 		mltcp_count_gate(sk, MLTCP_GATE_HOLD);
+}
+
+/*
+ * The ACK that drained the pipe; one that ends a whole iteration restarts
+ * the window for the next one now (mltcp_flow_drained()), undone at the
+ * next start if that is none.
+ */
+static void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tcp_write_queue_empty(sk), tp->bytes_acked,
+			       inet_csk(sk)->icsk_ca_state, mltcp_route_init_cwnd(sk),
+			       &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
 }
 
 /*
@@ -248,6 +271,65 @@ static void mltcp_gate_ack(struct sock *sk, struct mltcp_flow *ca, u32 rtt_us)
 	mltcp_count_gate(sk, verdict);
 }
 
+/*
+ * The DSCP the socket's packets leave with: IPv4 and v4-mapped IPv6 take
+ * inet->tos (ip_queue_xmit()), native IPv6 np->tclass (inet6_csk_xmit()).
+ */
+static bool mltcp_sk_native_v6(const struct sock *sk)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	return sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr);
+#else
+	return false;
+#endif
+}
+
+static u32 mltcp_sk_dscp(const struct sock *sk)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (mltcp_sk_native_v6(sk))
+		return READ_ONCE(inet6_sk(sk)->tclass) >> 2;
+#endif
+	return READ_ONCE(inet_sk(sk)->tos) >> 2;
+}
+
+/*
+ * Writes dscp under the socket lock, keeping the ECN field, which
+ * tcp_ecn_send() sets per skb in the same byte, the way INET_ECN_xmit()
+ * does. The next skb built carries it, retransmissions and the flow's own
+ * pure ACKs included; skbs already queued on the host keep the old one. Not
+ * done: sk_priority (the host's qdisc band stays where the application put
+ * it) and a dst reset (a route chosen by DSCP stays cached).
+ */
+static void mltcp_sk_set_dscp(struct sock *sk, u32 dscp)
+{
+	struct inet_sock *inet = inet_sk(sk);
+	u8 tos = (u8)(dscp << 2);
+
+	WRITE_ONCE(inet->tos, (READ_ONCE(inet->tos) & INET_ECN_MASK) | tos);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		struct ipv6_pinfo *np = inet6_sk(sk);
+
+		WRITE_ONCE(np->tclass, (READ_ONCE(np->tclass) & INET_ECN_MASK) | tos);
+	}
+#endif
+}
+
+/* Progress priority: the flow's class as its DSCP, rewritten when it changes. */
+static void mltcp_prio_update(struct sock *sk, const struct mltcp_flow *ca)
+{
+	struct mltcp_prio_config pc;
+	int dscp;
+
+	if (!mltcp_net_prio(sock_net(sk), &pc))
+		return;
+	dscp = mltcp_flow_prio_dscp(ca, &pc, tcp_sk(sk)->bytes_acked,
+				    (u32)mltcp_now_us(tcp_sk(sk)), mltcp_sk_dscp(sk));
+	if (dscp >= 0)
+		mltcp_sk_set_dscp(sk, dscp);
+}
+
 static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
@@ -256,7 +338,11 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	u64 start_acked = ca->iter.start_acked;
 	enum mltcp_tx_verdict verdict;
 	u64 now = mltcp_now_us(tp);
+	u32 cwnd;
 
+	/* An RTO: a flow starved of ACKs still ages into a higher class. */
+	if (event == CA_EVENT_LOSS)
+		mltcp_prio_update(sk, ca);
 	if (event != CA_EVENT_TX_START)
 		return;
 
@@ -266,6 +352,9 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 				    ca->params.marked ? mltcp_job_marks(sock_net(sk), ca->job) : 0);
 	this_cpu_inc(mltcp_stats.verdicts[verdict]);
 	mltcp_net_count_verdict(sock_net(sk), verdict);
+	cwnd = tcp_snd_cwnd(tp);
+	if (mltcp_disarm(&ca->iter, &ca->params, verdict, &cwnd))
+		tcp_snd_cwnd_set(tp, cwnd);
 	if (verdict == MLTCP_TX_NEW_ITERATION) {
 		if (ca->job)
 			mltcp_job_account_iteration(sock_net(sk), ca->job,
@@ -274,6 +363,8 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 		trace_mltcp_iteration(sk, tp->bytes_acked - start_acked);
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
+	/* Before the IP header is built: the iteration's first skb has its class. */
+	mltcp_prio_update(sk, ca);
 }
 
 /* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
@@ -283,10 +374,10 @@ static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (!tp->packets_out)
-		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp),
-				   tcp_write_queue_empty(sk));
+		mltcp_drained(sk, ca);
 	if (mltcp_gated(&ca->iter))
 		mltcp_gate_ack(sk, ca, sample->rtt_us > 0 ? sample->rtt_us : 0);
+	mltcp_prio_update(sk, ca);
 }
 
 /*

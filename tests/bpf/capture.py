@@ -9,7 +9,9 @@ input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
 direction ("out": the device sent it, after the egress hook; "in"), family,
 DSCP, ECN bits, TCP flags, payload length, source port, sequence number
 and, for IPv4, whether the header checksum is right, for IPv6 the flow
-label."""
+label, its destination port, and when the kernel saw it ("t", seconds,
+SO_TIMESTAMPNS: for a packet sent, when it left the stack, however late
+this reads it)."""
 import json
 import select
 import socket
@@ -22,6 +24,8 @@ SO_RCVBUFFORCE = 33
 # A veth's segments are GSO super-packets of up to 64 KiB: room for a few
 # hundred, so that none is dropped while the test reads.
 RCVBUF = 64 << 20
+SO_TIMESTAMPNS = 35  # asm-generic/socket.h, the _OLD one: a struct timespec of two longs
+TIMESPEC = struct.Struct("@ll")
 
 
 def ipv4_checksum_ok(header):
@@ -52,22 +56,35 @@ def decode(frame, pkttype):
     doff = (tcp[12] >> 4) * 4
     return {"dir": "out" if pkttype == PACKET_OUTGOING else "in", "family": family,
             "dscp": tos >> 2, "ecn": tos & 3, "flags": tcp[13], "payload": l4_len - doff,
-            "sport": struct.unpack("!H", tcp[0:2])[0], "seq": struct.unpack("!I", tcp[4:8])[0],
+            "sport": struct.unpack("!H", tcp[0:2])[0], "dport": struct.unpack("!H", tcp[2:4])[0],
+            "seq": struct.unpack("!I", tcp[4:8])[0],
             "checksum_ok": checksum_ok,
             "flow": flow}
+
+
+def receive(sock):
+    """One frame, decoded with its kernel timestamp; None if not TCP."""
+    frame, ancillary, _, addr = sock.recvmsg(65535, socket.CMSG_SPACE(TIMESPEC.size))
+    packet = decode(frame, addr[2])
+    if packet:
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                sec, nsec = TIMESPEC.unpack(data[:TIMESPEC.size])
+                packet["t"] = sec + nsec / 1e9
+    return packet
 
 
 def main():
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+    sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     sock.bind((sys.argv[1], 0))
     packets = []
     print("ready", flush=True)
     while True:
         readable, _, _ = select.select([sock, sys.stdin], [], [])
         if sock in readable:
-            frame, addr = sock.recvfrom(65535)
-            packet = decode(frame, addr[2])
+            packet = receive(sock)
             if packet:
                 packets.append(packet)
         if sys.stdin in readable and not sys.stdin.readline():
@@ -76,10 +93,9 @@ def main():
     sock.setblocking(False)
     while True:
         try:
-            frame, addr = sock.recvfrom(65535)
+            packet = receive(sock)
         except BlockingIOError:
             break
-        packet = decode(frame, addr[2])
         if packet:
             packets.append(packet)
     print(json.dumps(packets), flush=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostnet import run  # noqa: E402
-import test_prio as t  # noqa: E402
+import test_prio_wire as t  # noqa: E402
 
 PROGS = ("mltcp_acked", "mltcp_cwnd_evt")
 STATS = Path("/proc/sys/kernel/bpf_stats_enabled")

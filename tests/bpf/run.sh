@@ -14,7 +14,7 @@
 #      table, refusals, bpf status, export;
 #   5. tests/bpf/test_ackmark.py: the pure-ACK marker (mltcpctl ackmark) on
 #      the wire, IPv4 and IPv6, and its add/del/show;
-#   6. tests/bpf/test_prio.py: progress priority's classes on the wire (DSCP
+#   6. tests/bpf/test_prio_wire.py: progress priority's classes on the wire (DSCP
 #      per class, never lower within an iteration, class 0 first, none for
 #      cubic, bulk or prio off, an application's DSCP kept), IPv4 and IPv6,
 #      and its defaults.

@@ -30,6 +30,7 @@ from testbed.topology import Dumbbell, Shaping, queue_limit
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 ONOFF = os.path.join(HERE, "onoff.py")
+CAPTURE = os.path.join(TOP, "tests", "bpf", "capture.py")
 PYTHON = "/usr/bin/python3"
 TOOL = os.environ.get("MLTCPCTL_TOOL") or os.environ.get("MLTCP_MLTCPCTL") or \
     os.path.join(TOP, "build", "userspace", "mltcpctl", "mltcpctl")
@@ -233,6 +234,18 @@ class Net:
         """As onoff(), from an accepted socket: the sender listens on port
         (in cgroup), the receiver connects."""
         return Served(self, nbytes, count, idle_ms, cc, port, cgroup)
+
+    @contextlib.contextmanager
+    def captured(self, out):
+        """The TCP packets on the sender's device while the block runs,
+        both ways, in the kernel's order, appended to out (capture.py)."""
+        proc = self.snd.spawn(PYTHON, CAPTURE, "eth0", stdin=subprocess.PIPE)
+        try:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+            yield
+        finally:
+            stdout, _ = proc.communicate("", timeout=60)
+        out.extend(json.loads(stdout))
 
     @contextlib.contextmanager
     def route_initcwnd(self, segments):

@@ -4,7 +4,10 @@ from the initial window of the flow's route, as the kernel's own restart
 does (tcp_cwnd_restart() with tcp_init_cwnd()): with `ip route ...
 initcwnd 20` that is 20 segments, not the default 10. Read at the socket:
 TCP_INFO just before and just after each burst's first write, before any
-ACK of the burst can arrive (onoff.py send ... trace). Issue 12, finding 9."""
+ACK of the burst can arrive (onoff.py send ... trace). Issue 12, finding 9.
+Since issue 37 the restart comes at the ACK that drains a whole iteration,
+before the next one's first packet: read on the wire, as what leaves before
+the first ACK of each iteration returns."""
 
 INITCWND = 20
 
@@ -35,6 +38,67 @@ def test_restart_resumes_from_the_routes_initcwnd(backend, net):
         assert a["snd_cwnd"] == min(b["snd_cwnd"], INITCWND), text
         assert a["snd_ssthresh"] == max(b["snd_ssthresh"], b["snd_cwnd"] - b["snd_cwnd"] // 4), \
             text
-    # The window each iteration left was above the route's initcwnd, so
-    # each start tells 20 from 10.
-    assert all(t["before"]["snd_cwnd"] > INITCWND for t in starts), text
+    # The first start with a size known (the second burst) restarts there,
+    # from the window the first burst left, above the route's initcwnd; the
+    # later ones were restarted at the drain before them
+    # (mltcp_restart_at_drain()): before their first write the window is
+    # the route's initcwnd already, 20 and not 10, and ssthresh keeps 3/4 of
+    # the larger window the iteration left.
+    assert f.trace[1] in starts and f.trace[1]["before"]["snd_cwnd"] > INITCWND, text
+    for t in f.trace[2:]:
+        assert t["before"]["snd_cwnd"] == INITCWND, text
+        assert t["before"]["snd_ssthresh"] > INITCWND, text
+
+
+# ---- the restart comes before the iteration's first packet ----
+
+MSS = 1448          # the dumbbell's MTU 1500, TCP timestamps on
+BURST_GAP_S = 0.05  # bursts are 100 ms apart; a burst's own gaps are far shorter
+
+
+def first_flights(packets, sport):
+    """Per burst of the flow whose source port is sport (kernel time, gaps of
+    BURST_GAP_S between bursts), the payload bytes it sent before the first
+    packet from its peer in that burst: what was in flight when the first
+    ACK of the burst came back, in the kernel's order."""
+    flights, last_out, flight, open_ = [], None, 0, False
+    for p in packets:
+        if p["dir"] == "out" and p["sport"] == sport and p["payload"] > 0:
+            if last_out is None or p["t"] - last_out > BURST_GAP_S:
+                if last_out is not None:
+                    flights.append(flight)
+                flight, open_ = 0, True
+            if open_:
+                flight += p["payload"]
+            last_out = p["t"]
+        elif p["dir"] == "in" and p["dport"] == sport and last_out is not None:
+            open_ = False
+    return flights + [flight] if last_out is not None else flights
+
+
+def burst_flights(net, cc, count):
+    packets = []
+    with net.captured(packets):
+        f = net.onoff(net.backend.profile.onoff_bytes, count, idle_ms=100, cc=cc)
+        f.close()
+    flights = first_flights(packets, f.sport)
+    assert len(flights) == count, "%d bursts seen, not %d: %s" % (len(flights), count, flights)
+    return flights
+
+
+def test_restart_comes_before_the_iterations_first_packet(backend, net):
+    """What leaves before the first ACK of an iteration returns is at most
+    the restart window (10 segments): the window restarted at the drain of
+    the last iteration (mltcp_restart_at_drain()), not at the first send,
+    when the kernel has already sized the first skb by the old window (up
+    to 64 KB with TSO autosizing at a short RTT). cubic, which never
+    restarts after an idle shorter than the RTO, shows what is at stake:
+    its whole window at once."""
+    count = 8
+    mltcp = burst_flights(net, "mltcp", count)
+    cubic = burst_flights(net, "cubic", count)
+    text = "mltcp %s\ncubic %s" % (mltcp, cubic)
+    print(text)
+    # From the third burst: the second taught the size, its drain restarted.
+    assert all(b <= 10 * MSS for b in mltcp[2:]), text
+    assert sum(b > 10 * MSS for b in cubic[2:]) >= (count - 2) // 2, text

@@ -235,3 +235,74 @@ def test_mltcpctl_unprivileged_writes_are_refused(ns):
     # Reading is not privileged.
     assert ctl_json("defaults", "show", user=NOBODY)["slope"] == 1.6
     assert ctl_json("defaults", "show", "global", user=NOBODY)["mode"] == param("mode")
+
+
+# ---- progress priority ----
+
+PRIO_DEFAULTS = {"prio_classes": "0", "prio_dscp": "8 16 24 32 40 48 56", "prio_none_dscp": "0"}
+PRIO_BAD = [
+    ("prio_classes", "8"), ("prio_classes", "-1"), ("prio_classes", "+4"),
+    ("prio_classes", "4x"), ("prio_classes", ""), ("prio_classes", "256"),
+    ("prio_dscp", "64"), ("prio_dscp", "8 16 "), ("prio_dscp", "8;16"), ("prio_dscp", ""),
+    ("prio_dscp", "1 2 3 4 5 6 7 8"), ("prio_dscp", "8  16"), ("prio_dscp", "1" * 40),
+    ("prio_none_dscp", "64"), ("prio_none_dscp", "-1"), ("prio_none_dscp", "x"),
+]
+
+
+def prio():
+    return {k: read(k) for k in PRIO_DEFAULTS}
+
+
+def test_prio_is_off_with_class_selector_codes():
+    assert prio() == PRIO_DEFAULTS
+
+
+@pytest.mark.parametrize("name,value", PRIO_BAD)
+def test_prio_bad_value_is_refused_and_changes_nothing(ns, name, value):
+    with in_netns(ns.name):
+        write_file(SYSCTL + "prio_classes", "4\n")
+        before = prio()
+        with pytest.raises(OSError) as err:
+            write_file(SYSCTL + name, value + "\n")
+        assert err.value.errno == errno.EINVAL
+        assert prio() == before
+
+
+def test_prio_configuration_is_checked_whole(ns):
+    """Two classes in use sharing a code, or a class sharing the code a flow
+    gets back without one, cannot be told apart on the wire: refused,
+    whichever of the three writes would make it."""
+    with in_netns(ns.name):
+        write_file(SYSCTL + "prio_dscp", "10 12 10\n")  # class 2's code is class 0's...
+        write_file(SYSCTL + "prio_classes", "2\n")      # ... harmless while K is 2
+        with pytest.raises(OSError) as err:
+            write_file(SYSCTL + "prio_classes", "3\n")
+        assert err.value.errno == errno.EINVAL
+        with pytest.raises(OSError) as err:
+            write_file(SYSCTL + "prio_none_dscp", "12\n")
+        assert err.value.errno == errno.EINVAL
+        with pytest.raises(OSError) as err:
+            write_file(SYSCTL + "prio_dscp", "12,12\n")
+        assert err.value.errno == errno.EINVAL
+        assert prio() == {"prio_classes": "2", "prio_dscp": "10 12 10 32 40 48 56",
+                          "prio_none_dscp": "0"}
+        # A comma list is taken too; what is read back is spaced.
+        write_file(SYSCTL + "prio_dscp", "1,2,3,4,5,6,7\n")
+        write_file(SYSCTL + "prio_classes", "7\n")
+        assert read("prio_dscp") == "1 2 3 4 5 6 7"
+
+
+def test_prio_is_each_namespaces_own(ns):
+    other = Netns("mtsysctl5")
+    try:
+        with in_netns(ns.name):
+            write_file(SYSCTL + "prio_classes", "4\n")
+            write_file(SYSCTL + "prio_none_dscp", "1\n")
+        ns.run("sysctl", "-q", "-w", "net.mltcp.prio_dscp=9 17 25 33")
+        assert ns.run("sysctl", "-n", "net.mltcp.prio_dscp").stdout.strip() == \
+            "9 17 25 33 40 48 56"
+        with in_netns(other.name):
+            assert prio() == PRIO_DEFAULTS
+        assert prio() == PRIO_DEFAULTS
+    finally:
+        other.close()

@@ -170,8 +170,13 @@ def test_exempt_flows_never_restart(rig):
     assert alone, "every start's trace was ACKed meanwhile:\n" + text
     for t in alone:
         assert untouched(t), "an exempt flow restarted:\n" + text
+        # ... nor at the drain before the start (mltcp_restart_at_drain()).
+        assert t["before"]["snd_cwnd"] > RESTART_CWND, "restarted at a drain:\n" + text
 
-    # The same flow shape in a job that is not exempt restarts at each start.
+    # The same flow shape in a job that is not exempt restarts at each
+    # start: the first with a size known (the second burst) there, the
+    # later ones at the drain of the iteration before, so their window is
+    # the restart window before their first write.
     ctl("-n", sender, "job", "set", 1, "exempt", "off")
     out = run_trace(rig, nbytes=1 << 20, iterations=6)
     text = describe(out["trace"])
@@ -179,5 +184,9 @@ def test_exempt_flows_never_restart(rig):
     assert alone, "every start's trace was ACKed meanwhile:\n" + text
     for t in alone:
         assert t["before"]["ca_state"] == CA_OPEN, text
-        assert t["before"]["snd_cwnd"] > RESTART_CWND, text
         assert restarted(t), "not restarted:\n" + text
+    first = out["trace"][1]
+    if first in alone:
+        assert first["before"]["snd_cwnd"] > RESTART_CWND, text
+    assert all(t["before"]["snd_cwnd"] == RESTART_CWND for t in out["trace"][2:]), \
+        "not restarted at the drain:\n" + text

@@ -1169,3 +1169,72 @@ TEST(ParamText, GetAndSetEveryParameter)
 }
 
 } // namespace
+
+namespace
+{
+
+mltcp_prio_config PrioDefaults()
+{
+	mltcp_prio_config pc{};
+	mltcp_prio_config_default(&pc);
+	return pc;
+}
+
+TEST(PrioDscpText, ParsesSpacesOrCommasAndKeepsTheRest)
+{
+	mltcp_prio_config pc = PrioDefaults();
+
+	EXPECT_EQ(mltcp_prio_dscp_parse("10 12 14\n", &pc), 3);
+	EXPECT_EQ(pc.dscp[0], 10u);
+	EXPECT_EQ(pc.dscp[2], 14u);
+	EXPECT_EQ(pc.dscp[3], 32u); // CS4 kept
+	EXPECT_EQ(mltcp_prio_dscp_parse("1,2,3,4,5,6,7", &pc), 7);
+	EXPECT_EQ(pc.dscp[6], 7u);
+	EXPECT_EQ(mltcp_prio_dscp_parse("63", &pc), 1);
+	EXPECT_EQ(pc.dscp[0], 63u);
+}
+
+TEST(PrioDscpText, RefusesMalformedAndChangesNothing)
+{
+	const char *const bad[] = { "", "\n", "64", "8 16 ", " 8", "8  16", "8;16", "-1",
+				    "8 16 24 32 40 48 56 0", "1a", "8,,16", "999999999999" };
+
+	for (const char *text : bad) {
+		mltcp_prio_config pc = PrioDefaults();
+		const mltcp_prio_config before = pc;
+
+		EXPECT_EQ(mltcp_prio_dscp_parse(text, &pc), -1) << '"' << text << '"';
+		EXPECT_EQ(memcmp(&pc, &before, sizeof(pc)), 0) << '"' << text << '"';
+	}
+}
+
+TEST(PrioDscpText, FormatsAllSevenAndReadsBack)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	char buf[32];
+
+	ASSERT_GT(mltcp_prio_dscp_format(&pc, buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "8 16 24 32 40 48 56");
+	mltcp_prio_config back{};
+	ASSERT_EQ(mltcp_prio_dscp_parse(buf, &back), MLTCP_PRIO_CLASSES_MAX);
+	EXPECT_EQ(memcmp(back.dscp, pc.dscp, sizeof(pc.dscp)), 0);
+	EXPECT_EQ(mltcp_prio_dscp_format(&pc, buf, 10), -1);
+	EXPECT_STREQ(buf, "");
+}
+
+// The datapaths' call: an exempt flow has no class, so ours goes back to none_dscp.
+TEST(PrioFlow, ExemptFlowsLoseTheirClass)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	mltcp_flow fl{};
+
+	pc.classes = 4;
+	mltcp_flow_init(&fl, 0, 0);
+	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0), 32); // r 0.88: CS4
+	fl.params.exempt = 1;
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 32), 0);
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0), -1);
+}
+
+} // namespace

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Progress priority on the wire: with `mltcpctl defaults set prio 4`, each
+data segment of a training flow leaves with its class's DSCP (CS1..CS4),
+class 0 at an iteration's first segment and never lower within it, up to
+the top class by its end (mltcp_prio_class()); a flow of unknown size,
+a cubic flow, and every flow while prio is off, leave with DSCP 0.
+Captured on the sender's device (tests/bpf/capture.py)."""
+import pytest
+
+CLASSES = (8, 16, 24, 32)  # CS1..CS4, the defaults' first four
+
+
+@pytest.fixture
+def prio(backend, net):
+    backend.ctl("-n", net.snd.name, "defaults", "set", "prio", "4")
+    yield
+    backend.ctl("-n", net.snd.name, "defaults", "set", "prio", "0")
+
+
+def dscps(net, cc, count=8):
+    packets = []
+    with net.captured(packets):
+        f = net.onoff(net.backend.profile.onoff_bytes, count, idle_ms=100, cc=cc)
+        f.close()
+    return [p["dscp"] for p in packets
+            if p["dir"] == "out" and p["payload"] > 0 and p["sport"] == f.sport]
+
+
+def iterations(seq):
+    """The sequence cut where the DSCP falls: one run per iteration once a
+    class is set (a fall is only ever an iteration's start)."""
+    runs, run = [], []
+    for d in seq:
+        if run and d < run[-1]:
+            runs.append(run)
+            run = []
+        run.append(d)
+    return runs + [run] if run else runs
+
+
+def test_classes_rise_through_each_iteration(backend, net, prio):
+    count = 8
+    seq = dscps(net, "mltcp", count)
+    text = " ".join(map(str, seq))
+    assert seq and set(seq) <= {0} | set(CLASSES), text
+    # Before the size is known (the first iteration; learning may take a
+    # second) the flow has no class; once it has one, never none again.
+    first = next(i for i, d in enumerate(seq) if d)
+    assert 0 not in seq[first:], text
+    runs = iterations(seq[first:])
+    # Every iteration after the one that taught the size: class 0 first, up to the top.
+    whole = runs[1:]
+    assert len(whole) >= count - 4, text
+    for run in whole:
+        assert run[0] == CLASSES[0] and run[-1] == CLASSES[-1], text
+
+
+def test_no_class_for_cubic_or_when_off(backend, net, prio):
+    assert set(dscps(net, "cubic", 4)) == {0}
+    backend.ctl("-n", net.snd.name, "defaults", "set", "prio", "0")
+    assert set(dscps(net, "mltcp", 4)) == {0}
