@@ -101,6 +101,11 @@ MLTCP_BPF_CORE enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, 
 							 u32 min_rtt_us, u32 now_us,
 							 u32 init_cwnd, u32 *cwnd);
 MLTCP_BPF_CORE u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh);
+MLTCP_BPF_CORE bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
+					   u64 bytes_acked, u32 ca_state, u32 init_cwnd,
+					   u32 *cwnd, u32 *ssthresh);
+MLTCP_BPF_CORE bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
+				 enum mltcp_tx_verdict verdict, u32 *cwnd);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -473,6 +478,16 @@ const volatile bool mltcp_write_cwnd_stamp = true;
  * initial one, and both are refreshed by the kernel at the first send that
  * fills the window (docs/bpf.md, "Hooks").
  */
+static __always_inline void mltcp_restarted(struct sock *sk, u32 cwnd, u32 ssthresh)
+{
+	struct tcp_sock *tp = mltcp_tp(sk);
+
+	tp->snd_cwnd = cwnd;
+	tp->snd_ssthresh = ssthresh;
+	if (mltcp_write_cwnd_stamp)
+		tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+}
+
 static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)
 {
 	struct tcp_sock *tp = mltcp_tp(sk);
@@ -481,12 +496,28 @@ static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca
 	if (!mltcp_restart_window(&ca->iter, &ca->params, ca_state, mltcp_route_init_cwnd(sk),
 				  &cwnd, &ssthresh))
 		return;
-	tp->snd_cwnd = cwnd;
-	tp->snd_ssthresh = ssthresh;
-	if (mltcp_write_cwnd_stamp)
-		tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+	mltcp_restarted(sk, cwnd, ssthresh);
 	if (mltcp_gated(&ca->iter))
 		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_HOLD);
+}
+
+/*
+ * The module's mltcp_drained(): the ACK that drained the pipe; one that ends
+ * a whole iteration restarts the window for the next one now, before the
+ * next iteration's first skb is sized (mltcp_flow_drained()), undone at the
+ * next start if that is none (mltcp_disarm() in the cwnd_event hook).
+ */
+static __always_inline void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = mltcp_tp(sk);
+	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
+	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt, tp->bytes_acked,
+			       BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state),
+			       mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
 }
 
 /* ---- Progress priority: the class of the flow's progress, as its DSCP ---- */
@@ -515,10 +546,11 @@ static __always_inline u32 mltcp_sock_tos(struct sock *sk)
 }
 
 /*
- * Puts the flow's packets in the class of its progress: the core's class
- * (mltcp_prio_class(); none for an exempt flow), and the DSCP to write for
- * it against the socket's current one (mltcp_prio_dscp(): only on a change,
- * and an application's own DSCP is left alone while no class applies).
+ * Puts the flow's packets in the class of its progress: the policy's
+ * mltcp_flow_prio_dscp(), as the module's hooks call it (the core's class,
+ * none for an exempt flow, and the DSCP to write against the socket's
+ * current one: only on a change, and an application's own DSCP is left
+ * alone while no class applies).
  * The flow keeps no class of its own: the socket's DSCP is the state, so a
  * write happens at most once per class change, a few times an iteration,
  * and nothing is done per packet. The ECN bits are the kernel's (ECT is set
@@ -529,7 +561,7 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 					      u64 bytes_acked, u32 now_us)
 {
 	struct mltcp_prio_config *pc;
-	u32 zero = 0, cls, tos;
+	u32 zero = 0, tos;
 	int dscp, val;
 
 	/*
@@ -542,11 +574,8 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	pc = bpf_map_lookup_elem(&mltcp_prio, &zero);
 	if (!pc || !pc->classes)
 		return;
-	cls = ca->params.exempt ? MLTCP_PRIO_NONE :
-				  mltcp_prio_class(&ca->iter, bytes_acked, now_us, pc->classes,
-						   mltcp_prio_tie(ca->job));
 	tos = mltcp_sock_tos(sk);
-	dscp = mltcp_prio_dscp(pc, cls, tos >> 2);
+	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2);
 	if (dscp < 0)
 		return;
 	val = ((dscp << 2) & 0xfc) | (tos & MLTCP_ECN_MASK);
@@ -588,7 +617,7 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	enum mltcp_tx_verdict verdict;
 	u64 now = mltcp_now_us(tp);
-	u32 ca_state;
+	u32 ca_state, cwnd;
 
 	/*
 	 * An RTO: a flow starved of every ACK still climbs with time
@@ -604,6 +633,9 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0,
 				    ca->params.marked ? mltcp_job_marks(ca->job) : 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
+	cwnd = tp->snd_cwnd;
+	if (mltcp_disarm(&ca->iter, &ca->params, verdict, &cwnd))
+		tp->snd_cwnd = cwnd;
 	if (verdict == MLTCP_TX_NEW_ITERATION)
 		mltcp_restart(sk, ca, ca_state);
 	mltcp_cubic_pause(&ca->cubic, now);
@@ -622,9 +654,8 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 
 	struct mltcp_flow *ca = mltcp_ca(sk);
 
-	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
 	if (!tp->packets_out)
-		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt);
+		mltcp_drained(sk, ca);
 	if (mltcp_gated(&ca->iter)) {
 		/* The module's mltcp_gate_ack(); tcp_min_rtt() is the windowed minimum's best. */
 		u32 cwnd = tp->snd_cwnd;
