@@ -53,25 +53,44 @@ def test_mode_set_globally_reaches_new_flows(backend, net):
     assert flow["mode"] == "md"
 
 
-def test_progress_priority_is_the_bpf_twins_for_now(backend, net):
-    """prio K is a default of the BPF twin; the module refuses it in one line
-    and changes nothing (issue 37: the module has no progress priority yet)."""
-    before = backend.defaults()
-    r = backend.ctl("defaults", "set", "global", "slope", "2", "prio", "4", check=False)
-    if backend.name == "kmod":
-        assert r.returncode == 1 and r.stdout == "", r
-        assert r.stderr == ("mltcpctl: progress priority: not supported by the kernel module "
-                            "yet; use the BPF twin\n"), r.stderr
-        assert backend.defaults() == before and "prio" not in before
-        return
+
+PRIO_OFF = {"classes": 0, "dscp": [], "none_dscp": 0}
+
+
+def test_prio_is_the_namespaces_on_kmod_and_the_hosts_on_bpf(backend, net):
+    """`defaults set prio ...` without global sets progress priority on either
+    backend: the sender namespace's net.mltcp.prio_* on the module, the
+    host's prio map on the BPF twin; checked whole before anything is
+    written. `global` is the module's refusal (it has no module parameter)."""
+    ns = ["-n", net.snd.name]
+
+    def prio():
+        return backend.ctl_json(*ns, "defaults", "show")["prio"]
+
+    assert prio() == PRIO_OFF
     try:
-        assert r.returncode == 0, r
-        assert backend.defaults()["prio"] == {"classes": 4, "dscp": [8, 16, 24, 32],
-                                              "none_dscp": 0}
-        # A flow's packets carry its class: once its size is known and an
-        # iteration is over, the top class (r = 1), CS4.
-        flow, _ = net.onoff_flow(1 << 20, 4, idle_ms=60)
-        assert (flow["dscp"], flow["class"]) == (32, 3), flow
+        backend.ctl(*ns, "defaults", "set", "prio", "2", "prio-dscp", "24,8", "prio-none", "4")
+        want = {"classes": 2, "dscp": [24, 8], "none_dscp": 4}
+        assert prio() == want
+        # A class's code for prio-none: refused whole, nothing written.
+        r = backend.ctl(*ns, "defaults", "set", "prio-none", "24", "prio", "3", check=False)
+        assert r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1, r
+        assert "each class needs a DSCP of its own" in r.stderr, r.stderr
+        assert prio() == want
+        # Swapping a class's code with prio-none's needs the module's sysctls
+        # written through "off" (no order of the three is valid at each step).
+        backend.ctl(*ns, "defaults", "set", "prio-dscp", "4,8", "prio-none", "24")
+        assert prio() == {"classes": 2, "dscp": [4, 8], "none_dscp": 24}
+        r = backend.ctl(*ns, "defaults", "set", "global", "prio", "4", check=False)
+        if backend.name == "kmod":
+            assert r.returncode == 1 and r.stderr.count("\n") == 1, r
+            assert "not global" in r.stderr, r.stderr
+            assert "prio" not in backend.defaults()
+        else:
+            assert r.returncode == 0, r
+            assert prio()["classes"] == 4
     finally:
-        backend.set_defaults("slope", "1.6", "prio", "0")
-    assert backend.defaults()["prio"]["classes"] == 0
+        backend.ctl(*ns, "defaults", "set", "prio", "7", "prio-dscp", "8,16,24,32,40,48,56",
+                    "prio-none", "0")
+        backend.ctl(*ns, "defaults", "set", "prio", "0")
+    assert prio() == PRIO_OFF

@@ -189,7 +189,9 @@ public:
 	// against what they change, before either map is written.
 	void set_defaults(const DefaultsChange &change, bool global) override
 	{
-		if (!global)
+		// Progress priority alone may omit "global": "defaults set prio K" is
+		// how it is set on either backend (the module's is per namespace).
+		if (!global && change.given)
 			throw Error("defaults set: the BPF backend's defaults are one set for the "
 				    "host, not per network namespace (defaults set global ...)");
 		bpf::require_caps("defaults set", true, false);

@@ -4,7 +4,11 @@
 // backend's.
 #include "defaults.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "backend.h"
+#include "error.h"
 #include "mltcp_policy.h"
 #include "object.h"
 #include "units.h"
@@ -307,6 +311,74 @@ nlohmann::json params_json(const mltcp_params &params)
 	j["slope_fixed"] = params.slope;
 	j["intercept_fixed"] = params.intercept;
 	return j;
+}
+
+namespace
+{
+
+enum PrioKnob { KNOB_CLASSES, KNOB_DSCP, KNOB_NONE, NR_KNOBS };
+const char *const kPrioSysctls[NR_KNOBS] = { "prio_classes", "prio_dscp", "prio_none_dscp" };
+
+void set_knob(mltcp_prio_config &pc, int knob, const mltcp_prio_config &to)
+{
+	if (knob == KNOB_CLASSES)
+		pc.classes = to.classes;
+	else if (knob == KNOB_DSCP)
+		std::memcpy(pc.dscp, to.dscp, sizeof(pc.dscp));
+	else
+		pc.none_dscp = to.none_dscp;
+}
+
+PrioWrite knob_write(int knob, const mltcp_prio_config &pc)
+{
+	char codes[MLTCP_PARAM_TEXT * 2];
+
+	if (knob == KNOB_CLASSES)
+		return { kPrioSysctls[knob], std::to_string(pc.classes) };
+	if (knob == KNOB_NONE)
+		return { kPrioSysctls[knob], std::to_string(pc.none_dscp) };
+	if (mltcp_prio_dscp_format(&pc, codes, sizeof(codes)) < 0)
+		throw Error("cannot format the classes' DSCPs");
+	return { kPrioSysctls[knob], codes };
+}
+
+} // namespace
+
+std::vector<PrioWrite> prio_writes(const mltcp_prio_config &from, const mltcp_prio_config &to)
+{
+	std::vector<int> knobs;
+	std::vector<PrioWrite> out;
+
+	if (from.classes != to.classes)
+		knobs.push_back(KNOB_CLASSES);
+	if (std::memcmp(from.dscp, to.dscp, sizeof(from.dscp)) != 0)
+		knobs.push_back(KNOB_DSCP);
+	if (from.none_dscp != to.none_dscp)
+		knobs.push_back(KNOB_NONE);
+	// At most 3! orders; the first whose every step the kernel would take.
+	do {
+		mltcp_prio_config pc = from;
+		bool ok = true;
+
+		for (int knob : knobs) {
+			set_knob(pc, knob, to);
+			ok = ok && mltcp_prio_config_valid(&pc);
+		}
+		if (ok) {
+			for (int knob : knobs)
+				out.push_back(knob_write(knob, to));
+			return out;
+		}
+	} while (std::next_permutation(knobs.begin(), knobs.end()));
+	// Off for the moment: then any codes in range pass, and the classes last.
+	mltcp_prio_config off = from;
+	off.classes = 0;
+	out.push_back(knob_write(KNOB_CLASSES, off));
+	for (int knob : { KNOB_DSCP, KNOB_NONE })
+		out.push_back(knob_write(knob, to));
+	if (to.classes)
+		out.push_back(knob_write(KNOB_CLASSES, to));
+	return out;
 }
 
 } // namespace mltcpctl

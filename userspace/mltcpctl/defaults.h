@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "model.h"
@@ -39,6 +40,19 @@ nlohmann::json params_json(const mltcp_params &params);
 // off), and {"classes": 4, "dscp": [8, 16, 24, 32], "none_dscp": 0}.
 std::string prio_text(const mltcp_prio_config &pc);
 nlohmann::json prio_json(const mltcp_prio_config &pc);
+
+// The module's progress priority is three sysctls of the namespace
+// (net.mltcp.prio_classes, prio_dscp, prio_none_dscp), and the kernel checks
+// each write with the other two as they are then (mltcp_prio_config_valid()).
+// The writes that take from to to (a valid configuration) through valid
+// ones only: the knobs that differ, in an order whose every step is valid,
+// else first prio_classes 0 (off: only prio_none_dscp's range is checked)
+// and prio_classes last. Each step is the sysctl's name and its text.
+struct PrioWrite {
+	const char *sysctl;
+	std::string text;
+};
+std::vector<PrioWrite> prio_writes(const mltcp_prio_config &from, const mltcp_prio_config &to);
 
 } // namespace mltcpctl
 

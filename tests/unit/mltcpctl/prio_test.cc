@@ -227,3 +227,58 @@ TEST(Prio, TheMapRecordBpfAndUserspaceShare)
 	EXPECT_TRUE(mltcp_prio_config_valid(&pc));
 	EXPECT_EQ(pc.dscp[6], 56);
 }
+
+namespace
+{
+
+std::vector<std::string> steps(const mltcp_prio_config &from, const mltcp_prio_config &to)
+{
+	std::vector<std::string> out;
+
+	for (const PrioWrite &w : prio_writes(from, to))
+		out.push_back(std::string(w.sysctl) + "=" + w.text);
+	return out;
+}
+
+// Every step of the writes is a configuration the kernel takes, and the last is to.
+void expect_valid_path(const mltcp_prio_config &from, const mltcp_prio_config &to)
+{
+	mltcp_prio_config pc = from;
+
+	for (const PrioWrite &w : prio_writes(from, to)) {
+		std::string name = w.sysctl;
+		if (name == "prio_classes")
+			pc.classes = static_cast<uint8_t>(std::stoi(w.text));
+		else if (name == "prio_none_dscp")
+			pc.none_dscp = static_cast<uint8_t>(std::stoi(w.text));
+		else
+			ASSERT_EQ(mltcp_prio_dscp_parse(w.text.c_str(), &pc), 7) << w.text;
+		EXPECT_TRUE(mltcp_prio_config_valid(&pc)) << name << "=" << w.text;
+	}
+	EXPECT_EQ(std::memcmp(&pc, &to, sizeof(pc)), 0);
+}
+
+} // namespace
+
+TEST(Prio, TheModulesSysctlsAreWrittenThroughValidSteps)
+{
+	mltcp_prio_config off = config(0), on = config(4);
+
+	EXPECT_TRUE(steps(on, on).empty());
+	EXPECT_EQ(steps(off, on), std::vector<std::string>{ "prio_classes=4" });
+	// Fewer classes first, then their new codes (the old K would see 24 twice).
+	mltcp_prio_config two = on;
+	ASSERT_EQ(change({ "prio", "2", "prio-dscp", "24,8" }).apply(two), "");
+	EXPECT_EQ(steps(on, two), (std::vector<std::string>{
+					  "prio_classes=2", "prio_dscp=24 8 24 32 40 48 56" }));
+	expect_valid_path(on, two);
+	expect_valid_path(two, on);
+	// A class's code and prio-none's swapped: no order passes, so off first.
+	mltcp_prio_config swapped = on;
+	ASSERT_EQ(change({ "prio-dscp", "0,16,24,32", "prio-none", "8" }).apply(swapped), "");
+	EXPECT_EQ(steps(on, swapped),
+		  (std::vector<std::string>{ "prio_classes=0", "prio_dscp=0 16 24 32 40 48 56",
+					     "prio_none_dscp=8", "prio_classes=4" }));
+	expect_valid_path(on, swapped);
+	expect_valid_path(swapped, off);
+}
