@@ -243,11 +243,12 @@ std::string defaults_help()
 	       "  sysctls, and the global mode; with \"global\", the module parameters,\n"
 	       "  which every namespace follows until it sets its own value (mode is\n"
 	       "  global only). bpf: one set for the host; \"set\" needs \"global\".\n"
-	       "  Progress priority (bpf only): prio K (0-7, 0 off) puts a flow's packets\n"
-	       "  in one of K classes by how far its iteration is, class 0 the lowest;\n"
-	       "  prio-dscp gives each class its DSCP, class 0 first (default cs1,cs2,...);\n"
-	       "  prio-none the DSCP of a flow that loses its class (default 0). Pure ACKs\n"
-	       "  belong in the top class: mltcpctl ackmark.\n";
+	       "  Progress priority: prio K (0-7, 0 off) puts a flow's packets in one of\n"
+	       "  K classes by how far its iteration is, class 0 the lowest; prio-dscp\n"
+	       "  gives each class its DSCP, class 0 first (default cs1,cs2,...); prio-none\n"
+	       "  the DSCP of a flow that loses its class (default 0). kmod: the\n"
+	       "  namespace's net.mltcp.prio_* (not global); bpf: one for the host, with\n"
+	       "  or without \"global\". Pure ACKs belong in the top class: ackmark.\n";
 }
 
 const Object defaults_object = {
