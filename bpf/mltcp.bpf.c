@@ -470,7 +470,9 @@ static __always_inline u32 mltcp_route_init_cwnd(struct sock *sk)
 const volatile bool mltcp_write_cwnd_stamp = true;
 
 /*
- * The module's mltcp_restart(). The stamp is refreshed as tcp_cwnd_restart()
+ * The module's mltcp_restarted(), the window a restart computed (at an
+ * iteration's start, mltcp_restart(), or at the drain before it,
+ * mltcp_drained()). The stamp is refreshed as tcp_cwnd_restart()
  * refreshes it, where the kernel allows. snd_cwnd_used, which it also
  * clears, is never writable from BPF. Both are read only by the
  * application-limited check of tcp_cwnd_validate() (RFC 2861, with
