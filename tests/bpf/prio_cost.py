@@ -41,7 +41,7 @@ def one_run(classes, iterations):
     before = prog_stats()
     proc = subprocess.Popen(["ip", "netns", "exec", t.NS_A, sys.executable, "-c", t.SENDER,
                              t.ADDR[4][1], str(t.PORT), "mltcp", str(t.SIZE), str(iterations),
-                             "30", "-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             "30", "-1", "65536"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     assert proc.stdout.readline().startswith("sport")
     assert proc.stdout.readline().strip() == "done"

@@ -55,15 +55,17 @@ while True:
 
 # One connection: COUNT times send SIZE bytes, wait until all are
 # acknowledged (SIOCOUTQ 0), stay idle IDLE_MS. DSCP: the application's own
-# (IP_TOS or IPV6_TCLASS) before connecting, -1 for none. Prints "sport N",
-# then "done", and closes at a line on stdin.
+# (IP_TOS or IPV6_TCLASS) before connecting, -1 for none. SNDBUF: the send
+# buffer, 0 for the kernel's autotuning. Prints "sport N", then "done", and
+# closes at a line on stdin.
 SENDER = """
 import fcntl, socket, struct, sys, time
 host, port, cc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-size, count, idle_ms, dscp = (int(a) for a in sys.argv[4:8])
+size, count, idle_ms, dscp, sndbuf = (int(a) for a in sys.argv[4:9])
 family = socket.AF_INET6 if ":" in host else socket.AF_INET
 s = socket.socket(family, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+if sndbuf:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
 if dscp >= 0:
     if family == socket.AF_INET:
@@ -127,16 +129,20 @@ def pair():
         yield
 
 
-def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=False):
+def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=False,
+         sndbuf=65536):
     """Runs the sender in A while capturing A's device: its data segments in
     the order sent, as (iteration, dscp, ecn, retransmitted), and, with show,
-    its entry of "mltcpctl -j flow show" once the last iteration is over."""
+    its entry of "mltcpctl -j flow show" once the last iteration is over.
+    A bulk send (count 1) gets the kernel's send buffer: with a small one
+    the pipe can drain while the sender waits for the CPU, and a long
+    enough stall is an iteration boundary to the detector."""
     cap = subprocess.Popen(["ip", "netns", "exec", NS_A, "/usr/bin/python3", CAPTURE, DEV_A],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert cap.stdout.readline().strip() == "ready"
     proc = subprocess.Popen(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER,
                              ADDR[family][1], str(PORT), cc, str(size), str(count),
-                             str(idle_ms), str(dscp)],
+                             str(idle_ms), str(dscp), str(0 if count == 1 else sndbuf)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     flow = None
     try:
