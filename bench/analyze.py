@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 from bench import metrics, paths, rundir
+from testbed import topology
 
 
 def utilization(samples, rate_bps):
@@ -204,7 +205,7 @@ def delay_words(cfg):
     half the base RTT each way, only where rtt_ms is above 0; the host's
     points (backend bpf) have no netem and no added delay."""
     if cfg.get("backend") == "bpf":
-        return ("no added delay (the host has no netem: tbf or htb alone, the RTT "
+        return ("no added delay (the host has no netem: the shaper alone, the RTT "
                 "the queue's and the path's)")
     if not cfg["rtt_ms"]:
         return "no added delay (no netem: the RTT the queue's and the path's)"
@@ -225,13 +226,26 @@ def setup_line(cfg):
         net = "ns-3 3.37: %s at %g Mbit/s, base RTT %g ms, queue %s (%s)" % (
             where, cfg["rate_mbit"], cfg["rtt_ms"], buffer, port)
     else:
-        shaper = cfg.get("shaper", "tbf") + (
-            " serving pure ACKs first, known by the DSCP the hosts' marker sets"
-            if cfg.get("ack_priority") == "dscp" else
-            " serving pure ACKs first" if cfg.get("ack_priority") else "")
-        net = ("Bottleneck: %g Mbit/s %s, %s, queue %s; "
+        if cfg.get("shaper") == "prio":
+            # testbed.topology.Shaping.prio_tree().
+            shaper = ("the emulated switch (htb: EF first, then training classes of DSCP "
+                      "%s in strict priority, best effort assured %g%% of the rate; a queue "
+                      "each)%s" % (
+                          ",".join("%d" % d for d in cfg.get("prio_dscp",
+                                                             topology.PRIO_DSCP)),
+                          100 * cfg.get("be_share", topology.BE_SHARE),
+                          ", the hosts marking pure ACKs EF for every rule"
+                          if cfg.get("ack_priority") == "dscp" else ""))
+        else:
+            shaper = cfg.get("shaper", "tbf") + (
+                " serving pure ACKs first, known by the DSCP the hosts' marker sets"
+                if cfg.get("ack_priority") == "dscp" else
+                " serving pure ACKs first" if cfg.get("ack_priority") else "")
+        loss = (", %g%% random loss either way (nftables, offloads off)" % cfg["loss_pct"]
+                if cfg.get("loss_pct") else "")
+        net = ("Bottleneck: %g Mbit/s %s, %s, queue %s%s; "
                "a dumbbell of network namespaces and Linux bridges" % (
-                   cfg["rate_mbit"], shaper, delay_words(cfg), buffer))
+                   cfg["rate_mbit"], shaper, delay_words(cfg), buffer, loss))
     kinds = sorted({"%s%s" % (job.get("collective", "ring" if job.get("ranks", 2) > 2
                                       else "exchange"),
                               " of %d ranks" % job["ranks"] if job.get("ranks", 2) > 2 else "")
@@ -258,11 +272,20 @@ def report(summary, baseline, plots):
     # On a fabric the sum is its busiest link's (metrics.analyze_run()).
     summed = ("the busiest link's communication fractions sum" if "links" in summary
               else "communication fractions sum")
+    # Reachable by a fixed interleaving only with one period (issue 37 item 6).
+    reach = metrics.fixed_interleaving(cfg, summary["comm_fraction_sum"])
+    if reach["reachable"]:
+        verdict = "reachable"
+    elif not summary["ideal_valid"]:
+        verdict = "NOT reachable: sum > 1"
+    else:
+        verdict = "NOT reachable: %s; it is a lower bound%s" % (
+            reach["why"], "; all jobs at one common period reach %.2f ms"
+            % reach["common_period_ms"] if reach["common_period_ms"] else "")
     lines += ["", "- Ideal iteration (compute + bytes at %.1f Mbit/s payload rate): "
               "%s ms; %s to %s (ideal %s)." % (
                   cfg["rate_mbit"] * metrics.PAYLOAD_EFFICIENCY, summary["ideal_iter_ms"],
-                  summed, summary["comm_fraction_sum"],
-                  "reachable" if summary["ideal_valid"] else "NOT reachable: sum > 1"),
+                  summed, summary["comm_fraction_sum"], verdict),
               "", "## Results", "",
               "| algorithm | mean iter ms | p99 ms | steady mean ms | x ideal | "
               "speedup mean / p99 vs %s | converged at | stable | RTOs | drops | "

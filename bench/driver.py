@@ -18,10 +18,26 @@ where a plain tbf held 95%, so the shaping is our own. On the host kernel
 `"ack_priority"` serves pure ACKs first (testbed.topology.Shaping); with
 `"ack_priority": "dscp"` the bottleneck knows them by the DSCP that every
 host's own marker gives them (`mltcpctl ackmark add dev eth0 dscp ef`).
+`"shaper": "prio"` is the emulated switch of progress priority (issue 37):
+EF first, then the training classes of "prio_dscp" (CS1..CS7 by default)
+in strict priority, beside best effort assured "be_share" of the rate
+(testbed.topology.Shaping.prio_tree()). `"loss_pct"` drops that percentage
+of the frames entering the bottleneck either way at random (an nftables
+rule in the switch namespace; every offload of the path off).
+
+An algorithm whose params (or the point's default_params) set "prio" K
+turns progress priority on for its runs (`mltcpctl defaults set global prio
+K`, with "prio_dscp" and "prio_none" where given); at such a point every
+rule sets its K (0 where it names none, as the BPF twin's defaults outlive
+a run), every host marks its pure ACKs EF during a run with K > 0 (where
+the point does not mark them throughout) and unmarks them after, and the
+point ends with prio 0. Such a rule needs the emulated switch.
 
 For the run it adds the congestion controls the point selects to
 net.ipv4.tcp_allowed_congestion_control, and takes them out after
 (allowed_ccs()): a namespace may select only an allowed one as its default.
+A Ctrl-C or a SIGTERM unwinds the run, undoing that (terminate_as_exit());
+bench run waits for it (run_child()).
 
 For each repeat and each algorithm (same start offsets for all), it sets the
 algorithm's parameters (mltcpctl's global defaults, on either backend),
@@ -124,21 +140,72 @@ def bottleneck_shaping(cfg):
     """One direction's Shaping (both are alike) and the tbf queue limit."""
     rtt_ms = cfg["rtt_ms"]
     shaper = cfg.get("shaper", "tbf")
-    if shaper not in ("tbf", "htb"):
-        raise SystemExit("driver: shaper %r: \"tbf\" or \"htb\"" % shaper)
+    if shaper not in topology.SHAPERS:
+        raise SystemExit("driver: shaper %r: %s" % (
+            shaper, ", ".join('"%s"' % s for s in topology.SHAPERS)))
     priority = cfg.get("ack_priority", False)
     # bool, not 0 or 1: JSON's true and false.
     if not (isinstance(priority, bool) or
             isinstance(priority, str) and priority in topology.ACK_PRIORITIES):
         raise SystemExit("driver: ack_priority %r: true, false, \"size\" or \"dscp\""
                          % cfg.get("ack_priority"))
-    if cfg.get("ack_priority") and shaper != "htb":
-        raise SystemExit("driver: ack_priority needs \"shaper\": \"htb\" here")
+    if cfg.get("ack_priority") and shaper == "tbf":
+        raise SystemExit("driver: ack_priority needs \"shaper\": \"htb\" or \"prio\" here")
+    switch = {key: cfg[key] for key in SWITCH_KEYS if key in cfg}
+    if switch and shaper != "prio":
+        raise SystemExit("driver: %s: the emulated switch's (\"shaper\": \"prio\")"
+                         % ", ".join(switch))
+    if "prio_dscp" in switch:
+        switch["prio_dscp"] = tuple(switch["prio_dscp"]) \
+            if isinstance(switch["prio_dscp"], list) else switch["prio_dscp"]
     limit = bottleneck_limit(cfg)
-    return topology.Shaping(rate_mbit=cfg["rate_mbit"], limit_bytes=limit,
-                            burst_bytes=cfg.get("burst_bytes", 32 * 1024),
-                            delay_ms=rtt_ms / 2, shaper=cfg.get("shaper", "tbf"),
-                            ack_priority=cfg.get("ack_priority", False)), limit
+    shaping = topology.Shaping(rate_mbit=cfg["rate_mbit"], limit_bytes=limit,
+                               burst_bytes=cfg.get("burst_bytes", 32 * 1024),
+                               delay_ms=rtt_ms / 2, shaper=shaper,
+                               ack_priority=cfg.get("ack_priority", False), **switch)
+    try:
+        shaping.check()
+    except SystemExit as exc:
+        raise SystemExit("driver: %s" % exc.code)
+    return shaping, limit
+
+
+# A point's keys for the emulated switch (testbed.topology.Shaping): the
+# training classes' DSCPs, class 0 first, and best effort's share.
+SWITCH_KEYS = ("prio_dscp", "be_share")
+
+
+def loss_percent(cfg):
+    """The point's "loss_pct": random loss on the bottleneck, in percent of
+    the frames entering it either way (testbed.topology.Dumbbell.random_loss();
+    offloads off); 0 without."""
+    loss = cfg.get("loss_pct", 0)
+    if isinstance(loss, bool) or not isinstance(loss, (int, float)) or \
+            not (loss == 0 or 0.01 <= loss < 100):
+        raise SystemExit("driver: loss_pct %r: a percentage, 0.01 to below 100 (0: none)"
+                         % (loss,))
+    return loss
+
+
+# The most classes progress priority has (MLTCP_PRIO_CLASSES_MAX), and so
+# the emulated switch's training classes (testbed.topology.PRIO_DSCP).
+PRIO_CLASSES_MAX = len(topology.PRIO_DSCP)
+
+
+def prio_classes(cfg, alg):
+    """The progress-priority classes K an algorithm's run sets (its params'
+    or the point's default "prio"), 0 for none; SystemExit for a K that is
+    not 0..PRIO_CLASSES_MAX."""
+    k = matrix.algorithm_params(cfg, alg).get("prio", 0)
+    if isinstance(k, bool) or str(k) not in [str(n) for n in range(PRIO_CLASSES_MAX + 1)]:
+        raise SystemExit("driver: %s: prio %r: 0 (off) to %d classes"
+                         % (alg["name"], k, PRIO_CLASSES_MAX))
+    return int(k)
+
+
+def uses_prio(cfg):
+    """Whether any algorithm of the point turns progress priority on."""
+    return any(prio_classes(cfg, alg) for alg in cfg.get("algorithms", []))
 
 
 def raise_netdev_backlog():
@@ -164,6 +231,14 @@ class Experiment:
                 # Ranks alternate sides: only an even ring crosses at every hop.
                 raise SystemExit("driver: job %s: ranks %r: an even number, at least 2"
                                  % (job["name"], ranks))
+        # Refused before anything changes on the machine.
+        self.shaping, self.limit = bottleneck_shaping(cfg)
+        self.loss_pct = loss_percent(cfg)
+        if uses_prio(cfg) and self.shaping.shaper != "prio":
+            # The classes would meet one FIFO: the run would measure nothing of them.
+            raise SystemExit("driver: %s set prio: progress priority needs the emulated "
+                             "switch (\"shaper\": \"prio\")" % ", ".join(
+                                 a["name"] for a in cfg["algorithms"] if prio_classes(cfg, a)))
         self.cfg = cfg
         self.point = point
         self.backend = cfg.get("backend", "module")
@@ -175,11 +250,13 @@ class Experiment:
             ["B%dL" % (b + 1) for b in range(len(self.bulks))]
         right = ["R%d" % (j + 1) for j in range(len(self.jobs))] + \
             ["B%dR" % (b + 1) for b in range(len(self.bulks))]
-        self.shaping, self.limit = bottleneck_shaping(cfg)
         raise_netdev_backlog()
         self.net = topology.Dumbbell(left, right, forward=self.shaping, reverse=self.shaping,
-                                     host_sysctls=HOST_SYSCTLS)
-        if self.shaping.ack_priority == "dscp":
+                                     host_sysctls=HOST_SYSCTLS, loss_pct=self.loss_pct)
+        # Whether every host marks its pure ACKs EF for the whole point
+        # (else only for a progress-priority run: run_once()).
+        self.acks_marked = self.shaping.ack_priority == "dscp"
+        if self.acks_marked:
             self.mark_acks()
         self.marked = []  # (host, job id) of the run's marked jobs
         # (job or bulk flow, its left host, its right host)
@@ -192,6 +269,34 @@ class Experiment:
         for host in self.net.hosts.values():
             subprocess.run([tool, "-n", host.name, "ackmark", "add", "dev", "eth0", "dscp",
                             str(topology.ACK_DSCP)], check=True)
+
+    def unmark_acks(self):
+        """mark_acks() undone: the next rule's ACKs travel as they were."""
+        tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
+        for host in self.net.hosts.values():
+            subprocess.run([tool, "-n", host.name, "ackmark", "del", "dev", "eth0"],
+                           check=True, stdout=subprocess.DEVNULL)
+
+    @contextlib.contextmanager
+    def prio_run(self, classes):
+        """Around a run whose rule sets progress priority (classes > 0): every
+        host marks its pure ACKs EF, the top of the switch (progress
+        priority needs them above the training classes), unless the point
+        marks them throughout; undone after, on failure too."""
+        mark = classes > 0 and not self.acks_marked
+        if mark:
+            self.mark_acks()
+        try:
+            yield
+        finally:
+            if mark:
+                self.unmark_acks()
+
+    def prio_off(self):
+        """Progress priority off in the backend's defaults, where the point
+        turned it on: it outlives the driver on the BPF twin."""
+        if uses_prio(self.cfg):
+            self.defaults.set({"prio": 0})
 
     def close(self):
         self.net.close()
@@ -258,21 +363,35 @@ class Experiment:
         self.marked = []
 
     def run_once(self, alg, rep):
+        params = matrix.algorithm_params(self.cfg, alg)
+        if uses_prio(self.cfg):
+            # Every rule of such a point says its K: a rule without one runs
+            # with priority off, whatever ran before it.
+            params.setdefault("prio", 0)
+        if params:
+            self.defaults.set(params)
+        with self.prio_run(prio_classes(self.cfg, alg)):
+            return self.measure(alg, rep)
+
+    def measure(self, alg, rep):
         cfg, net = self.cfg, self.net
         tag = "%s/rep%d" % (alg["name"], rep)
         default_params = cfg.get("default_params", {})
-        params = matrix.algorithm_params(cfg, alg)
-        if params:
-            self.defaults.set(params)
         defaults = self.defaults.show()
+        lost_before = net.random_drops()
 
         before = {name: host.netstat() for name, host in net.hosts.items()}
         q_before = net.qdisc_stats()
+        classes_before = net.class_bytes()
         cc_before = mltcpctl.counters(self.backend, self.defaults.tool)
         start_at = time.time() + cfg.get("setup_s", 4.0 + 1.5 * len(self.jobs))
         workers = []
         list_flows = self.lists_flows(alg)
         offsets = start_offsets(cfg, rep)
+        if "slots" in alg:
+            # The oracle (bench/oracle.py): its schedule's starts, whatever
+            # the point's.
+            offsets = {job: us / 1e3 for job, us in alg["slots"]["offsets_us"].items()}
         for j, (job, left, right) in enumerate(self.pairs[:len(self.jobs)]):
             job = dict(job, offset_ms=offsets[job["name"]])
             torch = is_torch(job)
@@ -339,6 +458,7 @@ class Experiment:
 
         after = {name: host.netstat() for name, host in net.hosts.items()}
         q_after = net.qdisc_stats()
+        classes_after = net.class_bytes()
         cc_counts = mltcpctl.counter_deltas(cc_before,
                                             mltcpctl.counters(self.backend, self.defaults.tool))
         rtos = {h: after[h].get("TcpExtTCPTimeouts", 0) - before[h].get("TcpExtTCPTimeouts", 0)
@@ -348,6 +468,15 @@ class Experiment:
                  for dev in q_after}
         meta = {"algorithm": alg, "backend": self.backend, "defaults": defaults,
                 "start_at": start_at, "rtos": rtos, "drops": drops, "failures": failures,
+                # Bytes each class of the bottleneck's htb sent (under "prio",
+                # the emulated switch's: 1:10 EF, 1:21.. the training
+                # classes from class 0, 1:30 best effort).
+                "class_bytes": {dev: {c: n - classes_before[dev].get(c, 0)
+                                      for c, n in classes.items()}
+                                for dev, classes in classes_after.items()},
+                # Frames the random loss dropped (not the queues': "drops").
+                "random_drops": (net.random_drops() - lost_before
+                                 if lost_before is not None else None),
                 "cc_counters": cc_counts,
                 "tag": tag, "sample_jobs": [flow["name"] for (flow, _, _) in self.pairs],
                 "bulk": [bulk["name"] for bulk in self.bulks]}
@@ -414,7 +543,8 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
 
     A job's "collective" (default exchange) goes to --collective: "push" loads
     only the L->R direction, so a host that cannot forward both directions of
-    every job at the bottleneck rate can still run the set.
+    every job at the bottleneck rate can still run the set. An algorithm's
+    "slots" (the oracle, bench/oracle.py) give --slot-period.
     """
     world = job.get("ranks", 2)
     argv = [trainsim_path(cfg), "--job", job["name"], "--rank", str(rank),
@@ -430,6 +560,8 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
             "--log", log]
     if "collective" in job:
         argv += ["--collective", job["collective"]]
+    if "slots" in alg:
+        argv += ["--slot-period", "%dus" % alg["slots"]["period_us"]]
     return argv
 
 
@@ -501,6 +633,10 @@ def main(args):
             sys.exit("driver: %s is not built" % trainsim)
         with terminate_as_exit():
             return run_point(cfg, point)
+    except KeyboardInterrupt:
+        # What the run changed is undone by now (the finally blocks ran).
+        print("driver (%s): interrupted" % where(cfg), file=sys.stderr, flush=True)
+        return 128 + signal.SIGINT
     except SystemExit as exc:
         # A refusal (one line already): kept for bench run as well.
         if isinstance(exc.code, str):
@@ -519,14 +655,52 @@ def main(args):
 
 @contextlib.contextmanager
 def terminate_as_exit():
-    """A SIGTERM (a timeout's) unwinds as an exit does, so that what the run
-    changed on the machine (allowed_ccs(), the dumbbell) is undone; the
-    previous handler is back afterwards."""
+    """A SIGTERM (a timeout's) unwinds as an exit does, and a SIGINT (Ctrl-C)
+    as KeyboardInterrupt, so that what the run changed on the machine
+    (allowed_ccs(), the dumbbell, the prio defaults) is undone; a second
+    Ctrl-C while that runs is ignored, lest it cut the undoing short (a
+    SIGTERM or SIGKILL still stops it). The previous handlers are back
+    afterwards."""
+    def interrupt(*_):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    previous_int = signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
+
+
+# How long bench run waits for an interrupted driver to undo its changes
+# before it terminates it, and again before it kills it (run_child()).
+UNWIND_S = 60
+
+
+def run_child(argv, unwind_s=UNWIND_S, **kw):
+    """subprocess.run(argv, **kw) for the driver, but on Ctrl-C: the
+    terminal's SIGINT reached the driver too, and it is undoing what it
+    changed on the machine (net.ipv4.tcp_allowed_congestion_control, the
+    namespaces); subprocess.run would SIGKILL it 0.25 s later, leaving
+    them. Wait for it to exit, then terminate it (a SIGTERM unwinds as an
+    exit too), then kill it, unwind_s apart; then the KeyboardInterrupt
+    goes on."""
+    proc = subprocess.Popen(argv, **kw)
+    try:
+        return subprocess.CompletedProcess(argv, proc.wait())
+    except KeyboardInterrupt:
+        try:
+            proc.wait(timeout=unwind_s)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            try:
+                proc.wait(timeout=unwind_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        raise
 
 
 ALLOWED_CCS = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
@@ -603,10 +777,11 @@ def run_experiment(cfg, point):
     t0 = time.time()
     exp = Experiment(cfg, point)
     try:
-        print("driver: dumbbell up in %.1f s: %d jobs, %d Mbit/s, RTT %g ms, %s limit %d B%s"
+        print("driver: dumbbell up in %.1f s: %d jobs, %d Mbit/s, RTT %g ms, %s limit %d B%s%s"
               % (time.time() - t0, len(exp.jobs), cfg["rate_mbit"], cfg["rtt_ms"],
                  exp.shaping.shaper, exp.limit,
-                 ", pure ACKs first" if exp.shaping.ack_priority else ""), flush=True)
+                 ", pure ACKs first" if exp.shaping.ack_priority else "",
+                 ", random loss %g%%" % exp.loss_pct if exp.loss_pct else ""), flush=True)
         for rep in rundir.repeat_indices(cfg):
             for alg in cfg["algorithms"]:
                 t1 = time.time()
@@ -621,5 +796,8 @@ def run_experiment(cfg, point):
                     ", FAILED: " + "; ".join(meta["failures"]) if meta["failures"] else ""),
                     flush=True)
     finally:
-        exp.close()
+        try:
+            exp.prio_off()
+        finally:
+            exp.close()
     return 0

@@ -399,3 +399,47 @@ def detector_view(flows_by_host, jobs, steps):
             "learned_over_carried": sorted(round(f["iter_bytes"] / carried, 3)
                                            for f in gradient)}
     return view
+
+
+# Periods within this ratio of each other are one period (jobs' sizes are
+# whole bytes, so equal fractions of equal periods can differ in the ninth
+# digit).
+PERIOD_SLACK = 1e-6
+
+
+def fixed_interleaving(cfg, fractions_sum):
+    """Whether a fixed interleaving reaches the ideal of a point's jobs:
+    {"reachable": bool, "why": None or one line, "common_period_ms": ...}.
+
+    Reachable where every job has one ideal period T and the (busiest
+    link's) communication fractions sum to at most 1: the phases then fit
+    back to back in every period. Where the periods differ, the ideal (the
+    mean of each job's own T_i) stays a lower bound that no rule beats, but
+    not one to reach: where the periods are not multiples of each other
+    the jobs' phases slide past each other and meet again, so no fixed
+    interleaving reaches it; where they are multiples, only if the phases
+    fit. What a fixed interleaving does reach there: every job at one
+    common period, max(the longest T_i, the sum of the phases c_i) on a
+    dumbbell (common_period_ms; None on a fabric)."""
+    periods, phases = [], []
+    for job in cfg["jobs"]:
+        period_s, comm_s = ideal_iteration(job["compute_ms"] / 1e3, job["bytes"],
+                                           cfg["rate_mbit"] * 1e6)
+        periods.append(period_s)
+        phases.append(comm_s)
+    if over_capacity(fractions_sum):
+        return {"reachable": False, "why": "fractions sum to %.2f, over 1" % fractions_sum,
+                "common_period_ms": None}
+    if not periods:
+        return {"reachable": True, "why": None, "common_period_ms": None}
+    shortest, longest = min(periods), max(periods)
+    common = None if "topology" in cfg else 1e3 * max(longest, sum(phases))
+    if longest <= shortest * (1 + PERIOD_SLACK):
+        return {"reachable": True, "why": None, "common_period_ms": common}
+    multiples = all(abs(p / shortest - round(p / shortest)) <= PERIOD_SLACK * p / shortest
+                    for p in periods)
+    why = ("periods differ (multiples of each other, up to %.2fx): the ideal only if the "
+           "phases fit" if multiples else
+           "periods not multiples of each other (up to %.2fx): no fixed interleaving "
+           "reaches the ideal") % (longest / shortest)
+    return {"reachable": False, "why": why, "common_period_ms": common}

@@ -19,7 +19,9 @@ The table gives, for every point and rule:
     of the same point (the same network, jobs and repeats: the same starts;
     each rule draws its own compute times), marked "*" and named, with its
     commit, under the table;
-  - p99 / ideal over all iterations and after convergence (steady), stable
+  - p99 / ideal over all iterations and after convergence (steady), each
+    the mean of the repeats' own p99s (the yardstick's table gives their
+    median: bench/yardstick.py), stable
     repeats with their 95% interval, stable repeats by the wire overlap
     (bench.metrics: a job that holds back does not overlap), the median
     convergence iteration ("-" where fewer than half the repeats converged),
@@ -390,8 +392,8 @@ def fmt(x, pattern="%.3f"):
 
 
 def table(points):
-    lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | p99/ideal | "
-             "steady p99/ideal | stable (95%) | stable, wire | convergence | settled, wire | "
+    lines = ["| point | RTTs/phase | rule | efficiency | x solo | attained | "
+             "p99/ideal (mean of repeats') | steady p99/ideal | stable (95%) | stable, wire | convergence | settled, wire | "
              "relapses, wire | RTOs | drift | diffusion |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     elsewhere = []

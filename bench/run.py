@@ -29,8 +29,8 @@ import json
 import os
 import subprocess
 
-from bench import analyze, matrix, paths, progress, rundir
-from bench.driver import bottleneck_limit, start_offsets, where, worker_seed
+from bench import analyze, matrix, oracle, paths, progress, rundir
+from bench.driver import bottleneck_limit, run_child, start_offsets, where, worker_seed
 from testbed import mltcpctl
 
 
@@ -88,7 +88,8 @@ def run_point(cfg, point):
                 err = load.stderr.strip().splitlines()
                 return None, "host BPF twin load failed (%d)%s" % (
                     load.returncode, ": " + err[-1] if err else "")
-            run = subprocess.run(driver, cwd=paths.TOP, stdin=subprocess.DEVNULL)
+            # A Ctrl-C waits for the driver to undo its changes to the host.
+            run = run_child(driver, cwd=paths.TOP, stdin=subprocess.DEVNULL)
     else:
         run = subprocess.run([paths.VM_RUN, "--results", point.path,
                               "--timeout", str(guest_budget_s(cfg)), "--"] + driver,
@@ -215,7 +216,8 @@ def configurations(args):
         keep = args.algorithms.split(",")
         for cfg in cfgs:
             cfg["algorithms"] = [a for a in cfg["algorithms"] if a["name"] in keep]
-    return cfgs
+    # The oracle's slots, from the jobs as they run (after --host scaled them).
+    return [oracle.resolve(cfg) for cfg in cfgs]
 
 
 def add_arguments(parser):

@@ -19,7 +19,8 @@ ideal, and per point and rule:
     of the same point (bench.regime.cubic_beside());
   - p99 / ideal: the median over repeats of each repeat's nearest-rank p99
     with their spread, from "per_repeat_p99_iter_ms"; summaries written
-    before the analysis kept it give only "p99_iter_ms", the repeats' mean;
+    before the analysis kept it give only "p99_iter_ms", the repeats' mean,
+    marked "(mean)" (JSON: "p99_of");
   - worst job x cubic: the largest, over the point's jobs, of the job's mean
     iteration under the rule over its mean under cubic (means over the
     repeats: the summary keeps no per-repeat job figures);
@@ -28,15 +29,28 @@ ideal, and per point and rule:
   - convergence: the median converged iteration over the repeats that
     converged, "-" where fewer than half did (bench.regime.median_convergence),
     with the spread of those that did.
-A line per rule ends the table: of the headroom points, how many meet each
-of issue 37's targets (TARGETS) and how many meet all of them.
+A point given in several result directories (runs of one point,
+bench.regime.same_point()) is one point: its rows take every rule either
+run ran (merged()). A rule whose run had worker failures is shown, marked
+EXCLUDED, and counted nowhere; a cubic so marked is no reference. A point
+whose jobs' ideal periods differ is marked "no fixed interleaving": the
+ideal is then a lower bound, not a target (periods not multiples of each
+other slide past each other), and a note under the table gives what one
+common period reaches (bench.metrics.fixed_interleaving()).
+A line per rule ends the table: of the headroom points whose ideal a fixed
+interleaving reaches and that have no random loss, how many meet each of
+issue 37's targets (TARGETS) and how many meet all of them; then of the
+points where the ideal is no target (incompatible, periods that differ,
+random loss), how many meet the issue's targets there (GUARDS: mean and
+p99, the medians over repeats, no worse than cubic's; queue drops, the
+mean over repeats, at most twice cubic's).
 
 `-j` prints the same rows and summary lines as one JSON document.
 """
 import json
 import statistics
 
-from bench import matrix, regime
+from bench import matrix, metrics, oracle, regime
 
 # --- the set --------------------------------------------------------------
 
@@ -48,8 +62,31 @@ SIM_RULES = [{"name": "cubic", "cc": "cubic"},
              matrix.mltcp_alg("md-restart", "md-restart")]
 SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
 # The host's: cubic, ai and md-restart at the shipped line; the host's
-# bottleneck (tbf or htb) marks no ECN, so no DCTCP.
-HOST_RULES = matrix.candidates("cubic", "ai", "md-restart")
+# bottleneck (the emulated switch, htb) marks no ECN, so no DCTCP.
+HOST_RULES = matrix.candidates("cubic", "ai", "md-restart") + [oracle.RULE]
+
+
+def prio_alg(name, classes, slope=matrix.DEFAULT_PARAMS["slope"],
+             intercept=matrix.DEFAULT_PARAMS["intercept"]):
+    """A progress-priority rule: md-restart at a line, and K classes
+    (`mltcpctl defaults set ... prio K`; the DSCPs the defaults', CS1..CSK)."""
+    alg = matrix.mltcp_alg(name, "md-restart", slope, intercept)
+    alg["params"]["prio"] = classes
+    return alg
+
+
+# Progress priority on the host (BPF twin; issue 37): prio, today's default
+# line with K = 4; prio-k2, K = 2; prio-only, K = 4 over the neutral line
+# (slope 0, intercept 1: ordering alone, no window scaling); and the
+# control prio-k1, one training class above best effort, FIFO within.
+HOST_PRIO_RULES = [prio_alg("prio", 4), prio_alg("prio-k2", 2),
+                   prio_alg("prio-only", 4, "0", "1"), prio_alg("prio-k1", 1)]
+# Every host point's bottleneck: the emulated switch (testbed.topology,
+# shaper "prio"), a property of the fabric, not of the rule. Traffic of
+# DSCP 0 (cubic, and every rule's data without priority) meets one FIFO.
+HOST_SWITCH = {"shaper": "prio"}
+# The lossy point's random loss, per frame either way, offloads off.
+HOST_LOSS_PCT = 1
 # The simulator's ports: drop-tail and ECN step marking (bench.matrix.DC_SET_PORTS).
 PORTS = ("droptail", "ecn")
 SIM_SEEDS, CLUSTER_SEEDS, HOST_REPEATS = 10, 3, 5
@@ -88,7 +125,8 @@ def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms, seed
         keys["start_seed"] = seed
     cfg = matrix.sim_point(name, jobs, matrix.DC_RATE_MBIT, matrix.DC_SET_RTT_MS,
                            matrix.DC_BUFFER_BYTES, iterations, repeats,
-                           SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES,
+                           (SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES) +
+                           [oracle.RULE],
                            period_ms=period_ms, start=start, **keys)
     cfg["default_params"] = dict(cfg["default_params"], idle_gap_us=IDLE_GAP_US)
     return cfg
@@ -147,27 +185,37 @@ def cluster_points(iterations, repeats):
 
 
 def host_points(iterations, repeats):
-    """The host kernel with the BPF twin, the demo's bottleneck (200 Mbit/s,
-    256 KiB, exchanging jobs, 200 ms ideal period): a FIFO (tbf) and pure
-    ACKs served first (htb, the hosts marking them EF: bench/configs/demo.json):
+    """The host kernel with the BPF twin, the demo's rate and buffer (200
+    Mbit/s, 256 KiB a class, exchanging jobs, 200 ms ideal period), every
+    point through the emulated switch (HOST_SWITCH): with the hosts' pure
+    ACKs unmarked, best effort beside the data, a FIFO for every rule
+    without priority ("fifo"), and marked EF by every host for every rule,
+    served first (mltcpctl ackmark, as bench/configs/demo.json: "acksfirst").
+    A progress-priority rule marks them at either (the driver).
     yard-host-pair-<fifo|acksfirst> (two jobs of 0.4, synchronized, the
     demo's pair), yard-host-3jobs-<...> (three of 0.3, synchronized),
-    yard-host-4jobs-random-<...> (four of 0.2 from random starts)."""
+    yard-host-4jobs-random-<...> (four of 0.2 from random starts); and
+    yard-host-pair-acksfirst-loss1, the demo's pair with HOST_LOSS_PCT (1%)
+    random loss either way (issue 37 item 6). Rules: HOST_RULES and
+    HOST_PRIO_RULES."""
     out = []
-    for bottleneck, extra in (("fifo", {}),
-                              ("acksfirst", dict(matrix.ACK_PRIORITY, ack_priority="dscp"))):
+    for bottleneck, extra in (("fifo", HOST_SWITCH),
+                              ("acksfirst", dict(HOST_SWITCH, ack_priority="dscp"))):
         for label, count, fraction, start in (("pair", 2, 0.4, "given"),
                                               ("3jobs", 3, 0.3, "given"),
                                               ("4jobs-random", 4, 0.2, "random")):
             jobs = matrix.identical_jobs(count, fraction, matrix.HOST_PERIOD_MS,
                                          matrix.HOST_RATE_MBIT)
             cfg = matrix.host_point("yard-host-%s-%s" % (label, bottleneck), jobs, 262144,
-                                    iterations, repeats, HOST_RULES)
+                                    iterations, repeats, HOST_RULES + HOST_PRIO_RULES)
             cfg.update(extra)
             if start != "given":
                 cfg["start"] = start
                 cfg["start_seed"] = start_seed("host", bottleneck)
             out.append(cfg)
+    pair = next(cfg for cfg in out if cfg["name"] == "yard-host-pair-acksfirst")
+    out.append(dict(pair, name="yard-host-pair-acksfirst-loss%g" % HOST_LOSS_PCT,
+                    loss_pct=HOST_LOSS_PCT))
     return out
 
 
@@ -182,16 +230,21 @@ def yardstick(iterations=100, repeats=None):
       (fractions 0.1-0.35, periods within 1.5x) likewise; one incompatible
       point (three jobs of 0.4: 1.2); and the 16-job leaf-spine placements,
       compatible and not, CLUSTER_SEEDS (3) seeds.
-    - The host kernel (BPF twin), HOST_REPEATS (5) repeats each: the demo's
-      pair on a FIFO bottleneck and with ACKs first, three jobs, four jobs
-      from random starts, on both.
+    - The host kernel (BPF twin), HOST_REPEATS (5) repeats each, through
+      the emulated switch of progress priority: the demo's pair with pure
+      ACKs in the data's FIFO and with ACKs first, three jobs, four jobs
+      from random starts, on both; the pair with ACKs first and 1% random
+      loss; the progress-priority rules beside the baselines
+      (HOST_PRIO_RULES).
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
-      and today's default md-restart at the shipped line (DEFAULT_PARAMS).
-    Not yet here: the oracle time-shift schedule (jobs started at the ideal
-    interleaving's offsets and re-aligned to them every iteration), issue
-    37's next piece. Random starts are drawn from the point's start_seed
+      today's default md-restart at the shipped line (DEFAULT_PARAMS), and
+      the oracle time-shift schedule (bench/oracle.py: cubic, jobs started at
+      the ideal interleaving's offsets and re-aligned to them every
+      iteration) at every point but the leaf-spine ones, which have no one
+      shared bottleneck for its schedule.
+    Random starts are drawn from the point's start_seed
     (start_seed(), apart from its name) and the repeat
     (bench.driver.start_offsets()): renaming a point keeps its starts.
     repeats, where given, replaces every point's own."""
@@ -240,15 +293,58 @@ def spread(values):
     return (min(values), max(values)) if values else None
 
 
+def mean_of(values):
+    values = [v for v in values or [] if v is not None] if isinstance(values, list) else \
+        ([values] if values is not None else [])
+    return statistics.mean(values) if values else None
+
+
+def failed(a):
+    """A rule's worker failures in a run (its summary's "failures")."""
+    return len(a.get("failures") or [])
+
+
+def merged(points):
+    """The points given, each point once however many runs of it (result
+    directories) were given: runs whose configurations measure one point
+    (bench.regime.same_point(): one network, jobs and repeats, whatever
+    rules each ran) and one ideal make one entry, with every rule either
+    ran. Where two ran a rule, the later given wins, unless it had worker
+    failures and the earlier had none. In the order first given."""
+    groups = []
+    for name, cfg, summary, point in points:
+        group = next((g for g in groups if g[0] == name and
+                      g[2]["ideal_iter_ms"] == summary["ideal_iter_ms"] and
+                      regime.same_point(g[1], cfg)), None)
+        if group is None:
+            group = (name, cfg, dict(summary, algorithms={}), point)
+            groups.append(group)
+        rules = group[2]["algorithms"]
+        for rule, a in summary["algorithms"].items():
+            if rule not in rules or not failed(a) or failed(rules[rule]):
+                rules[rule] = a
+    return groups
+
+
 def row(name, cfg, summary, rule, cubic):
     """One point's figures for one rule; cubic: cubic's figures there or None."""
     ideal = summary["ideal_iter_ms"]
     a = summary["algorithms"][rule]
     reps = a.get("per_repeat_mean_iter_ms") or [a["mean_iter_ms"]]
     mean_ms = statistics.median(reps)
+    reach = metrics.fixed_interleaving(dict(cfg, jobs=cfg.get("jobs") or []),
+                                       summary.get("comm_fraction_sum", 0))
+    if summary.get("ideal_valid") is False:
+        reach = dict(reach, reachable=False, why=reach["why"] or "over 1")
     cubic_ms = statistics.median(cubic.get("per_repeat_mean_iter_ms") or
                                  [cubic["mean_iter_ms"]]) if cubic else None
+    cubic_p99s = [x for x in (cubic or {}).get("per_repeat_p99_iter_ms") or []
+                  if x is not None]
+    cubic_p99 = (statistics.median(cubic_p99s) if cubic_p99s else cubic["p99_iter_ms"]) \
+        if cubic else None
     headroom_point = cubic_ms is not None and cubic_ms >= HEADROOM_CUBIC * ideal
+    # The median of the repeats' own p99s; a summary from before they were
+    # kept gives only their mean ("p99_of" says which).
     p99s = [x for x in a.get("per_repeat_p99_iter_ms") or [] if x is not None]
     p99_ms = statistics.median(p99s) if p99s else a["p99_iter_ms"]
     conv = a["converged_iteration"]
@@ -263,6 +359,19 @@ def row(name, cfg, summary, rule, cubic):
     return {
         "point": name, "rule": rule, "repeats": a["repeats"], "ideal_ms": ideal,
         "ideal_valid": summary.get("ideal_valid"), "mean_ms": mean_ms,
+        # Whether a fixed interleaving reaches the ideal, why not, and what
+        # one common period reaches (bench.metrics.fixed_interleaving()).
+        "ideal_reachable": reach["reachable"], "unreachable_why": reach["why"],
+        "common_period_ms": reach["common_period_ms"],
+        # Worker failures: the row is shown, marked, and counted nowhere.
+        "failures": failed(a),
+        # Random loss on the bottleneck (the driver's "loss_pct").
+        "lossy": bool(cfg.get("loss_pct")),
+        "mean_x_cubic": mean_ms / cubic_ms if cubic_ms else None,
+        "p99_x_cubic": (p99_ms / cubic_p99 if cubic_p99 else None),
+        # Queue drops (the bottleneck's qdiscs'), the mean over repeats.
+        "drops": mean_of(a.get("drops")),
+        "cubic_drops": mean_of(cubic.get("drops")) if cubic else None,
         "efficiency": ideal / mean_ms,
         "efficiency_spread": [ideal / slowest, ideal / fastest],
         "cubic_ms": cubic_ms, "cubic_x_ideal": cubic_ms / ideal if cubic_ms else None,
@@ -270,6 +379,7 @@ def row(name, cfg, summary, rule, cubic):
         "headroom": ((cubic_ms - mean_ms) / (cubic_ms - ideal)
                      if headroom_point and rule != "cubic" else None),
         "p99_ratio": p99_ms / ideal,
+        "p99_of": "median" if p99s else "mean",
         "p99_spread": [x / ideal for x in spread(p99s)] if p99s else None,
         "worst_job_x_cubic": worst,
         "stable": a["stable_repeats"],
@@ -280,22 +390,73 @@ def row(name, cfg, summary, rule, cubic):
 
 def rows(points):
     """A row per point and rule (cubic first), in the points' natural order
-    (bench.regime.natural_key())."""
+    (bench.regime.natural_key()), each point once (merged()). A cubic with
+    worker failures is no reference: its point has no headroom figures."""
+    points = merged(points)
     out = []
     for name, cfg, summary, _ in sorted(points, key=lambda p: regime.natural_key(p[0])):
         cubic, _ = regime.cubic_beside(name, cfg, summary, points)
+        if cubic is not None and failed(cubic):
+            cubic = None
         rules = sorted(summary["algorithms"], key=lambda r: r != "cubic")
         out += [row(name, cfg, summary, rule, cubic) for rule in rules]
     return out
 
 
-def target_counts(table_rows):
-    """Per rule other than cubic, over the headroom points whose ideal is
-    reachable (compatible): {"points": n, key: how many meet it, "all": how
-    many meet every target}."""
+def counted(r):
+    """Whether a row counts toward the targets: a rule's, not cubic's, at a
+    headroom point whose ideal a fixed interleaving reaches, without random
+    loss, from a run without worker failures."""
+    return r["rule"] != "cubic" and r["headroom_point"] and r["ideal_reachable"] and \
+        not r["lossy"] and not r["failures"]
+
+
+# Issue 37's targets where the ideal is no target (incompatible points,
+# periods that differ, the lossy point): no worse than cubic.
+GUARDS = (
+    ("mean", "mean no worse than cubic's",
+     lambda r: r["mean_x_cubic"] is not None and r["mean_x_cubic"] <= 1),
+    ("p99", "p99 no worse than cubic's",
+     lambda r: r["p99_x_cubic"] is not None and r["p99_x_cubic"] <= 1),
+    ("drops", "queue drops at most twice cubic's",
+     lambda r: r["drops"] is not None and r["cubic_drops"] is not None and
+     r["drops"] <= 2 * r["cubic_drops"]),
+)
+
+
+def guarded(r):
+    """Whether a row counts toward GUARDS: a rule's at a point whose ideal
+    no fixed interleaving reaches or with random loss, beside a cubic, from
+    a run without worker failures."""
+    return r["rule"] != "cubic" and (not r["ideal_reachable"] or r["lossy"]) and \
+        r["cubic_ms"] is not None and not r["failures"]
+
+
+def guard_counts(table_rows):
+    """Per rule other than cubic, over the points guarded() counts:
+    {"points": n, key: how many meet it, "all": how many meet every one}."""
     out = {}
     for r in table_rows:
-        if r["rule"] == "cubic" or not r["headroom_point"] or r["ideal_valid"] is False:
+        if not guarded(r):
+            continue
+        counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
+                                                **{key: 0 for key, _, _ in GUARDS}))
+        counts["points"] += 1
+        met = [test(r) for _, _, test in GUARDS]
+        for (key, _, _), ok in zip(GUARDS, met):
+            counts[key] += ok
+        counts["all"] += all(met)
+    return out
+
+
+def target_counts(table_rows):
+    """Per rule other than cubic, over the headroom points whose ideal is
+    reachable (compatible, one period), rows with worker failures left
+    out: {"points": n, key: how many meet it, "all": how many meet every
+    target}."""
+    out = {}
+    for r in table_rows:
+        if not counted(r):
             continue
         counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
                                                 **{key: 0 for key, _, _ in TARGETS}))
@@ -318,25 +479,63 @@ def ranged(x, pair, pattern="%.3f"):
     return ("%s (%s-%s)" % (pattern, pattern, pattern)) % (x, pair[0], pair[1])
 
 
-def text(table_rows, counts):
-    lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | p99/ideal | "
-             "worst job x cubic | stable | convergence (spread) |",
+def point_label(r):
+    loss = " (random loss)" if r["lossy"] else ""
+    if r["ideal_valid"] is False:
+        return r["point"] + " (over 1)" + loss
+    return r["point"] + (" (no fixed interleaving)" if not r["ideal_reachable"] else "") + loss
+
+
+def text(table_rows, counts, guards=None):
+    guards = guards if guards is not None else guard_counts(table_rows)
+    lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | "
+             "p99/ideal: median of repeats' p99 (spread) | worst job x cubic | stable | "
+             "convergence (spread) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table_rows:
-        lines.append("| %s%s | %s | %s | %d | %s | %s | %s | %s | %d/%d | %s |" % (
-            r["point"], "" if r["ideal_valid"] is not False else " (over 1)",
-            fmt(r["cubic_x_ideal"]), r["rule"],
+        lines.append("| %s | %s | %s | %d | %s | %s | %s%s | %s | %d/%d | %s |" % (
+            point_label(r), fmt(r["cubic_x_ideal"]),
+            r["rule"] + (" (EXCLUDED: %d worker failure%s)" % (
+                r["failures"], "" if r["failures"] == 1 else "s") if r["failures"] else ""),
             r["repeats"], ranged(r["efficiency"], r["efficiency_spread"]),
             fmt(r["headroom"], "%.2f"), ranged(r["p99_ratio"], r["p99_spread"]),
+            " (mean)" if r["p99_of"] == "mean" else "",
             fmt(r["worst_job_x_cubic"]), r["stable"], r["repeats"],
             ranged(r["convergence"], r["convergence_spread"], "%g")))
-    lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable), per rule: "
-              "how many meet each target of issue 37." % HEADROOM_CUBIC]
+    notes = {}
+    for r in table_rows:
+        if not r["ideal_reachable"] and r["point"] not in notes:
+            notes[r["point"]] = "- %s: %s%s." % (
+                r["point"], r["unreachable_why"],
+                "; the ideal (%.2f ms) is a lower bound; every job at one common period, "
+                "max(longest ideal period, sum of the phases), is a fixed interleaving: "
+                "%.2f ms (x%.3f the ideal)" % (r["ideal_ms"], r["common_period_ms"],
+                                             r["common_period_ms"] / r["ideal_ms"])
+                if r["common_period_ms"] and r["ideal_valid"] is not False else "")
+    if notes:
+        lines += ["", "Points whose ideal no fixed interleaving reaches (not counted below):"]
+        lines += list(notes.values())
+    if any(r["p99_of"] == "mean" for r in table_rows):
+        lines += ["", "p99 marked (mean): the mean of the repeats' p99s (a summary from "
+                  "before each repeat's was kept)."]
+    if any(r["failures"] for r in table_rows):
+        lines += ["", "Rows marked EXCLUDED: their run had worker failures; they count "
+                  "toward nothing (and a cubic so marked is no reference)."]
+    lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable by a fixed "
+              "interleaving), per rule: how many meet each target of issue 37." % HEADROOM_CUBIC]
     for rule, c in counts.items():
         lines.append("%s: %d headroom points; %s; all: %d" % (
             rule, c["points"], "; ".join("%s %d" % (label, c[key])
                                          for key, label, _ in TARGETS), c["all"]))
     if not counts:
+        lines.append("(none)")
+    lines += ["", "Points where the ideal is no target (over 1, no fixed interleaving, random "
+              "loss), per rule: how many meet each of issue 37's targets there."]
+    for rule, c in guards.items():
+        lines.append("%s: %d points; %s; all: %d" % (
+            rule, c["points"], "; ".join("%s %d" % (label, c[key])
+                                         for key, label, _ in GUARDS), c["all"]))
+    if not guards:
         lines.append("(none)")
     return "\n".join(lines)
 
@@ -345,11 +544,14 @@ def render(points, as_json=False):
     """The table (text), or the same as one JSON document."""
     table_rows = rows(points)
     counts = target_counts(table_rows)
+    guards = guard_counts(table_rows)
     if as_json:
         return json.dumps({"rows": table_rows, "targets": counts,
                            "target_labels": {key: label for key, label, _ in TARGETS},
+                           "guards": guards,
+                           "guard_labels": {key: label for key, label, _ in GUARDS},
                            "headroom_cubic": HEADROOM_CUBIC}, indent=1)
-    return text(table_rows, counts)
+    return text(table_rows, counts, guards)
 
 
 def add_arguments(parser):

@@ -226,6 +226,11 @@ std::vector<std::string> run_once(const Run &run)
 			config.offset_us = run.seeds.contains(offset_key)
 						   ? run.seeds[offset_key].get<uint64_t>()
 						   : job.offset_us;
+			// A slot schedule (the oracle) sets its own starts.
+			if (run.alg.slots) {
+				config.offset_us = run.alg.slots->offsets_us.at(job.name);
+				config.slot_period_us = run.alg.slots->period_us;
+			}
 			const std::string seed_key =
 				tag + "/" + job.name + "/" + std::to_string(rank);
 			config.seed = run.seeds.contains(seed_key)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "point.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -258,6 +259,40 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 	return alg;
 }
 
+// An algorithm's "slots" ({"period_us": P, "offsets_us": {job: offset}}),
+// naming every job of the point and no other; an unresolved "schedule" (the
+// bench's rule name, which bench/oracle.py turns into "slots") is refused.
+std::optional<Slots> parse_slots(const json &a, const std::string &algorithm,
+				 const std::vector<Job> &jobs)
+{
+	const std::string what = "algorithm " + algorithm + ": \"slots\"";
+
+	if (!a.contains("slots")) {
+		if (a.contains("schedule"))
+			refuse("algorithm " + algorithm + ": \"schedule\" without \"slots\" (the "
+			       "bench resolves it: bench/oracle.py)");
+		return std::nullopt;
+	}
+	const json &given = a["slots"];
+	if (!given.is_object() || !given.contains("offsets_us") ||
+	    !given["offsets_us"].is_object())
+		refuse(what + " must be an object with \"period_us\" and \"offsets_us\"");
+	Slots slots;
+	// mltcp-trainsim's --slot-period range: 1 us to an hour.
+	slots.period_us = whole(given, "period_us", 1, 3'600'000'000ull);
+	for (const auto &[name, value] : given["offsets_us"].items()) {
+		if (std::none_of(jobs.begin(), jobs.end(),
+				 [&](const Job &job) { return job.name == name; }))
+			refuse(what + ": no job " + name);
+		slots.offsets_us[name] = whole(given["offsets_us"], name.c_str(), 0,
+					       3'600'000'000ull);
+	}
+	for (const Job &job : jobs)
+		if (!slots.offsets_us.count(job.name))
+			refuse(what + ": no offset for job " + job.name);
+	return slots;
+}
+
 } // namespace
 
 Point parse_point(const std::string &json_text)
@@ -336,7 +371,8 @@ Point parse_point(const std::string &json_text)
 			refuse("\"algorithms\" must be a list of at least one algorithm");
 		for (const json &a : cfg["algorithms"]) {
 			point.algorithms.push_back(parse_algorithm(a, defaults));
-			const Algorithm &alg = point.algorithms.back();
+			Algorithm &alg = point.algorithms.back();
+			alg.slots = parse_slots(a, alg.name, point.jobs);
 			if (alg.kind == CcKind::dcqcn && !point.marks_ecn())
 				refuse("algorithm " + alg.name + ": " + alg.cc +
 				       " reacts to ECN marks: the port must mark "

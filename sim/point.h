@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -47,6 +48,15 @@ enum class CcKind {
 	dcqcn, // ns3::TcpDcqcn: plain DCQCN (exempt), or with MLTCP's F ("ai")
 };
 
+// The oracle's slot schedule (bench/oracle.py computes it, the algorithm's
+// "slots" carries it): every job's iteration n computes no earlier than
+// iteration 0's start + n * period_us, iteration 0 starting at the job's
+// offset (mltcp-trainsim's --slot-period and --offset).
+struct Slots {
+	uint64_t period_us = 0;
+	std::map<std::string, uint64_t> offsets_us; // every job's, by name
+};
+
 struct Algorithm {
 	std::string name; // as the configuration names it (the run directory's)
 	std::string cc;	  // as the configuration names it ("cubic", "mltcp", ...)
@@ -54,6 +64,7 @@ struct Algorithm {
 	mltcp_params params{}; // kind mltcp, base or dcqcn
 	int fixed_base = -1;   // mltcp_reno / mltcp_cubic fix the base
 	std::string ns3_type;  // kind ns3
+	std::optional<Slots> slots; // the jobs held to a slot schedule
 };
 
 // A leaf-spine fabric (sim/network.h); without one, the guest's dumbbell.

@@ -169,9 +169,17 @@ void TrainingWorker::BeginIteration()
 	m_record.iteration = m_iteration;
 	m_record.cc = m_ccName;
 	m_record.start_ns = Ns(Simulator::Now());
+	// A slot schedule (trainsim's --slot-period): the compute phase waits
+	// for the iteration's slot, on a grid from iteration 0's start.
+	if (m_config.slot_period_us)
+		m_record.slot_ns = trainsim::iteration_slot_ns(
+			Ns(m_start + MicroSeconds(m_config.offset_us)), m_config.slot_period_us,
+			m_iteration);
 	m_record.compute_target_us = m_computeTimes.next_us();
 	m_record.retrans = m_retrans; // made a delta at the end
-	Simulator::Schedule(MicroSeconds(m_record.compute_target_us),
+	const int64_t wait_ns = trainsim::slot_start_ns(m_record.slot_ns, m_record.start_ns) -
+				m_record.start_ns;
+	Simulator::Schedule(NanoSeconds(wait_ns) + MicroSeconds(m_record.compute_target_us),
 			    &TrainingWorker::BeginCommunication, this);
 }
 

@@ -7,7 +7,8 @@
 // trainsim does, so that the bench's analysis reads a simulated run like an
 // emulated one. The same rules: a step is complete when its send and its
 // receive are; the iteration ends when every step is and every byte sent has
-// been acknowledged; the next compute phase starts at that end.
+// been acknowledged; the next compute phase starts at that end, or with a
+// slot schedule (trainsim's --slot-period) at the iteration's slot.
 //
 // Left out: the HELLO handshake and the ring barrier (the simulation wires
 // the ring itself and starts every worker at a common time), and the
@@ -38,7 +39,7 @@ class TrainingWorker : public ns3::Application
 {
 public:
 	// config: the trainsim worker this one is (job, rank, world, bytes,
-	// compute, jitter, iterations, collective, offset, seed); cc: the
+	// compute, jitter, iterations, collective, offset, slot period, seed); cc: the
 	// congestion control of the connection it opens; log: where its JSON
 	// lines go; epoch_ns: added to simulated time in the records.
 	TrainingWorker(const trainsim::Config &config, ns3::Ptr<ns3::TcpCongestionOps> cc,

@@ -4,8 +4,8 @@ the BPF backend's registration, in one grammar for both backends.
 
 A configuration names parameters as the module does (`"default_params"`
 and each algorithm's `"params"`: slope, intercept, idle_gap_us, base,
-mode); SETTINGS turns them into mltcpctl's words and is the only place that
-does. A configuration's "backend" is "module" (the default) or "bpf".
+mode; and progress priority's prio, prio_dscp, prio_none); SETTINGS turns
+them into mltcpctl's words and is the only place that does. A configuration's "backend" is "module" (the default) or "bpf".
 """
 import json
 import os
@@ -23,6 +23,11 @@ SETTINGS = {
     "idle_gap_us": ("idle-gap", lambda us: "%dus" % int(us)),
     "base": ("base", str),
     "mode": ("mode", str),
+    # Progress priority (issue 37): K classes (0 off), the DSCP of each
+    # (class 0 first), and the DSCP of a flow without a class.
+    "prio": ("prio", lambda k: "%d" % int(k)),
+    "prio_dscp": ("prio-dscp", lambda dscps: ",".join("%d" % int(d) for d in dscps)),
+    "prio_none": ("prio-none", lambda dscp: "%d" % int(dscp)),
 }
 
 

@@ -11,7 +11,8 @@ by a veth pair, the bottleneck. Each end of the bottleneck is shaped on
 egress, so each direction has its own queue: the end named `to-right` carries
 left-to-right traffic, `to-left` the other direction. A direction is shaped
 with netem (delay) as root and tbf (rate, queue limit) beneath it, or with
-either alone.
+either alone; or with htb, or the emulated switch of progress priority
+(Shaping's shaper "prio"). Random loss without netem: Dumbbell's loss_pct.
 
 Why named namespaces and not Mininet's API (which built the driver's
 topology before): the tools address a namespace by name (`ip netns exec`,
@@ -29,6 +30,7 @@ direction with no delay has no netem qdisc).
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -122,6 +124,16 @@ class Netns:
 # The DSCP the hosts give their pure ACKs with ack_priority "dscp" (EF).
 ACK_DSCP = 46
 ACK_PRIORITIES = (False, True, "size", "dscp")  # the classifier: see Shaping
+SHAPERS = ("tbf", "htb", "prio")
+# The emulated switch's training classes (shaper "prio"), class 0 lowest:
+# CS1..CS7, the DSCPs progress priority writes by default
+# (mltcp_prio_config_default() in kmod/mltcp_core.c). Seven, as many as
+# MLTCP_PRIO_CLASSES_MAX, so that a rule of any K from 1 to 7 finds its
+# classes in order, whatever its K: the switch is the fabric's, not a rule's.
+PRIO_DSCP = (8, 16, 24, 32, 40, 48, 56)
+# The share of the rate assured to best effort under shaper "prio" while
+# training traffic is backlogged too; either takes the whole rate alone.
+BE_SHARE = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,13 +153,29 @@ class Shaping:
     whose DSCP is ACK_DSCP, which the hosts' own marker sets on their pure
     ACKs (mltcpctl ackmark: the deployment a fabric would see). Both match
     IPv4 only, as the experiment's hosts speak. Without
-    ack_priority it is the control: one FIFO, as tbf."""
+    ack_priority it is the control: one FIFO, as tbf.
+
+    shaper "prio" is the emulated switch of progress priority (issue 37,
+    docs/research/progress-priority-design.md section 5), built from htb
+    alone (prio_tree()): pure ACKs (ACK_DSCP) first; then the training
+    classes, prio_dscp[c] for class c (class 0 lowest), each served
+    strictly before the classes below it; beside them best effort (any
+    other DSCP), which keeps be_share of the rate while both are
+    backlogged and takes all of it alone. A byte FIFO of limit_bytes per
+    class. The switch is the fabric's: traffic of DSCP 0 (cubic, bulk
+    flows, a rule without priority) is best effort in one FIFO, as under
+    "htb" without ack_priority. ack_priority True (or "size") also puts
+    short TCP packets in the ACK class, as under "htb"; "dscp" adds
+    nothing here (the ACK class always takes EF), it tells the driver to
+    mark every host's pure ACKs."""
     rate_mbit: int = None
     limit_bytes: int = None
     burst_bytes: int = 32 * 1024
     delay_ms: float = 0
     shaper: str = "tbf"
     ack_priority: object = False  # False, True or "size", "dscp"
+    prio_dscp: tuple = PRIO_DSCP
+    be_share: float = BE_SHARE
 
     def qdisc_commands(self, dev):
         """tc commands (without "tc") that shape egress of dev."""
@@ -157,6 +185,10 @@ class Shaping:
         tbf = ["tbf", "rate", "%dmbit" % self.rate_mbit, "burst", str(self.burst_bytes),
                "limit", str(self.limit_bytes)] if self.rate_mbit else None
         add = ["qdisc", "add", "dev", dev]
+        if self.shaper == "prio" and self.rate_mbit:
+            if self.delay_ms:
+                return [add + ["root", "handle", "1:"] + netem] + self.prio_tree(dev, "1:", "2")
+            return self.prio_tree(dev, "root", "1")
         if self.shaper == "htb" and self.rate_mbit:
             if self.delay_ms:
                 return [add + ["root", "handle", "1:"] + netem] + self._htb(dev, "1:", "2")
@@ -201,6 +233,85 @@ class Shaping:
         return cmds
 
 
+    def prio_tree(self, dev, parent, major):
+        """shaper "prio" as tc commands. This host's kernel (6.18, built
+        without sch_ets and sch_prio) has htb, so the tree is htb's own:
+        a class takes its assured rate before any class borrows, and
+        classes that borrow are served by their htb prio, lowest first.
+
+          M:1   the rate
+            M:10  EF (pure ACKs): assured the whole rate, so it never
+                  borrows and goes before everything that does
+            M:2   training, assured (1 - be_share) of the rate
+              M:21 .. M:2N  class 0 .. N-1: a token rate each (nothing
+                  assured), prio N-1 .. 0, so that while they borrow
+                  from M:2 the highest class with a packet goes first
+            M:30  best effort (the default), assured be_share, prio 7
+
+        Not exact: the token rate lets a training class send one frame
+        ahead of its turn every 12 s; and while training and best effort
+        both take their assured rates, the ACK class comes on top of them
+        (by its ACKs' size, about 2% of the data they acknowledge)."""
+        rate = "%dmbit" % self.rate_mbit
+        burst = ["burst", str(self.burst_bytes), "cburst", str(self.burst_bytes)]
+        quantum = ["quantum", "1514"]
+        fifo = ["bfifo", "limit", str(self.limit_bytes)]
+        add = ["qdisc", "add", "dev", dev]
+        klass = ["class", "add", "dev", dev]
+        kbit = self.rate_mbit * 1000
+
+        def leaf(parent_id, minor, rate_spec, prio, leaf_burst=burst):
+            return [klass + ["parent", parent_id, "classid", "%s:%s" % (major, minor), "htb",
+                             "rate", rate_spec, "ceil", rate, "prio", str(prio)] +
+                    leaf_burst + quantum,
+                    add + ["parent", "%s:%s" % (major, minor), "handle",
+                           "%s%s:" % (minor, major)] + fifo]
+
+        def to(minor, match, prio):
+            return ["filter", "add", "dev", dev, "parent", major + ":", "protocol", "ip",
+                    "prio", str(prio), "u32"] + match + ["flowid", "%s:%s" % (major, minor)]
+
+        def dsfield(dscp):
+            # The DSCP in the upper six bits of the TOS byte, ECN bits ignored.
+            return ["match", "ip", "dsfield", "0x%02x" % (dscp << 2), "0xfc"]
+
+        classes = len(self.prio_dscp)
+        cmds = [add + ([parent] if parent == "root" else ["parent", parent]) +
+                ["handle", major + ":", "htb", "default", "30"],
+                klass + ["parent", major + ":", "classid", major + ":1", "htb", "rate", rate,
+                         "ceil", rate] + burst + quantum]
+        cmds += leaf(major + ":1", "10", rate, 0)
+        cmds.append(klass + ["parent", major + ":1", "classid", major + ":2", "htb", "rate",
+                             "%dkbit" % round(kbit * (1 - self.be_share)), "ceil", rate] +
+                    burst + quantum)
+        for c in range(classes):
+            cmds += leaf(major + ":2", "2%d" % (c + 1), "1kbit", classes - 1 - c,
+                         ["burst", "1514", "cburst", str(self.burst_bytes)])
+        cmds += leaf(major + ":1", "30", "%dkbit" % round(kbit * self.be_share), 7)
+        cmds.append(to("10", dsfield(ACK_DSCP), 1))
+        if self.ack_priority in (True, "size"):
+            cmds.append(to("10", ["match", "ip", "protocol", "6", "0xff",
+                                  "match", "u16", "0x0000", "0xff80", "at", "2"], 1))
+        cmds += [to("2%d" % (c + 1), dsfield(dscp), 2) for c, dscp in enumerate(self.prio_dscp)]
+        return cmds
+
+    def check(self):
+        """Refuse what tc would take but the tree cannot mean; SystemExit."""
+        if self.shaper not in SHAPERS:
+            raise SystemExit("shaper %r: %s" % (self.shaper, ", ".join(
+                '"%s"' % s for s in SHAPERS)))
+        if self.shaper == "prio":
+            dscp = list(self.prio_dscp)
+            if not 1 <= len(dscp) <= len(PRIO_DSCP) or len(set(dscp)) != len(dscp) or \
+                    any(not isinstance(d, int) or isinstance(d, bool) or not 0 < d < 64 or
+                        d == ACK_DSCP for d in dscp):
+                raise SystemExit("prio_dscp %r: 1 to %d distinct DSCPs, 1..63, not EF (%d)"
+                                 % (self.prio_dscp, len(PRIO_DSCP), ACK_DSCP))
+            if not (isinstance(self.be_share, (int, float)) and 0 < self.be_share < 1):
+                raise SystemExit("be_share %r: a fraction of the rate, above 0 and below 1"
+                                 % (self.be_share,))
+
+
 def queue_limit(rate_mbit, rtt_ms, buffer_bdp):
     """A tbf queue of buffer_bdp bandwidth-delay products, at least 4 frames."""
     bdp = rate_mbit * 1e6 / 8 * rtt_ms / 1e3
@@ -209,6 +320,8 @@ def queue_limit(rate_mbit, rtt_ms, buffer_bdp):
 
 # Bottleneck ends, named after the direction their egress carries.
 TO_RIGHT, TO_LEFT = "to-right", "to-left"
+# The switch namespace's nftables table of Dumbbell.random_loss().
+LOSS_TABLE = "mltcp_loss"
 
 
 class Dumbbell:
@@ -218,17 +331,24 @@ class Dumbbell:
 
     Host i (left ones first) gets 10.0.0.<i+1>/24 on eth0, as `.addr`.
     `host_sysctls` (name -> value) are set in every host namespace.
+    `loss_pct`: random loss, that percentage of the frames entering the
+    bottleneck either way dropped (random_loss()), with every offload of
+    the path off so that a frame is a segment.
     """
 
     def __init__(self, left, right, forward=Shaping(), reverse=Shaping(), prefix=None,
-                 host_sysctls=None):
+                 host_sysctls=None, loss_pct=0):
         self.prefix = prefix or "mb%d" % (os.getpid() % 100000)
         self.forward, self.reverse = forward, reverse
         self.switch = None
         self.hosts = {}
         self._ports = {}  # host namespace name -> its switch port
+        self.loss_pct = 0
         try:
             self._build(left, right, host_sysctls or {})
+            if loss_pct:
+                self.offloads_off()
+                self.random_loss(loss_pct)
         except BaseException:
             self.close()
             raise
@@ -294,6 +414,18 @@ class Dumbbell:
             stats[dev] = kinds
         return stats
 
+    def class_bytes(self):
+        """Per bottleneck end, bytes each htb class has sent ({"1:10": n,
+        ...}; {} under tbf): under shaper "prio", what each class of the
+        emulated switch carried. From tc's text (iproute2 6.1 prints htb's
+        class statistics in no JSON)."""
+        out = {}
+        for dev in (TO_RIGHT, TO_LEFT):
+            text = sh("tc", "-n", self.switch.name, "-s", "class", "show", "dev", dev).stdout
+            out[dev] = {m.group(1): int(m.group(2)) for m in re.finditer(
+                r"^class htb (\S+) .*\n Sent (\d+) bytes", text, re.M)}
+        return out
+
     def set_loss(self, end, percent):
         """Drop percent of the packets leaving a bottleneck end (its netem;
         the direction must have a delay)."""
@@ -301,6 +433,45 @@ class Dumbbell:
         assert shaping.delay_ms, "no netem on %s" % end
         sh("tc", "-n", self.switch.name, "qdisc", "change", "dev", end, "root", "handle", "1:",
            "netem", "delay", "%.3fms" % shaping.delay_ms, "loss", "%g%%" % percent)
+
+    def offloads_off(self):
+        """Segmentation and receive offloads off on every device of the path
+        (hosts' eth0, the switch's ports and the bottleneck ends): a frame
+        is then one TCP segment, and a drop loses one, not 45."""
+        off = ["tso", "off", "gso", "off", "gro", "off"]
+        for host in self.hosts.values():
+            host.run("ethtool", "-K", "eth0", *off)
+        for dev in list(self._ports.values()) + [TO_RIGHT, TO_LEFT]:
+            self.switch.run("ethtool", "-K", dev, *off)
+
+    def random_loss(self, percent):
+        """Drop `percent` (0.01 steps, below 100) of the frames the switch
+        forwards into the bottleneck, either way, at random: an nftables
+        rule on the bridges' forward hook (numgen random; this host's kernel
+        has no netem). It goes before the bottleneck's queue, as netem's
+        loss goes before tbf; counted by random_drops()."""
+        per_10k = round(percent * 100)
+        if not 0 < per_10k < 10000:
+            raise ValueError("loss %r%%: above 0 and below 100, in steps of 0.01" % percent)
+        rules = ("table bridge %s {\n"
+                 " chain forward {\n"
+                 "  type filter hook forward priority 0; policy accept;\n"
+                 '  oifname { "%s", "%s" } numgen random mod 10000 < %d counter drop\n'
+                 " }\n"
+                 "}\n" % (LOSS_TABLE, TO_RIGHT, TO_LEFT, per_10k))
+        self.switch.run("nft", "-f", "-", input=rules)
+        self.loss_pct = per_10k / 100
+
+    def random_drops(self):
+        """Frames random_loss() has dropped so far (None without it)."""
+        if not self.loss_pct:
+            return None
+        out = self.switch.run("nft", "-j", "list", "table", "bridge", LOSS_TABLE).stdout
+        for item in json.loads(out)["nftables"]:
+            for expr in item.get("rule", {}).get("expr", []):
+                if "counter" in expr:
+                    return expr["counter"]["packets"]
+        raise RuntimeError("no counter in nft table %s" % LOSS_TABLE)
 
     def port_counters(self, hosts):
         """A reader of the bytes each host (a Netns of this dumbbell) sent

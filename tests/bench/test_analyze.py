@@ -173,3 +173,27 @@ def test_the_setup_line_describes_the_delay_each_backend_made():
     assert "netem, half" not in analyze.setup_line(acks)
     # A guest point without delay has no netem either.
     assert "no added delay (no netem" in analyze.setup_line(dict(guest, rtt_ms=0))
+    # The emulated switch, and the lossy point's loss.
+    assert analyze.setup_line(acks).startswith(
+        "Bottleneck: 200 Mbit/s the emulated switch (htb: EF first, then training classes of "
+        "DSCP 8,16,24,32,40,48,56 in strict priority, best effort assured 50% of the rate; a "
+        "queue each), the hosts marking pure ACKs EF for every rule, no added delay")
+    (lossy,) = [c for c in yardstick.yardstick() if c.get("loss_pct")]
+    assert "queue 262144 bytes, 1% random loss either way (nftables, offloads off);" in \
+        analyze.setup_line(lossy)
+
+
+def test_the_report_says_when_periods_that_differ_leave_the_ideal_unreachable():
+    from bench import yardstick
+    mix = next(c for c in yardstick.yardstick() if c["name"] == "yard-sim-mix4-random-ecn")
+    algorithm = {"ccs": ["cubic"], "mean_iter_ms": 35.0, "p99_iter_ms": 40.0,
+                 "steady_mean_iter_ms": 35.0, "ratio_to_ideal": 1.19, "converged_iteration": [3],
+                 "stable_repeats": 1, "repeats": 1, "rtos": [0], "drops": [2],
+                 "utilization": 0.8, "busy_utilization": 0.9, "jobs": {}, "bulk_mbit": {},
+                 "failures": []}
+    summary = {"date": "d", "commit": "c", "ideal_iter_ms": 29.38, "ideal_valid": True,
+               "comm_fraction_sum": 0.8, "config": mix, "algorithms": {"cubic": algorithm}}
+    text = analyze.report(summary, "cubic", [])
+    assert "(ideal NOT reachable: periods not multiples of each other (up to 1.50x): no fixed " \
+        "interleaving reaches the ideal; it is a lower bound; all jobs at one common period " \
+        "reach 37.50 ms)" in text

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The driver's command lines for mltcp-trainsim and its start offsets (no namespaces needed)."""
+import os
+import subprocess
+
 import pytest
 
 from bench import driver
@@ -284,6 +287,22 @@ def test_sigterm_unwinds_as_an_exit_and_the_handler_comes_back():
     assert signal.getsignal(signal.SIGTERM) is before
 
 
+def test_ctrl_c_unwinds_and_a_second_one_cannot_cut_the_undoing_short():
+    import signal
+    before = signal.getsignal(signal.SIGINT)
+    undone = []
+    with pytest.raises(KeyboardInterrupt):
+        with driver.terminate_as_exit():
+            try:
+                signal.raise_signal(signal.SIGINT)
+            finally:
+                # Undoing the run: an impatient second Ctrl-C changes nothing.
+                signal.raise_signal(signal.SIGINT)
+                undone.append(True)
+    assert undone == [True]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_nothing_is_written_when_every_cc_is_allowed():
     fake = FakeSysctl("reno cubic", "reno cubic")
     with driver.allowed_ccs(["cubic"], fake.read, fake.write) as added:
@@ -312,3 +331,182 @@ def test_the_driver_allows_the_points_ccs_around_its_experiment(tmp_path, monkey
     assert fake.values[driver.ALLOWED_CCS] == "reno bbr"
     assert driver.point_ccs(dict(cfg, bulk=[{"name": "b", "cc": "reno"}])) == \
         ["cubic", "bbr", "reno"]
+
+
+# A driver run whose experiment waits in its first run and takes a second
+# to close (as deleting namespaces does), its sysctls a file: what bench run
+# starts as its child, in a process group of its own, as a terminal's.
+CHILD = r"""
+import argparse, sys, time
+from bench import driver, rundir
+state, point = sys.argv[1], sys.argv[2]
+driver.read_sysctl = lambda path: (open(state).read() if path == driver.ALLOWED_CCS
+                                   else "reno cubic\n")
+driver.write_sysctl = lambda path, value: open(state, "w").write(value)
+
+class Experiment:
+    jobs, limit, loss_pct = [], 0, 0
+    def __init__(self, cfg, point):
+        self.shaping = driver.topology.Shaping()
+    def run_once(self, alg, rep):
+        open(state + ".running", "w").close()
+        time.sleep(60)
+    def drop_marked_jobs(self):
+        pass
+    def prio_off(self):
+        pass
+    def close(self):
+        time.sleep(1)
+
+driver.Experiment = Experiment
+sys.exit(driver.main(argparse.Namespace(point=point)))
+"""
+PARENT = r"""
+import subprocess, sys
+from bench import driver
+run = driver.run_child if sys.argv[1] == "run_child" else subprocess.run
+run([sys.executable, "-c", sys.argv[2]] + sys.argv[3:])
+"""
+
+
+def interrupted_run(tmp_path, how):
+    """The host's allowed CCs after a Ctrl-C to bench run (how: "run_child",
+    or "subprocess.run" as before) while its driver runs a point."""
+    import signal
+    import sys
+    import time
+    from bench import paths, rundir
+    point = rundir.Point(str(tmp_path / "p"))
+    point.write_config(dict(random_start_config(), backend="bpf", trainsim="/bin/true",
+                            algorithms=[{"name": "cubic", "cc": "cubic"}], repeats=1, rtt_ms=0))
+    state = tmp_path / "allowed"
+    state.write_text("reno\n")
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, how, CHILD, str(state), point.path],
+                              cwd=paths.TOP, start_new_session=True, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not (tmp_path / "allowed.running").exists():
+        assert time.time() < deadline and parent.poll() is None, parent.stderr.read()
+        time.sleep(0.05)
+    assert state.read_text().split() == ["reno", "cubic"]
+    os.killpg(parent.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole group
+    parent.wait(timeout=30)
+    time.sleep(1.5)  # an orphaned driver would be done by now
+    return state.read_text().split()
+
+
+def test_a_ctrl_c_during_a_host_point_restores_the_allowed_ccs(tmp_path):
+    assert interrupted_run(tmp_path, "run_child") == ["reno"]
+
+
+def test_without_run_child_a_ctrl_c_kills_the_driver_before_it_restores(tmp_path):
+    # The control: subprocess.run kills its child 0.25 s after a Ctrl-C.
+    assert interrupted_run(tmp_path, "subprocess.run") == ["reno", "cubic"]
+
+
+def test_the_emulated_switch_and_its_keys():
+    base = {"rate_mbit": 200, "rtt_ms": 0, "buffer_bytes": 262144}
+    shaping, _ = driver.bottleneck_shaping(dict(base, shaper="prio"))
+    assert shaping.shaper == "prio" and shaping.prio_dscp == (8, 16, 24, 32, 40, 48, 56)
+    assert shaping.be_share == 0.5
+    shaping, _ = driver.bottleneck_shaping(dict(base, shaper="prio", ack_priority="dscp",
+                                                prio_dscp=[10, 12], be_share=0.25))
+    assert shaping.prio_dscp == (10, 12) and shaping.be_share == 0.25
+    for key, wrong, says in (("prio_dscp", [8, 46], "not EF"), ("prio_dscp", [8, 8], "distinct"),
+                             ("prio_dscp", [0], "1..63"),
+                             ("prio_dscp", list(range(1, 9)), "1 to 7"),
+                             ("be_share", 1, "below 1"), ("be_share", 0, "above 0")):
+        with pytest.raises(SystemExit, match=says):
+            driver.bottleneck_shaping(dict(base, shaper="prio", **{key: wrong}))
+    with pytest.raises(SystemExit, match="emulated switch"):
+        driver.bottleneck_shaping(dict(base, shaper="htb", be_share=0.3))
+    with pytest.raises(SystemExit, match="\"tbf\", \"htb\", \"prio\""):
+        driver.bottleneck_shaping(dict(base, shaper="ets"))
+
+
+def test_loss_is_a_percentage():
+    assert driver.loss_percent({}) == 0
+    assert driver.loss_percent({"loss_pct": 1}) == 1
+    for wrong in (100, -1, 0.001, True, "1%"):
+        with pytest.raises(SystemExit, match="loss_pct"):
+            driver.loss_percent({"loss_pct": wrong})
+
+
+PRIO_POINT = dict(random_start_config(), rtt_ms=0, buffer_bytes=262144, backend="bpf",
+                  default_params={"mode": "md-restart"},
+                  algorithms=[{"name": "cubic", "cc": "cubic"},
+                              {"name": "prio", "cc": "mltcp",
+                               "params": {"mode": "md-restart", "prio": "4"}}])
+
+
+def test_prio_rules_need_the_emulated_switch():
+    with pytest.raises(SystemExit,
+                       match="prio set prio: progress priority needs the emulated switch"):
+        driver.Experiment(dict(PRIO_POINT, shaper="htb"), None)
+    assert driver.uses_prio(PRIO_POINT) and not driver.uses_prio(random_start_config())
+    assert [driver.prio_classes(PRIO_POINT, a) for a in PRIO_POINT["algorithms"]] == [0, 4]
+    for wrong in (8, -1, "four", True, 2.5):
+        alg = {"name": "bad", "cc": "mltcp", "params": {"prio": wrong}}
+        with pytest.raises(SystemExit, match="bad: prio .*: 0 \\(off\\) to 7 classes"):
+            driver.prio_classes(PRIO_POINT, alg)
+        with pytest.raises(SystemExit, match="prio"):
+            driver.Experiment(dict(PRIO_POINT, shaper="prio", algorithms=[alg]), None)
+
+
+class FakeDefaults:
+    tool = "/bin/mltcpctl"
+
+    def __init__(self):
+        self.sets = []
+
+    def set(self, params):
+        self.sets.append(dict(params))
+
+    def show(self):
+        return {}
+
+
+def test_each_rule_of_a_prio_point_says_its_k_and_a_prio_run_marks_acks(monkeypatch):
+    """Every rule sets prio (0 where it has none: the twin's defaults
+    outlive a run); a prio run marks every host's pure ACKs EF and unmarks
+    them after, on failure too; the point ends with prio off."""
+    calls = []
+    monkeypatch.setattr(driver.subprocess, "run",
+                        lambda argv, **kw: calls.append([str(a) for a in argv]))
+    exp = object.__new__(driver.Experiment)
+    exp.cfg, exp.defaults, exp.acks_marked = dict(PRIO_POINT, shaper="prio"), FakeDefaults(), False
+    exp.net = type("Net", (), {"hosts": {"L1": Host("L1"), "R1": Host("R1")}})()
+    runs = []
+
+    def measure(alg, rep):
+        runs.append((alg["name"], [c[-4:] for c in calls]))
+        if alg["name"] == "prio" and rep == 1:
+            raise RuntimeError("worker")
+        return {}
+    exp.measure = measure
+    for alg in exp.cfg["algorithms"]:
+        exp.run_once(alg, 0)
+    assert exp.defaults.sets == [{"mode": "md-restart", "prio": 0},
+                                 {"mode": "md-restart", "prio": "4"}]
+    assert runs[0] == ("cubic", [])
+    assert runs[1] == ("prio", [["dev", "eth0", "dscp", "46"]] * 2)
+    assert [c[c.index("-n") + 1:] for c in calls] == [
+        ["L1", "ackmark", "add", "dev", "eth0", "dscp", "46"],
+        ["R1", "ackmark", "add", "dev", "eth0", "dscp", "46"],
+        ["L1", "ackmark", "del", "dev", "eth0"], ["R1", "ackmark", "del", "dev", "eth0"]]
+    calls.clear()
+    with pytest.raises(RuntimeError):
+        exp.run_once(exp.cfg["algorithms"][1], 1)
+    assert [c[c.index("ackmark") + 1] for c in calls] == ["add", "add", "del", "del"]
+    # A point whose hosts mark their ACKs throughout: nothing more to do.
+    calls.clear()
+    exp.acks_marked = True
+    exp.run_once(exp.cfg["algorithms"][1], 0)
+    assert calls == []
+    exp.prio_off()
+    assert exp.defaults.sets[-1] == {"prio": 0}
+
+
+def test_prio_settings_are_mltcpctl_words():
+    from testbed import mltcpctl
+    assert mltcpctl.setting_words({"prio": "4", "prio_dscp": [8, 16, 24, 32], "prio_none": 0}) \
+        == ["prio", "4", "prio-dscp", "8,16,24,32", "prio-none", "0"]

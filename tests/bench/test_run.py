@@ -221,6 +221,8 @@ def stub_host_run(monkeypatch, driver_reason=None, load_rc=0):
             return subprocess.CompletedProcess(argv, load_rc, stderr="libbpf: no BTF\n")
         return subprocess.CompletedProcess(argv, 0)
     monkeypatch.setattr(run.subprocess, "run", fake_run)
+    # The driver itself is run_child()'s (a Ctrl-C waits for it to unwind).
+    monkeypatch.setattr(run, "run_child", fake_run)
     monkeypatch.setattr(run, "host_lock", lambda: __import__("contextlib").nullcontext())
 
 
@@ -262,6 +264,7 @@ def test_worker_failures_name_the_backend_and_the_first(tmp_path, monkeypatch):
     from bench import rundir
     monkeypatch.setattr(run.subprocess, "run",
                         lambda argv, **kw: subprocess.CompletedProcess(argv, 0))
+    monkeypatch.setattr(run, "run_child", lambda argv, **kw: subprocess.CompletedProcess(argv, 0))
     monkeypatch.setattr(run, "host_lock", lambda: __import__("contextlib").nullcontext())
     fails = ["job1 rank 0 exited 1: Traceback (most recent call last):\n  File x\nOSError: y",
              "job2 rank 1 timed out"]

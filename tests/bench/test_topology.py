@@ -4,6 +4,8 @@ namespaces needs root: tests/kernel does that in the guest)."""
 import json
 import os
 
+import pytest
+
 from bench import driver, paths
 from testbed import topology
 
@@ -109,3 +111,38 @@ def test_htb_with_acks_marked_by_the_hosts_serves_their_dscp_first():
     assert topology.ACK_DSCP == 46
     assert cmds[-1].endswith("prio 1 u32 match ip dsfield 0xb8 0xfc flowid 1:10")
     assert any("classid 1:10 htb rate 200mbit ceil 200mbit prio 0" in c for c in cmds)
+
+
+def test_the_emulated_switch_is_htb_acks_first_training_classes_in_order_then_best_effort():
+    shaping = topology.Shaping(rate_mbit=200, limit_bytes=262144, shaper="prio")
+    cmds = [" ".join(c) for c in shaping.qdisc_commands("to-right")]
+    assert cmds[0] == "qdisc add dev to-right root handle 1: htb default 30"
+    # EF: assured the whole rate, so never borrowing: first.
+    assert any("classid 1:10 htb rate 200mbit ceil 200mbit prio 0" in c for c in cmds)
+    # Training assured half, best effort half (BE_SHARE).
+    assert any("classid 1:2 htb rate 100000kbit ceil 200mbit" in c for c in cmds)
+    assert any("classid 1:30 htb rate 100000kbit ceil 200mbit prio 7" in c for c in cmds)
+    # Seven training classes borrowing from 1:2, the highest class at prio 0.
+    for c, dscp in enumerate(topology.PRIO_DSCP):
+        assert any("parent 1:2 classid 1:2%d htb rate 1kbit ceil 200mbit prio %d"
+                   % (c + 1, 6 - c) in x for x in cmds)
+        assert cmds.count("filter add dev to-right parent 1: protocol ip prio 2 u32 match ip "
+                          "dsfield 0x%02x 0xfc flowid 1:2%d" % (dscp << 2, c + 1)) == 1
+    assert "filter add dev to-right parent 1: protocol ip prio 1 u32 match ip dsfield 0xb8 " \
+        "0xfc flowid 1:10" in cmds
+    assert sum("bfifo limit 262144" in c for c in cmds) == 9
+
+
+def test_the_emulated_switch_under_netem_and_with_its_own_classes():
+    shaping = topology.Shaping(rate_mbit=50, limit_bytes=37500, delay_ms=2, shaper="prio",
+                               prio_dscp=(10, 20), be_share=0.25, ack_priority="size")
+    cmds = [" ".join(c) for c in shaping.qdisc_commands("to-left")]
+    assert cmds[0].startswith("qdisc add dev to-left root handle 1: netem delay 2.000ms")
+    assert cmds[1] == "qdisc add dev to-left parent 1: handle 2: htb default 30"
+    assert any("classid 2:30 htb rate 12500kbit" in c for c in cmds)
+    assert [c.split("flowid ")[1] for c in cmds if "dsfield" in c] == ["2:10", "2:21", "2:22"]
+    # Short TCP packets are ACKs too with ack_priority "size".
+    assert sum(c.endswith("flowid 2:10") for c in cmds) == 2
+    shaping.check()
+    with pytest.raises(SystemExit, match="not EF"):
+        topology.Shaping(shaper="prio", prio_dscp=(46,)).check()

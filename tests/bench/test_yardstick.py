@@ -26,9 +26,10 @@ def test_the_yardstick_has_the_points_of_issue_37_that_the_bench_can_express():
     cluster = [c for c in cfgs if c["name"].startswith("yard-cluster16-")]
     host = [c for c in cfgs if c["name"].startswith("yard-host-")]
     # 4 job counts x 2 starts x 2 ports, the mix on both ports from both
-    # starts, the incompatible point; two placements; 3 host points x 2.
-    assert (len(sim), len(cluster), len(host)) == (21, 2, 6)
-    assert len(cfgs) == 29
+    # starts, the incompatible point; two placements; 3 host points x 2
+    # and the lossy pair.
+    assert (len(sim), len(cluster), len(host)) == (21, 2, 7)
+    assert len(cfgs) == 30
     assert len(set(names(cfgs))) == len(cfgs)
     assert all(c["repeats"] == 10 for c in sim)
     assert all(c["repeats"] == 3 for c in cluster)
@@ -99,6 +100,35 @@ def test_random_starts_are_seeded_apart_from_the_points_name():
         renamed = dict(cfg, name="renamed")
         assert driver.start_offsets(renamed, 1) == driver.start_offsets(cfg, 1)
     assert all("start_seed" not in c for c in yardstick.yardstick() if c.get("start") != "random")
+
+
+def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules():
+    host = {c["name"]: c for c in yardstick.yardstick() if c["backend"] == "bpf"}
+    for cfg in host.values():
+        assert cfg["shaper"] == "prio", cfg["name"]
+        assert {"cubic", "ai", "md-restart", "prio", "prio-k2", "prio-only", "prio-k1"} <= \
+            set(rules(cfg))
+        prio = {a["name"]: a["params"] for a in cfg["algorithms"] if "params" in a}
+        assert {name: p.get("prio") for name, p in prio.items() if p.get("prio")} == {
+            "prio": 4, "prio-k2": 2, "prio-only": 4, "prio-k1": 1}
+        # prio is today's default line with priority; prio-only the neutral line.
+        assert prio["prio"] == dict(prio["md-restart"], prio=4)
+        assert (prio["prio-only"]["slope"], prio["prio-only"]["intercept"]) == ("0", "1")
+        # "acksfirst": every host marks its ACKs EF for every rule.
+        assert (cfg.get("ack_priority") == "dscp") == ("acksfirst" in cfg["name"])
+    lossy = host["yard-host-pair-acksfirst-loss1"]
+    assert lossy["loss_pct"] == 1
+    assert {k: v for k, v in lossy.items() if k not in ("name", "loss_pct")} == \
+        {k: v for k, v in host["yard-host-pair-acksfirst"].items() if k != "name"}
+    assert sum("loss_pct" in c for c in host.values()) == 1
+    from bench import driver
+    for cfg in host.values():
+        # What the driver builds of them: refused before anything is built if not.
+        shaping, _ = driver.bottleneck_shaping(cfg)
+        assert shaping.shaper == "prio" and driver.uses_prio(cfg)
+        assert driver.loss_percent(cfg) == cfg.get("loss_pct", 0)
+    quick = {c["name"]: c for c in yardstick.yardstick_quick()}
+    assert "prio" in rules(quick["yard-host-pair-fifo"])
 
 
 def test_repeats_given_replace_every_points():
@@ -190,8 +220,10 @@ def test_text_and_json_print_the_same_table():
     points = [headroom_point(), flat_point()]
     text = yardstick.render(points)
     assert "| p-flat | 1.100 | good | 10 | 0.980 (0.980-0.980) | - |" in text
-    assert "| p-headroom | 1.500 | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 | 1.100 | 3/10 | - |" \
-        in text
+    # No per-repeat p99s in these summaries: the repeats' mean, and said so.
+    assert "| p-headroom | 1.500 | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 (mean) | 1.100 " \
+        "| 3/10 | - |" in text
+    assert "p99 marked (mean): the mean of the repeats' p99s" in text
     assert "good: 1 headroom points;" in text and "all: 1" in text
     doc = json.loads(yardstick.render(points, as_json=True))
     assert doc["targets"]["good"]["all"] == 1
@@ -206,3 +238,104 @@ def test_the_command_reads_a_point_directory(tmp_path, capsys):
     assert cli.main(["yardstick-table", "-j", point.path]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["targets"]["good"]["headroom"] == 1
+
+
+def point_cfg(name, fractions=(0.4, 0.4), periods=(200, 200), **extra):
+    jobs = [matrix.job_for_fraction("job%d" % (i + 1), f, p, 200)
+            for i, (f, p) in enumerate(zip(fractions, periods))]
+    return dict({"name": name, "rate_mbit": 200, "rtt_ms": 0, "buffer_bytes": 262144,
+                 "iterations": 100, "repeats": 10, "jobs": jobs,
+                 "algorithms": []}, **extra)
+
+
+def test_a_point_in_two_result_dirs_is_counted_once():
+    """A later run of the same point (other rules) adds its rules to the
+    point's rows; the targets count the point once."""
+    name, _, first, _ = headroom_point()
+    cfg = point_cfg(name)
+    later = summary(100, {"good": alg([110] * 10, 130, 2, [None] * 10, jobs(110, 110)),
+                          "prio": alg([101] * 10, 104, 10, [1] * 10, jobs(101, 101))})
+    rows = yardstick.rows([(name, cfg, first, None), (name, dict(cfg, commit="x"), later, None)])
+    assert [r["rule"] for r in rows] == ["cubic", "good", "half", "prio"]
+    # The later run's "good" replaces the earlier's; cubic is the first run's.
+    head = by_rule(rows, name)
+    assert head["good"]["mean_ms"] == 110 and head["prio"]["headroom"] == pytest.approx(0.98)
+    counts = yardstick.target_counts(rows)
+    assert counts["good"]["points"] == 1 and counts["prio"]["all"] == 1
+    # Another network under the same name is another point.
+    other = yardstick.rows([(name, cfg, first, None),
+                            (name, dict(cfg, buffer_bytes=131072), later, None)])
+    assert len(other) == 5
+
+
+def test_rows_with_worker_failures_are_marked_and_count_nowhere():
+    name, _, summ, _ = headroom_point()
+    summ["algorithms"]["good"]["failures"] = ["job1 rank 0 timed out"]
+    cfg = point_cfg(name)
+    rows = yardstick.rows([(name, cfg, summ, None)])
+    assert by_rule(rows, name)["good"]["failures"] == 1
+    assert "good" not in yardstick.target_counts(rows)
+    text = yardstick.render([(name, cfg, summ, None)])
+    assert "| good (EXCLUDED: 1 worker failure) |" in text
+    # A run without failures of the same point given later replaces the row.
+    clean = summary(100, {"good": alg([104] * 10, 108, 9, [2] * 10)})
+    rows = yardstick.rows([(name, cfg, summ, None), (name, cfg, clean, None)])
+    assert by_rule(rows, name)["good"]["failures"] == 0
+    # ... but a failed later run does not replace a clean one.
+    rows = yardstick.rows([(name, cfg, clean, None), (name, cfg, summ, None)])
+    assert by_rule(rows, name)["good"]["failures"] == 0
+    # A failed cubic is no reference: no headroom at its point.
+    summ["algorithms"]["cubic"]["failures"] = ["job2 rank 1 timed out"]
+    rows = yardstick.rows([(name, cfg, summ, None)])
+    assert all(r["headroom"] is None for r in rows)
+
+
+def test_a_mix_of_periods_that_are_not_multiples_is_not_counted_reachable():
+    cfgs = {c["name"]: c for c in yardstick.yardstick()}
+    mix = cfgs["yard-sim-mix4-random-ecn"]
+    reach = metrics.fixed_interleaving(mix, 0.8)
+    assert not reach["reachable"] and "not multiples" in reach["why"]
+    # Periods 25, 30, 37.5 and 25 ms, phases summing to 22.875: all at 37.5 ms.
+    assert reach["common_period_ms"] == pytest.approx(37.5, rel=1e-6)
+    assert metrics.fixed_interleaving(cfgs["yard-sim-2jobs-random-ecn"], 0.8)["reachable"]
+    assert "multiples of each other" in metrics.fixed_interleaving(
+        point_cfg("m", (0.2, 0.2), (100, 200)), 0.4)["why"]
+    assert "over 1" in metrics.fixed_interleaving(cfgs["yard-sim-3x0.4-over-random-ecn"],
+                                                 1.2)["why"]
+    # In the table: a headroom point otherwise, marked and left out of the counts.
+    name, _, summ, _ = headroom_point()
+    rows = yardstick.rows([(name, dict(mix, name=name), summ, None)])
+    assert not any(r["ideal_reachable"] for r in rows)
+    assert yardstick.target_counts(rows) == {}
+    text = yardstick.render([(name, dict(mix, name=name), summ, None)])
+    assert "| p-headroom (no fixed interleaving) |" in text
+    assert "no fixed interleaving reaches the ideal; the ideal (100.00 ms) is a lower bound" \
+        in text
+
+
+def test_the_lossy_and_incompatible_points_are_judged_against_cubic():
+    """Where the ideal is no target (random loss, over 1, periods that
+    differ) the issue's targets are cubic's mean and p99, and at most twice
+    cubic's queue drops; such points count toward nothing else."""
+    name, _, summ, _ = headroom_point()
+    summ["algorithms"]["cubic"]["drops"] = [10, 10]
+    summ["algorithms"]["good"]["drops"] = [15, 25]   # 20: twice cubic's, met
+    summ["algorithms"]["half"]["drops"] = [30, 20]   # 25: over
+    lossy = (name, point_cfg(name, loss_pct=1), summ, None)
+    rows = yardstick.rows([lossy])
+    assert all(r["lossy"] for r in rows) and yardstick.target_counts(rows) == {}
+    guards = yardstick.guard_counts(rows)
+    assert guards["good"] == {"points": 1, "mean": 1, "p99": 1, "drops": 1, "all": 1}
+    assert guards["half"] == {"points": 1, "mean": 1, "p99": 1, "drops": 0, "all": 0}
+    text = yardstick.render([lossy])
+    assert "| p-headroom (random loss) |" in text
+    assert "good: 1 points; mean no worse than cubic's 1; p99 no worse than cubic's 1; " \
+        "queue drops at most twice cubic's 1; all: 1" in text
+    # Slower than cubic, or a longer tail: not met. A reachable point: not guarded.
+    summ["algorithms"]["good"]["per_repeat_mean_iter_ms"] = [151] * 10
+    summ["algorithms"]["good"]["p99_iter_ms"] = 201
+    assert yardstick.guard_counts(yardstick.rows([lossy]))["good"]["mean"] == 0
+    assert yardstick.guard_counts(yardstick.rows([lossy]))["good"]["p99"] == 0
+    assert yardstick.guard_counts(yardstick.rows([(name, point_cfg(name), summ, None)])) == {}
+    doc = json.loads(yardstick.render([lossy], as_json=True))
+    assert doc["guards"]["half"]["drops"] == 0 and "drops" in doc["guard_labels"]

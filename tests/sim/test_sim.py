@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from bench import driver, matrix, metrics, paths, rundir
+from bench import driver, matrix, metrics, oracle, paths, rundir
 
 ITERATIONS = 20
 
@@ -510,3 +510,70 @@ def test_a_ring_needs_more_than_two_ranks_and_two_ranks_no_ring(tmp_path):
     cfg["jobs"][0]["ranks"] = 2
     cfg["jobs"][0]["collective"] = "ring"
     sim_refuses(tmp_path, cfg, "job1", "2 ranks")
+
+
+def test_the_oracle_holds_each_job_to_its_slots(tmp_path):
+    """The oracle's rule in the simulator: cubic, each job's iteration 0 at
+    its slot offset whatever the point's random starts, and every
+    iteration's compute phase at its slot, start_at + offset + n P, or at
+    once where the last collective ended after it (mltcp-trainsim's
+    --slot-period, sim/training_worker.cc). bench run resolves the rule into
+    bench/oracle.py's slots; here a second rule is given slots of a period
+    1.5x the ideal by hand, which no phase overruns: every iteration after
+    the first waits for its slot, the pair never overlaps, and the mean
+    iteration is that period. Cubic beside them keeps the point's random
+    starts and has no slots."""
+    jobs = matrix.identical_jobs(2, 0.4, 20, 1000, "exchange")
+    wide = {"name": "wide", "cc": "cubic",
+            "slots": {"period_us": 30000, "offsets_us": {"job1": 0, "job2": 15000}}}
+    algorithms = [{"name": "cubic", "cc": "cubic"}, oracle.RULE, wide]
+    cfg = matrix.sim_point("oracle-smoke", jobs, 1000, 0.1, 100000, 10, 1, algorithms,
+                           start="random", **matrix.DC_TCP)
+    point = run_config(tmp_path, cfg)
+    rules = {a["name"]: a for a in point.config()["algorithms"]}
+    assert rules["oracle"]["slots"] == oracle.slot_schedule(cfg)
+    assert rules["wide"]["slots"] == wide["slots"]
+    for name in ("cubic", "oracle", "wide"):
+        repeat = point.repeats(name)[0]
+        assert repeat.meta["failures"] == []
+        t0 = repeat.meta["start_at"]
+        its = [r for r in repeat.records if r["type"] == "iteration"]
+        assert len(its) == 2 * 2 * 10
+        for rec in its:
+            if name == "cubic":
+                assert "slot" not in rec
+                if rec["iteration"] == 0:
+                    offset = driver.start_offsets(cfg, 0)[rec["job"]] / 1e3
+                    assert rec["start"] - t0 == pytest.approx(offset, abs=2e-6)
+                continue
+            slots = rules[name]["slots"]
+            offset = slots["offsets_us"][rec["job"]] / 1e6
+            slot = t0 + offset + rec["iteration"] * slots["period_us"] / 1e6
+            assert rec["slot"] == pytest.approx(slot, abs=2e-6), rec
+            began = rec["comm_start"] - rec["compute_target_s"]
+            assert began == pytest.approx(max(rec["start"], slot), abs=3e-6), rec
+            assert rec["slot_wait_s"] == pytest.approx(max(0, slot - rec["start"]), abs=3e-6)
+            if name == "wide" and rec["iteration"] > 0:
+                assert rec["slot_wait_s"] > 0.001, rec
+    # After iteration 0 (which has no wait), a period each, give or take
+    # how long each collective ran (the job's iteration runs from its first
+    # rank's start to its last rank's end).
+    for job, rows in metrics.job_iterations(point.repeats("wide")[0].records).items():
+        times = [e - s for s, _, e in rows[1:]]
+        assert all(abs(t - 0.03) < 1.5e-3 for t in times), (job, times)
+        assert sum(times) / len(times) == pytest.approx(0.03, abs=5e-4), (job, times)
+    for job in ("job1", "job2"):
+        assert point.summary()["algorithms"]["wide"]["jobs"][job]["mean_overlap_ms"] == 0
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda a: a.pop("slots"), ["schedule", "slots"]),
+    (lambda a: a["slots"]["offsets_us"].pop("job2"), ["no offset for job job2"]),
+    (lambda a: a["slots"]["offsets_us"].update(job9=0), ["no job job9"]),
+    (lambda a: a["slots"].update(period_us=0), ["period_us"]),
+    (lambda a: a["slots"]["offsets_us"].update(job1=-5), ["job1"]),
+])
+def test_bad_slots_are_refused(tmp_path, change, words):
+    cfg = oracle.resolve(dict(smoke_config(), algorithms=[oracle.RULE]))
+    change(cfg["algorithms"][0])
+    sim_refuses(tmp_path, cfg, *words)

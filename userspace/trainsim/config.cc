@@ -22,6 +22,8 @@ constexpr size_t max_job_name = 64;
 constexpr unsigned max_world = 4096;
 // The send and receive buffers are allocated once at this size.
 constexpr uint64_t max_chunk_bytes = 64ull << 20;
+// An hour: far beyond any iteration.
+constexpr uint64_t max_slot_period_us = 3'600'000'000ull;
 
 std::optional<uint64_t> parse_unsigned(std::string_view text)
 {
@@ -199,6 +201,8 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 					  " (seconds since the epoch, e.g. 1763790000.25)");
 		  } },
 		{ "--offset", number(&Config::offset_us, need_duration) },
+		{ "--slot-period", number(&Config::slot_period_us, need_duration, 1,
+					  "from 1us to 3600s", max_slot_period_us) },
 		{ "--log",
 		  [](Draft &d, std::string_view name, std::string_view value) {
 			  if (value.empty())
@@ -388,7 +392,7 @@ std::string usage_text()
                  --bytes SIZE --compute DURATION [--jitter DURATION]
                  (--iterations N | --duration DURATION)
                  [--collective exchange|ring|push] [--cc NAME] [--start-at UNIX_SECONDS]
-                 [--offset DURATION] [--log FILE] [--seed N]
+                 [--offset DURATION] [--slot-period DURATION] [--log FILE] [--seed N]
                  [--connect-timeout DURATION] [--chunk SIZE]
   mltcp-trainsim --help
 
@@ -416,6 +420,10 @@ the accepted connection.
   --start-at T           iteration 0 starts at T + offset (CLOCK_REALTIME, e.g.
                          1763790000.25); default: as soon as the ring is connected
   --offset DURATION      delay of iteration 0 (default 0ms)
+  --slot-period P        iteration n begins its compute no earlier than iteration
+                         0's start + n * P; a late one (its collective ran long)
+                         begins at once (default: none, each iteration begins
+                         when the last ended)
   --log FILE             JSON lines (default: stdout)
   --seed N               jitter seed, mixed with job name and rank (default 1)
   --connect-timeout D    give up setting up the ring after D (default 30s)

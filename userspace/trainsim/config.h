@@ -48,6 +48,10 @@ struct Config {
 	std::string cc;			    // empty: the kernel's default algorithm
 	std::optional<int64_t> start_at_ns; // CLOCK_REALTIME, nanoseconds since the epoch
 	uint64_t offset_us = 0;
+	// The slot schedule (schedule.h, slot_start_ns()): iteration n begins
+	// its compute no earlier than iteration 0's start + n * slot_period_us.
+	// 0: none, each iteration begins when the last ended.
+	uint64_t slot_period_us = 0;
 	std::string log_path; // empty: stdout
 	uint64_t seed = default_seed;
 	uint64_t connect_timeout_us = default_connect_timeout_us;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "schedule.h"
 #include "stats.h"
 
 namespace mltcp::trainsim
@@ -109,20 +110,25 @@ template <typename Record> JsonObject record_head(const char *type, const Record
 
 std::string to_json(const IterationRecord &r)
 {
-	return record_head("iteration", r)
-		.add_uint("iteration", r.iteration)
+	const int64_t compute_start_ns = slot_start_ns(r.slot_ns, r.start_ns);
+	JsonObject out = record_head("iteration", r);
+
+	out.add_uint("iteration", r.iteration)
 		.add_seconds_ns("start", r.start_ns)
 		.add_seconds_ns("comm_start", r.comm_start_ns)
 		.add_seconds_ns("end", r.end_ns)
-		.add_seconds_ns("compute_s", r.comm_start_ns - r.start_ns)
+		.add_seconds_ns("compute_s", r.comm_start_ns - compute_start_ns)
 		.add_seconds_ns("comm_s", r.end_ns - r.comm_start_ns)
 		.add_seconds_ns("compute_target_s",
 				static_cast<int64_t>(r.compute_target_us) * 1000)
 		.add_uint("bytes_sent", r.bytes_sent)
 		.add_uint("bytes_received", r.bytes_received)
 		.add_string("cc", r.cc)
-		.add_uint("retrans", r.retrans)
-		.str();
+		.add_uint("retrans", r.retrans);
+	if (r.slot_ns)
+		out.add_seconds_ns("slot", *r.slot_ns)
+			.add_seconds_ns("slot_wait_s", compute_start_ns - r.start_ns);
+	return out.str();
 }
 
 std::string to_json(const SummaryRecord &r)

@@ -41,7 +41,11 @@ struct IterationRecord {
 	unsigned rank = 0;
 	unsigned world = 0;
 	uint64_t iteration = 0;
-	int64_t start_ns = 0;		// CLOCK_REALTIME: compute phase begins
+	int64_t start_ns = 0;		// CLOCK_REALTIME: the iteration begins
+	// With a slot schedule: its slot (slot_start_ns()); the compute phase
+	// begins at max(start, slot), and a start before the slot is time spent
+	// waiting for it. Without one the compute phase begins at start.
+	std::optional<int64_t> slot_ns;
 	int64_t comm_start_ns = 0;	// compute phase ends, collective begins
 	int64_t end_ns = 0;		// collective complete on this worker
 	uint64_t compute_target_us = 0; // the compute time drawn for this iteration

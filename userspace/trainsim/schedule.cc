@@ -2,6 +2,7 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 namespace mltcp::trainsim
@@ -62,6 +63,23 @@ Totals schedule_totals(const std::vector<Step> &steps)
 		totals.received += step.recv_bytes;
 	}
 	return totals;
+}
+
+std::optional<int64_t> iteration_slot_ns(int64_t first_ns, uint64_t period_us, uint64_t index)
+{
+	constexpr int64_t max_ns = std::numeric_limits<int64_t>::max();
+
+	if (period_us == 0 || period_us > static_cast<uint64_t>(max_ns / 1000) || first_ns < 0)
+		return std::nullopt;
+	const int64_t period_ns = static_cast<int64_t>(period_us) * 1000;
+	if (index > static_cast<uint64_t>((max_ns - first_ns) / period_ns))
+		return std::nullopt;
+	return first_ns + static_cast<int64_t>(index) * period_ns;
+}
+
+int64_t slot_start_ns(std::optional<int64_t> slot_ns, int64_t ready_ns)
+{
+	return slot_ns ? std::max(ready_ns, *slot_ns) : ready_ns;
 }
 
 ComputeTimes::ComputeTimes(const Config &config)

@@ -7,6 +7,7 @@
 #define MLTCP_TRAINSIM_SCHEDULE_H
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -46,6 +47,28 @@ struct Totals {
 };
 
 Totals schedule_totals(const std::vector<Step> &steps);
+
+// The slot schedule (--slot-period): iteration index may begin its compute
+// phase no earlier than its slot, first_ns + index * period_us, where first_ns
+// is iteration 0's start (--start-at + --offset). iteration_slot_ns() is that
+// slot: none without a schedule (period_us 0), nor where it falls outside the
+// int64 nanosecond range (or first_ns is before the epoch): never reached.
+std::optional<int64_t> iteration_slot_ns(int64_t first_ns, uint64_t period_us, uint64_t index);
+
+// When an iteration ready at ready_ns (its last collective complete) begins
+// its compute phase: at its slot, or at once where it is ready later (its
+// last collective ran long) or has none.
+//
+// At once, not at the next slot boundary: the period is the ideal iteration
+// at line rate (bench/oracle.py), so a job has no slack of its own and a TCP
+// phase runs a little over its ideal (the window's ramp, jitter). Waiting for
+// the next boundary would turn every such overrun into a lost period, an
+// iteration of 2P; starting at once costs the overrun only. The slots stay
+// those of iteration index (the grid never moves to a late start), so a later
+// short compute phase brings the job back to its slot: that is the
+// re-alignment. A job that overruns at every iteration falls behind its slots
+// by the sum of its overruns and is not pulled back.
+int64_t slot_start_ns(std::optional<int64_t> slot_ns, int64_t ready_ns);
 
 // The compute phase of each iteration: config.compute_us plus uniform noise
 // in [-jitter_us, +jitter_us], clamped at 0. Jitter must differ between

@@ -139,7 +139,8 @@ private:
 	UniqueFd accept_from_prev(int64_t deadline_ns);
 	void handshake(int64_t deadline_ns);
 
-	IterationEnd run_iteration(uint64_t index, int64_t start_ns, IterationRecord &record);
+	IterationEnd run_iteration(uint64_t index, int64_t start_ns, int64_t first_ns,
+				   IterationRecord &record);
 	bool transfer_step(uint64_t index, size_t step_index, IterationRecord &record);
 	void wait_acknowledged();
 	uint64_t pump_send(uint64_t remaining);
@@ -604,7 +605,9 @@ void Worker::wait_acknowledged()
 	}
 }
 
-Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns,
+// start_ns: when the iteration begins (the last one's end); first_ns:
+// iteration 0's intended start, where the slot schedule's grid begins.
+Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns, int64_t first_ns,
 					   IterationRecord &record)
 {
 	record = IterationRecord{};
@@ -614,12 +617,16 @@ Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns,
 	record.iteration = index;
 	record.cc = summary_.cc;
 	record.start_ns = start_ns;
+	if (config_.slot_period_us)
+		record.slot_ns = iteration_slot_ns(first_ns, config_.slot_period_us, index);
 	record.compute_target_us = compute_times_.next_us();
 	uint64_t retrans_before = tcp_counters(send_fd_.get()).total_retrans;
 
-	// Compute phase: a sleep to an absolute deadline, so that the time spent
-	// in this loop does not accumulate over iterations.
-	arm_timer(start_ns + static_cast<int64_t>(record.compute_target_us) * ns_per_us);
+	// Compute phase (after the wait for its slot, if any): a sleep to an
+	// absolute deadline, so that the time spent in this loop does not
+	// accumulate over iterations.
+	arm_timer(slot_start_ns(record.slot_ns, start_ns) +
+		  static_cast<int64_t>(record.compute_target_us) * ns_per_us);
 	while (true) {
 		pollfd fds[3] = {
 			{ signal_fd_.get(), POLLIN, 0 },
@@ -683,7 +690,7 @@ void Worker::run()
 		if (stopped_before(index))
 			break;
 		IterationRecord record;
-		if (run_iteration(index, start_ns, record) == IterationEnd::aborted)
+		if (run_iteration(index, start_ns, first_start_ns, record) == IterationEnd::aborted)
 			break;
 		log_.write_line(to_json(record));
 		summary_.iteration_s.push_back(
@@ -693,7 +700,8 @@ void Worker::run()
 		summary_.bytes_sent += record.bytes_sent;
 		summary_.bytes_received += record.bytes_received;
 		summary_.total_retrans += record.retrans;
-		// The next compute phase starts when the collective ends.
+		// The next iteration begins when the collective ends (its compute
+		// phase then, or at its slot).
 		start_ns = record.end_ns;
 
 		// --duration: rank 0 alone decides, so that every rank runs the same

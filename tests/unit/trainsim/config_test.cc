@@ -230,6 +230,21 @@ TEST(TrainsimConfig, BadSizesAndDurations)
 		  "--connect-timeout: must be longer than 0");
 }
 
+TEST(TrainsimConfig, SlotPeriod)
+{
+	EXPECT_EQ(parse_ok(minimal()).slot_period_us, 0u);
+	EXPECT_EQ(parse_ok(with(minimal(), { "--slot-period", "25ms" })).slot_period_us, 25000u);
+	EXPECT_EQ(parse_ok(with(minimal(), { "--slot-period=12500us" })).slot_period_us, 12500u);
+	EXPECT_EQ(parse_ok(with(minimal(), { "--slot-period", "3600s" })).slot_period_us,
+		  3'600'000'000u);
+	EXPECT_EQ(parse_error(with(minimal(), { "--slot-period", "0us" })),
+		  "--slot-period: must be from 1us to 3600s");
+	EXPECT_EQ(parse_error(with(minimal(), { "--slot-period", "3601s" })),
+		  "--slot-period: must be from 1us to 3600s");
+	EXPECT_EQ(parse_error(with(minimal(), { "--slot-period", "25" })),
+		  "--slot-period: invalid duration \"25\" (a unit is required: 250us, 20ms, 1.5s)");
+}
+
 TEST(TrainsimConfig, NamesAndTimes)
 {
 	EXPECT_NE(parse_error(replaced("--job", "a b")).find("--job: invalid name \"a b\""),

@@ -228,7 +228,10 @@ void check_iterations(const Log &log, size_t count, uint64_t sent_per_iteration,
 		EXPECT_LE(start, comm_start) << i;
 		EXPECT_LE(comm_start, end) << i;
 		EXPECT_GE(it["compute_s"].get<double>(), min_compute_s) << i;
-		EXPECT_NEAR(it["compute_s"].get<double>(), comm_start - start, 2e-6) << i;
+		// With a slot schedule, the wait for the slot comes before the compute.
+		EXPECT_NEAR(it["compute_s"].get<double>(),
+			    comm_start - start - it.value("slot_wait_s", 0.0), 2e-6)
+			<< i;
 		EXPECT_NEAR(it["comm_s"].get<double>(), end - comm_start, 2e-6) << i;
 		// Contiguous: the next compute phase starts when the collective ends.
 		if (i > 0) {
@@ -365,6 +368,46 @@ TEST(TrainsimLoopback, StartAtWithOffset)
 		double first = log.iterations[0]["start"];
 		EXPECT_GE(first, start_at + 0.100 - 1e-6) << "rank " << rank;
 		EXPECT_LE(first, start_at + 0.100 + 0.005) << "rank " << rank;
+	}
+}
+
+// --slot-period: each iteration's compute phase begins at its slot,
+// --start-at + --offset + n * period, where the last collective ended
+// earlier; the wait counts in the iteration (start is the last one's end).
+TEST(TrainsimLoopback, SlotPeriodHoldsEachIterationToItsSlot)
+{
+	TempDir dir;
+	double start_at = std::round(now_seconds() * 1e6) / 1e6 + 1.0;
+	char start_text[32];
+	std::snprintf(start_text, sizeof(start_text), "%.6f", start_at);
+	auto workers = start_job(dir, "slots", 2,
+				 { "--bytes", "100K", "--compute", "5ms", "--iterations", "5",
+				   "--start-at", start_text, "--offset", "20ms", "--slot-period",
+				   "40ms" });
+	expect_all_exit(workers, 0);
+	auto logs = checked_logs(dir, "slots", 5, { 100 * 1024, 100 * 1024 },
+				 { 100 * 1024, 100 * 1024 }, 0.005 - 0.001);
+	for (unsigned rank = 0; rank < 2; rank++) {
+		SCOPED_TRACE("rank " + std::to_string(rank));
+		const Log &log = logs[rank];
+		for (size_t i = 0; i < log.iterations.size(); i++) {
+			const json &it = log.iterations[i];
+			const double slot = start_at + 0.020 + 0.040 * static_cast<double>(i);
+			EXPECT_NEAR(it["slot"].get<double>(), slot, 1e-6) << i;
+			double began = it["start"].get<double>() + it["slot_wait_s"].get<double>();
+			// 100K on loopback takes well under the 35 ms left of a slot:
+			// every iteration after the first waits, and begins on time.
+			EXPECT_GE(began, slot - 1e-6) << i;
+			EXPECT_LE(began, slot + 0.003) << i;
+			if (i > 0) {
+				EXPECT_GT(it["slot_wait_s"].get<double>(), 0.010) << i;
+			}
+		}
+		// The iterations after the first last a period each on the mean,
+		// the wait included: they run end to end, from iteration 0's end.
+		EXPECT_NEAR((log.iterations[4]["end"].get<double>() -
+			     log.iterations[0]["end"].get<double>()) / 4,
+			    0.040, 0.002);
 	}
 }
 

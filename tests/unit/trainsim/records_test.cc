@@ -57,6 +57,35 @@ TEST(TrainsimRecords, IterationLine)
 	EXPECT_NEAR(json["end"].get<double>() - json["start"].get<double>(), 0.723456, 1e-6);
 }
 
+// With a slot schedule the iteration begins when the last ended and its
+// compute phase at its slot: the wait is in the iteration, not in compute_s.
+TEST(TrainsimRecords, IterationLineWithASlot)
+{
+	IterationRecord r;
+	r.job = "j";
+	r.start_ns = 1763790000'000000000ll;
+	r.slot_ns = r.start_ns + 4'000'000;
+	r.comm_start_ns = *r.slot_ns + 600'000'000;
+	r.end_ns = r.comm_start_ns + 100'000'000;
+	auto json = nlohmann::json::parse(to_json(r));
+	EXPECT_DOUBLE_EQ(json["slot"].get<double>(), 1763790000.004);
+	EXPECT_NEAR(json["slot_wait_s"].get<double>(), 0.004, 1e-9);
+	EXPECT_NEAR(json["compute_s"].get<double>(), 0.6, 1e-9);
+	EXPECT_NEAR(json["end"].get<double>() - json["start"].get<double>(), 0.704, 1e-6);
+
+	// Late for its slot: no wait, the compute phase from the start.
+	r.slot_ns = r.start_ns - 1'000'000;
+	json = nlohmann::json::parse(to_json(r));
+	EXPECT_DOUBLE_EQ(json["slot_wait_s"].get<double>(), 0.0);
+	EXPECT_NEAR(json["compute_s"].get<double>(), 0.604, 1e-9);
+
+	// Without a schedule, neither field.
+	r.slot_ns.reset();
+	json = nlohmann::json::parse(to_json(r));
+	EXPECT_FALSE(json.contains("slot"));
+	EXPECT_FALSE(json.contains("slot_wait_s"));
+}
+
 TEST(TrainsimRecords, SummaryLine)
 {
 	SummaryRecord s;
