@@ -26,6 +26,10 @@
  *    job reaches flows that select MLTCP afterwards only: nothing can take
  *    a live socket's lock from userspace to re-latch it. No per-job counters.
  *    The flow's job reference is the operator's id.
+ *  - Progress priority's configuration (classes and their DSCPs) lives in
+ *    the mltcp_prio array map, one for the host like the defaults; a class
+ *    reaches the packets through bpf_setsockopt(IP_TOS or IPV6_TCLASS)
+ *    where the module writes inet->tos itself.
  *  - Statistics are a per-CPU array map instead of debugfs "stats".
  *  - The flow list is an iter/tcp program instead of debugfs "flows"; pinned
  *    by mltcpctl, reading its file gives the policy's binary flow records
@@ -97,6 +101,11 @@ MLTCP_BPF_CORE enum mltcp_gate_verdict mltcp_gate_on_ack(struct mltcp_iter *it, 
 							 u32 min_rtt_us, u32 now_us,
 							 u32 init_cwnd, u32 *cwnd);
 MLTCP_BPF_CORE u32 mltcp_gate_ssthresh(struct mltcp_iter *it, u32 ssthresh);
+MLTCP_BPF_CORE bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
+					   u64 bytes_acked, u32 ca_state, u32 init_cwnd,
+					   u32 *cwnd, u32 *ssthresh);
+MLTCP_BPF_CORE bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
+				 enum mltcp_tx_verdict verdict, u32 *cwnd);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
@@ -106,6 +115,14 @@ MLTCP_BPF_CORE u32 mltcp_f_increase(const struct mltcp_iter *it, const struct ml
 MLTCP_BPF_CORE u32 mltcp_f_decrease(const struct mltcp_iter *it, const struct mltcp_params *p,
 				    u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_md_beta(u32 base_beta, u32 f);
+struct mltcp_prio_config;
+MLTCP_BPF_CORE void mltcp_prio_config_default(struct mltcp_prio_config *pc);
+MLTCP_BPF_CORE bool mltcp_prio_config_valid(const struct mltcp_prio_config *pc);
+MLTCP_BPF_CORE bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked);
+MLTCP_BPF_CORE u32 mltcp_prio_tie(u32 job);
+MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
+				    u32 classes, u32 tie);
+MLTCP_BPF_CORE int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 MLTCP_BPF_CORE u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 MLTCP_BPF_CORE u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
 MLTCP_BPF_CORE void mltcp_cubic_init(struct mltcp_cubic *c);
@@ -185,6 +202,13 @@ struct {
 	__type(key, u32);
 	__type(value, struct mltcp_bpf_job_slot);
 } mltcp_jobs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct mltcp_prio_config);
+} mltcp_prio SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -446,7 +470,9 @@ static __always_inline u32 mltcp_route_init_cwnd(struct sock *sk)
 const volatile bool mltcp_write_cwnd_stamp = true;
 
 /*
- * The module's mltcp_restart(). The stamp is refreshed as tcp_cwnd_restart()
+ * The module's mltcp_restarted(), the window a restart computed (at an
+ * iteration's start, mltcp_restart(), or at the drain before it,
+ * mltcp_drained()). The stamp is refreshed as tcp_cwnd_restart()
  * refreshes it, where the kernel allows. snd_cwnd_used, which it also
  * clears, is never writable from BPF. Both are read only by the
  * application-limited check of tcp_cwnd_validate() (RFC 2861, with
@@ -454,6 +480,16 @@ const volatile bool mltcp_write_cwnd_stamp = true;
  * initial one, and both are refreshed by the kernel at the first send that
  * fills the window (docs/bpf.md, "Hooks").
  */
+static __always_inline void mltcp_restarted(struct sock *sk, u32 cwnd, u32 ssthresh)
+{
+	struct tcp_sock *tp = mltcp_tp(sk);
+
+	tp->snd_cwnd = cwnd;
+	tp->snd_ssthresh = ssthresh;
+	if (mltcp_write_cwnd_stamp)
+		tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+}
+
 static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)
 {
 	struct tcp_sock *tp = mltcp_tp(sk);
@@ -462,12 +498,93 @@ static __always_inline void mltcp_restart(struct sock *sk, struct mltcp_flow *ca
 	if (!mltcp_restart_window(&ca->iter, &ca->params, ca_state, mltcp_route_init_cwnd(sk),
 				  &cwnd, &ssthresh))
 		return;
-	tp->snd_cwnd = cwnd;
-	tp->snd_ssthresh = ssthresh;
-	if (mltcp_write_cwnd_stamp)
-		tp->snd_cwnd_stamp = (u32)bpf_jiffies64();
+	mltcp_restarted(sk, cwnd, ssthresh);
 	if (mltcp_gated(&ca->iter))
 		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_HOLD);
+}
+
+/*
+ * The module's mltcp_drained(): the ACK that drained the pipe; one that ends
+ * a whole iteration restarts the window for the next one now, before the
+ * next iteration's first skb is sized (mltcp_flow_drained()), undone at the
+ * next start if that is none (mltcp_disarm() in the cwnd_event hook).
+ */
+static __always_inline void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = mltcp_tp(sk);
+	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
+	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt, tp->bytes_acked,
+			       BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state),
+			       mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
+}
+
+/* ---- Progress priority: the class of the flow's progress, as its DSCP ---- */
+
+/* include/uapi/linux/in.h, in6.h; net/inet_ecn.h. */
+#define MLTCP_SOL_IP		0
+#define MLTCP_IP_TOS		1
+#define MLTCP_SOL_IPV6		41
+#define MLTCP_IPV6_TCLASS	67
+#define MLTCP_ECN_MASK		3
+
+/*
+ * The byte the socket's packets carry in their IPv4 TOS or IPv6 traffic
+ * class field, DSCP and ECN bits: inet->tos, or np->tclass for AF_INET6.
+ * A v4-mapped AF_INET6 socket sends inet->tos, which bpf_setsockopt()
+ * cannot reach (IP_TOS is AF_INET only): its class is kept in np->tclass,
+ * read and written alike, and does not reach the wire (docs/bpf.md).
+ */
+static __always_inline u32 mltcp_sock_tos(struct sock *sk)
+{
+	struct inet_sock *inet = (struct inet_sock *)sk;
+
+	if (sk->__sk_common.skc_family == MLTCP_AF_INET6)
+		return inet->pinet6->tclass;
+	return inet->tos;
+}
+
+/*
+ * Puts the flow's packets in the class of its progress: the policy's
+ * mltcp_flow_prio_dscp(), as the module's hooks call it (the core's class,
+ * none for an exempt flow, and the DSCP to write against the socket's
+ * current one: only on a change, and an application's own DSCP is left
+ * alone while no class applies).
+ * The flow keeps no class of its own: the socket's DSCP is the state, so a
+ * write happens at most once per class change, a few times an iteration,
+ * and nothing is done per packet. The ECN bits are the kernel's (ECT is set
+ * per segment in the same byte) and are kept. Called with the socket locked
+ * (or owned by the softirq that runs the hook), as setsockopt would be.
+ */
+static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca,
+					      u64 bytes_acked, u32 now_us)
+{
+	struct mltcp_prio_config *pc;
+	u32 zero = 0, tos;
+	int dscp, val;
+
+	/*
+	 * mltcpctl writes only what mltcp_prio_config_valid() accepts; the
+	 * core bounds the classes it reads by MLTCP_PRIO_CLASSES_MAX, and the
+	 * DSCP is cut to its 6 bits below, so a record written otherwise
+	 * (the map is root's) mislabels packets at worst. Not checked per ACK:
+	 * its loops cost more than the rest of the update.
+	 */
+	pc = bpf_map_lookup_elem(&mltcp_prio, &zero);
+	if (!pc || !pc->classes)
+		return;
+	tos = mltcp_sock_tos(sk);
+	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2);
+	if (dscp < 0)
+		return;
+	val = ((dscp << 2) & 0xfc) | (tos & MLTCP_ECN_MASK);
+	if (sk->__sk_common.skc_family == MLTCP_AF_INET6)
+		bpf_setsockopt(sk, MLTCP_SOL_IPV6, MLTCP_IPV6_TCLASS, &val, sizeof(val));
+	else
+		bpf_setsockopt(sk, MLTCP_SOL_IP, MLTCP_IP_TOS, &val, sizeof(val));
 }
 
 /* The slot holding job id: its marks, read once per resumption of a marked flow. */
@@ -502,8 +619,14 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	enum mltcp_tx_verdict verdict;
 	u64 now = mltcp_now_us(tp);
-	u32 ca_state;
+	u32 ca_state, cwnd;
 
+	/*
+	 * An RTO: a flow starved of every ACK still climbs with time
+	 * (mltcp_prio_class()'s aging), at its retransmissions.
+	 */
+	if (event == CA_EVENT_LOSS)
+		mltcp_prio_update(sk, ca, tp->bytes_acked, now);
 	if (event != CA_EVENT_TX_START)
 		return;
 
@@ -512,9 +635,17 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 				    ca_state >= TCP_CA_Recovery, tp->packets_out != 0,
 				    ca->params.marked ? mltcp_job_marks(ca->job) : 0);
 	mltcp_stat_inc(MLTCP_BPF_STAT_VERDICT0 + verdict);
+	cwnd = tp->snd_cwnd;
+	if (mltcp_disarm(&ca->iter, &ca->params, verdict, &cwnd))
+		tp->snd_cwnd = cwnd;
 	if (verdict == MLTCP_TX_NEW_ITERATION)
 		mltcp_restart(sk, ca, ca_state);
 	mltcp_cubic_pause(&ca->cubic, now);
+	/*
+	 * Inside the transmit, before the IP header is built: the first
+	 * segment of an iteration already carries class 0's DSCP.
+	 */
+	mltcp_prio_update(sk, ca, tp->bytes_acked, now);
 }
 
 /* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
@@ -525,9 +656,8 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 
 	struct mltcp_flow *ca = mltcp_ca(sk);
 
-	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
 	if (!tp->packets_out)
-		mltcp_on_ack_drain(&ca->iter, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt);
+		mltcp_drained(sk, ca);
 	if (mltcp_gated(&ca->iter)) {
 		/* The module's mltcp_gate_ack(); tcp_min_rtt() is the windowed minimum's best. */
 		u32 cwnd = tp->snd_cwnd;
@@ -541,6 +671,7 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 			mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + verdict);
 		}
 	}
+	mltcp_prio_update(sk, ca, tp->bytes_acked, mltcp_now_us(tp));
 }
 
 SEC("struct_ops")
@@ -629,9 +760,11 @@ int mltcp_flows(struct bpf_iter__tcp *ctx)
 	if (rec.flow.family == MLTCP_AF_INET6) {
 		BPF_CORE_READ_INTO(&rec.flow.saddr, skc, skc_v6_rcv_saddr);
 		BPF_CORE_READ_INTO(&rec.flow.daddr, skc, skc_v6_daddr);
+		rec.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.pinet6, tclass);
 	} else {
 		BPF_CORE_READ_INTO((u32 *)rec.flow.saddr, skc, skc_rcv_saddr);
 		BPF_CORE_READ_INTO((u32 *)rec.flow.daddr, skc, skc_daddr);
+		rec.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.tos);
 	}
 	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;

@@ -32,6 +32,16 @@
 #define MLTCP_BPF_NR_STATS (MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_NR_VERDICTS)
 
 /*
+ * mltcp_prio: BPF_MAP_TYPE_ARRAY, one entry (key 0), value the core's struct
+ * mltcp_prio_config: progress priority, one set for the host like the
+ * defaults. classes 0 (the all-zero initial map) is off. mltcpctl writes
+ * only values mltcp_prio_config_valid() accepts (the twin does not check
+ * them again per ACK; the core bounds the classes). Read on every ACK, at each
+ * resumption of sending and at an RTO; mltcpctl writes it on "bpf load"
+ * and "defaults set global prio ...". Pinned as MLTCP_BPF_PIN_PRIO.
+ */
+
+/*
  * mltcp_jobs: BPF_MAP_TYPE_ARRAY of MLTCP_BPF_JOBS_MAX struct
  * mltcp_bpf_job_slot, the twin of a network namespace's job table in the
  * module, but one table for the whole host (BPF maps are not per namespace).
@@ -64,12 +74,18 @@ struct mltcp_bpf_job_slot {
  * its own: the loaded object is another version. Change the magic when the
  * layout changes.
  */
-#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7401U /* "mlt", layout 1 */
+#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7402U /* "mlt", layout 2 */
 
 struct mltcp_bpf_record {
 	u32 magic; /* MLTCP_BPF_RECORD_MAGIC */
 	u32 size;  /* sizeof(struct mltcp_bpf_record) */
 	struct mltcp_flow_record flow;
+	/*
+	 * The socket's IPv4 TOS (IPv6 traffic class) byte, DSCP and ECN: the
+	 * class progress priority put its packets in, if any.
+	 */
+	u8 tos;
+	u8 pad[7];
 };
 
 /* Default bpffs directory holding what "load" pinned. */
@@ -77,12 +93,13 @@ struct mltcp_bpf_record {
 
 /*
  * Pinned objects inside the directory: the three struct_ops maps (named like
- * the algorithms they register), the three data maps, and the iter/tcp link
+ * the algorithms they register), the four data maps, and the iter/tcp link
  * whose file holds the flow records of the reader's network namespace.
  */
 #define MLTCP_BPF_PIN_CONFIG "config"
 #define MLTCP_BPF_PIN_STATS "stats"
 #define MLTCP_BPF_PIN_FLOWS "flows"
 #define MLTCP_BPF_PIN_JOBS "jobs"
+#define MLTCP_BPF_PIN_PRIO "prio"
 
 #endif /* MLTCP_BPF_H */

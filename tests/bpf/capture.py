@@ -7,10 +7,11 @@ test (test_ackmark.py): run it in the device's namespace,
 It prints "ready" once the socket is bound, then captures until its standard
 input closes and prints one JSON list: per TCP packet over IPv4 or IPv6, its
 direction ("out": the device sent it, after the egress hook; "in"), family,
-DSCP, ECN bits, TCP flags, payload length, source port and, for IPv4,
-whether the header checksum is right, for IPv6 the flow label, its
-destination port, sequence and acknowledgment numbers, and when the kernel saw it ("t", seconds, SO_TIMESTAMPNS:
-for a packet sent, when it left the stack, however late this reads it)."""
+DSCP, ECN bits, TCP flags, payload length, source and destination ports,
+sequence and acknowledgment numbers, and, for IPv4, whether the header
+checksum is right, for IPv6 the flow label, and when the kernel saw it
+("t", seconds, SO_TIMESTAMPNS: for a packet sent, when it left the stack,
+however late this reads it)."""
 import json
 import select
 import socket

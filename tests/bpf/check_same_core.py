@@ -54,7 +54,7 @@ REQUIRED = {
     "mltcp_on_ack_drain", "mltcp_iter_learn", "mltcp_f", "mltcp_ratio", "mltcp_f_increase",
     "mltcp_f_decrease", "mltcp_reno_ai_w", "mltcp_reno_ssthresh", "mltcp_cubic_ai_w",
     "mltcp_cubic_ssthresh", "mltcp_cubic_window", "mltcp_cbrt", "mltcp_md_beta",
-    "mltcp_restart_window", "mltcp_init_cwnd",
+    "mltcp_restart_window", "mltcp_init_cwnd", "mltcp_prio_class", "mltcp_prio_dscp",
     "mltcp_job_matches", "mltcp_flow_init", "mltcp_flow_latch", "mltcp_flow_fill_record",
 }
 

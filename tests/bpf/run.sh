@@ -13,7 +13,11 @@
 #   4. tests/bpf/test_mltcpctl_bpf.py: backend selection, the host-wide job
 #      table, refusals, bpf status, export;
 #   5. tests/bpf/test_ackmark.py: the pure-ACK marker (mltcpctl ackmark) on
-#      the wire, IPv4 and IPv6, and its add/del/show.
+#      the wire, IPv4 and IPv6, and its add/del/show;
+#   6. tests/bpf/test_prio_wire.py: progress priority's classes on the wire (DSCP
+#      per class, never lower within an iteration, class 0 first, none for
+#      cubic, bulk or prio off, an application's DSCP kept), IPv4 and IPv6,
+#      and its defaults.
 # pytest runs from the top of the checkout, so that `import testbed` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail

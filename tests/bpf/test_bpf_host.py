@@ -40,6 +40,8 @@ TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltc
 OBJECT = Path(os.environ.get("MLTCP_BPF_OBJECT", TOP / "build/bpf/mltcp.bpf.o"))
 DEFAULTS = ("slope", "1.6", "intercept", "0.7", "idle-gap", "20ms", "base", "cubic", "mode",
             "md-restart")
+# Progress priority as "bpf load" leaves it: off (defaults show prints it in JSON only).
+PRIO_OFF = {"classes": 0, "dscp": [], "none_dscp": 0}
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +109,7 @@ def our_programs():
 
 def our_maps():
     maps = json.loads(run("bpftool", "-j", "map", "show").stdout)
-    ours = set(NAMES) | {"mltcp_config", "mltcp_stats", "mltcp_jobs"}
+    ours = set(NAMES) | {"mltcp_config", "mltcp_stats", "mltcp_jobs", "mltcp_prio"}
     return [m for m in maps if m.get("name") in ours]
 
 
@@ -170,7 +172,8 @@ def test_load_registers_the_three_names():
         "slope": 1.6, "slope_fixed": 1638, "intercept": 0.7, "intercept_fixed": 717,
         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart",
     }
-    for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows", "jobs"):
+    assert st["prio"] == PRIO_OFF
+    for pin in ("mltcp", "mltcp_reno", "mltcp_cubic", "config", "stats", "flows", "jobs", "prio"):
         assert (PIN_DIR / pin).exists()
 
 
@@ -253,7 +256,7 @@ def test_load_takes_initial_values():
 
 def test_defaults_show_is_global_either_way(netns_pair, loaded):
     want = {"backend": "bpf", "scope": "global", "slope": 1.6, "intercept": 0.7,
-            "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"}
+            "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart", "prio": PRIO_OFF}
     assert tool_json("defaults", "show") == want
     assert tool_json("defaults", "show", "global") == want
     assert tool_json("-b", "bpf", "-n", NS_SEND, "defaults", "show") == want
@@ -269,7 +272,7 @@ def test_defaults_set_global_round_trips_exactly(netns_pair, loaded):
         assert (st["slope_fixed"], st["intercept_fixed"]) == (64, 1126)
         assert tool_json("defaults", "show") == {
             "backend": "bpf", "scope": "global", "slope": 0.0625, "intercept": 1.1,
-            "idle_gap_us": 1500000, "base": "reno", "mode": "both-restart"}
+            "idle_gap_us": 1500000, "base": "reno", "mode": "both-restart", "prio": PRIO_OFF}
         # What show prints, set takes back.
         words = tool("defaults", "show").stdout.split()
         tool("defaults", "set", "global", *words)

@@ -51,3 +51,46 @@ def test_mode_set_globally_reaches_new_flows(backend, net):
     finally:
         backend.set_defaults("mode", "md-restart")
     assert flow["mode"] == "md"
+
+
+
+PRIO_OFF = {"classes": 0, "dscp": [], "none_dscp": 0}
+
+
+def test_prio_is_the_namespaces_on_kmod_and_the_hosts_on_bpf(backend, net):
+    """`defaults set prio ...` without global sets progress priority on either
+    backend: the sender namespace's net.mltcp.prio_* on the module, the
+    host's prio map on the BPF twin; checked whole before anything is
+    written. `global` is the module's refusal (it has no module parameter)."""
+    ns = ["-n", net.snd.name]
+
+    def prio():
+        return backend.ctl_json(*ns, "defaults", "show")["prio"]
+
+    assert prio() == PRIO_OFF
+    try:
+        backend.ctl(*ns, "defaults", "set", "prio", "2", "prio-dscp", "24,8", "prio-none", "4")
+        want = {"classes": 2, "dscp": [24, 8], "none_dscp": 4}
+        assert prio() == want
+        # A class's code for prio-none: refused whole, nothing written.
+        r = backend.ctl(*ns, "defaults", "set", "prio-none", "24", "prio", "3", check=False)
+        assert r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1, r
+        assert "each class needs a DSCP of its own" in r.stderr, r.stderr
+        assert prio() == want
+        # Swapping a class's code with prio-none's needs the module's sysctls
+        # written through "off" (no order of the three is valid at each step).
+        backend.ctl(*ns, "defaults", "set", "prio-dscp", "4,8", "prio-none", "24")
+        assert prio() == {"classes": 2, "dscp": [4, 8], "none_dscp": 24}
+        r = backend.ctl(*ns, "defaults", "set", "global", "prio-none", "0", check=False)
+        if backend.name == "kmod":
+            assert r.returncode == 1 and r.stderr.count("\n") == 1, r
+            assert "not global" in r.stderr, r.stderr
+            assert "prio" not in backend.defaults()
+        else:
+            assert r.returncode == 0, r
+            assert prio()["none_dscp"] == 0
+    finally:
+        backend.ctl(*ns, "defaults", "set", "prio", "7", "prio-dscp", "8,16,24,32,40,48,56",
+                    "prio-none", "0")
+        backend.ctl(*ns, "defaults", "set", "prio", "0")
+    assert prio() == PRIO_OFF

@@ -399,33 +399,6 @@ namespace mltcpctl
 namespace
 {
 
-// A DSCP: 0-63 (decimal or 0x hex), or a name of RFC 2474's class
-// selectors (cs0-cs7), RFC 2597's assured forwarding (af11-af43) or RFC
-// 3246's expedited forwarding (ef).
-uint32_t parse_dscp(std::string_view text)
-{
-	std::string lower(text);
-
-	for (char &c : lower)
-		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-	if (lower == "ef")
-		return 46;
-	if (lower.size() == 3 && lower.compare(0, 2, "cs") == 0 && lower[2] >= '0' &&
-	    lower[2] <= '7')
-		return 8U * static_cast<uint32_t>(lower[2] - '0');
-	if (lower.size() == 4 && lower.compare(0, 2, "af") == 0 && lower[2] >= '1' &&
-	    lower[2] <= '4' && lower[3] >= '1' && lower[3] <= '3')
-		return 8U * static_cast<uint32_t>(lower[2] - '0') +
-		       2U * static_cast<uint32_t>(lower[3] - '0');
-	auto value = parse_u32_any_base(text);
-	if (!value)
-		fail("dscp \"" + std::string(text) +
-		     "\": not a DSCP (0-63, or cs0-cs7, af11-af43, ef)");
-	if (*value > MLTCP_ACKMARK_DSCP_MAX)
-		fail(range_error("dscp", text, "0", std::to_string(MLTCP_ACKMARK_DSCP_MAX)));
-	return *value;
-}
-
 // ackmark { add dev DEV dscp DSCP | del dev DEV | show [dev DEV] }
 void parse_ackmark(Args &a, Command &cmd)
 {
@@ -466,7 +439,7 @@ void parse_ackmark(Args &a, Command &cmd)
 			fail("dscp: only \"ackmark add\" takes one");
 		if (dscp_given)
 			fail("dscp given twice");
-		cmd.dscp = parse_dscp(a.value("dscp"));
+		cmd.dscp = parse_dscp("dscp", a.value("dscp"));
 		dscp_given = true;
 	}
 	if (sub != Sub::Show && cmd.dev.empty())

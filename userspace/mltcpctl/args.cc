@@ -3,6 +3,8 @@
 
 #include <arpa/inet.h>
 
+#include <cctype>
+
 #include "mltcp_policy.h"
 #include "uapi/mltcp.h"
 #include "units.h"
@@ -163,6 +165,33 @@ uint8_t parse_base(std::string_view text)
 uint8_t parse_mode(std::string_view text)
 {
 	return match(text, names<uint8_t>(mltcp_mode_name, MLTCP_MODE_AI, MLTCP_MODE_ALL), "mode");
+}
+
+// A DSCP: 0-63 (decimal or 0x hex), or a name of RFC 2474's class
+// selectors (cs0-cs7), RFC 2597's assured forwarding (af11-af43) or RFC
+// 3246's expedited forwarding (ef).
+uint32_t parse_dscp(std::string_view key, std::string_view text)
+{
+	std::string lower(text);
+
+	for (char &c : lower)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	if (lower == "ef")
+		return 46;
+	if (lower.size() == 3 && lower.compare(0, 2, "cs") == 0 && lower[2] >= '0' &&
+	    lower[2] <= '7')
+		return 8U * static_cast<uint32_t>(lower[2] - '0');
+	if (lower.size() == 4 && lower.compare(0, 2, "af") == 0 && lower[2] >= '1' &&
+	    lower[2] <= '4' && lower[3] >= '1' && lower[3] <= '3')
+		return 8U * static_cast<uint32_t>(lower[2] - '0') +
+		       2U * static_cast<uint32_t>(lower[3] - '0');
+	auto value = parse_u32_any_base(text);
+	if (!value)
+		fail(std::string(key) + " \"" + std::string(text) +
+		     "\": not a DSCP (0-63, or cs0-cs7, af11-af43, ef)");
+	if (*value > MLTCP_DSCP_MAX)
+		fail(range_error(key, text, "0", std::to_string(MLTCP_DSCP_MAX)));
+	return *value;
 }
 
 // "interval DURATION" of monitor and export.

@@ -119,6 +119,8 @@ uint32_t parse_idle_gap(std::string_view text);
 uint64_t parse_iter_bytes(std::string_view text);
 uint8_t parse_base(std::string_view text);
 uint8_t parse_mode(std::string_view text);
+// A DSCP, 0-63 or a name (cs1, af41, ef); errors name key.
+uint32_t parse_dscp(std::string_view key, std::string_view text);
 // "interval DURATION" and "count N" of monitor and export.
 uint64_t parse_interval(std::string_view text);
 uint64_t parse_count(std::string_view text);

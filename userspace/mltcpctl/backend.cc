@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "args.h"
+#include "defaults.h"
 #include "fd.h"
 #include "mltcp_bpf.h"
 #include "netlink.h"
@@ -184,14 +185,87 @@ std::string refusal(mltcp_param which, int err)
 	return strerror(err);
 }
 
+// Progress priority: the namespace's net.mltcp.prio_* sysctls (no module
+// parameter: it is each namespace's own), where the module has them.
+std::string prio_path(const char *sysctl)
+{
+	return std::string(kSysctlDir) + sysctl;
+}
+
+bool module_has_prio()
+{
+	return access(prio_path("prio_classes").c_str(), F_OK) == 0;
+}
+
+std::string read_sysctl(const std::string &path)
+{
+	std::ifstream in(path);
+	std::string text;
+
+	if (!in || !std::getline(in, text))
+		throw Error("cannot read " + path + ": " + strerror(errno));
+	return text;
+}
+
+mltcp_prio_config read_prio()
+{
+	mltcp_prio_config pc;
+	std::string classes = read_sysctl(prio_path("prio_classes"));
+	std::string codes = read_sysctl(prio_path("prio_dscp"));
+	std::string none = read_sysctl(prio_path("prio_none_dscp"));
+	auto k = parse_uint(classes), n = parse_uint(none);
+
+	mltcp_prio_config_default(&pc);
+	if (!k || *k > MLTCP_PRIO_CLASSES_MAX || !n || *n > MLTCP_DSCP_MAX ||
+	    mltcp_prio_dscp_parse(codes.c_str(), &pc) != MLTCP_PRIO_CLASSES_MAX)
+		throw Error("unexpected values in " + std::string(kSysctlDir) +
+			    "prio_*: \"" + classes + "\", \"" + codes + "\", \"" + none + "\"");
+	pc.classes = static_cast<u8>(*k);
+	pc.none_dscp = static_cast<u8>(*n);
+	return pc;
+}
+
+// The writes of a change of progress priority, checked whole first; opened
+// (a refusal before anything is written) by the caller.
+std::vector<PrioWrite> prio_plan(const PrioChange &change, bool global)
+{
+	if (global)
+		throw Error("prio: the module's progress priority is each network namespace's "
+			    "own (net.mltcp.prio_*), not global: defaults set prio ..., without "
+			    "global");
+	if (!module_has_prio())
+		throw Error("progress priority: not supported by this tcp_mltcp module (no "
+			    "net.mltcp.prio_classes); use the BPF twin or a newer module");
+	mltcp_prio_config from = read_prio(), to = from;
+	std::string err = change.apply(to);
+	if (!err.empty())
+		throw Error(err);
+	return prio_writes(from, to);
+}
+
 // Opens every file first, so that a refusal (permission, a file missing)
-// comes before anything is written; then writes them in write_order().
+// comes before anything is written; then writes them in write_order(),
+// then progress priority's in prio_writes()' order.
 void write_defaults(const DefaultsChange &change, bool global)
 {
 	std::array<mltcp::Fd, MLTCP_NR_PARAMS> fds;
+	std::vector<PrioWrite> prio;
+	std::vector<mltcp::Fd> prio_fds;
 
 	if (change.has(MLTCP_PARAM_MODE) && !global)
 		throw Error("mode: global only (defaults set global mode MODE)");
+	if (change.prio.given())
+		prio = prio_plan(change.prio, global);
+	for (const PrioWrite &w : prio) {
+		std::string path = prio_path(w.sysctl);
+
+		prio_fds.emplace_back(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+		if (prio_fds.back().valid())
+			continue;
+		if (errno == EACCES || errno == EPERM)
+			throw Error("permission denied: changing the defaults needs CAP_NET_ADMIN");
+		throw Error("cannot open " + path + ": " + strerror(errno));
+	}
 	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
 		auto which = static_cast<mltcp_param>(i);
 		std::string path = default_path(which, global);
@@ -213,6 +287,14 @@ void write_defaults(const DefaultsChange &change, bool global)
 			throw Error(std::string(mltcp_param_name(which)) + " " +
 				    change.text[which] + ": refused by the kernel (" +
 				    refusal(which, errno) + ")");
+	}
+	for (size_t i = 0; i < prio.size(); i++) {
+		std::string text = prio[i].text + "\n";
+
+		if (write(prio_fds[i].get(), text.data(), text.size()) !=
+		    static_cast<ssize_t>(text.size()))
+			throw Error(std::string("net.mltcp.") + prio[i].sysctl + " " + prio[i].text +
+				    ": refused by the kernel (" + strerror(errno) + ")");
 	}
 }
 
@@ -243,12 +325,15 @@ public:
 	Stats stats() override { return client_->stats(); }
 	Defaults defaults(bool global) override
 	{
-		Defaults d{ name(), global, {} };
+		Defaults d{ name(), global, {}, std::nullopt };
 
 		for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
 			auto which = static_cast<mltcp_param>(i);
 			mltcp_param_set(&d.params, which, read_default(which, global));
 		}
+		// The namespace's own; none globally, nor from a module without it.
+		if (!global && module_has_prio())
+			d.prio = read_prio();
 		return d;
 	}
 	void set_defaults(const DefaultsChange &change, bool global) override

@@ -80,9 +80,15 @@ void bpf_load(const Command &cmd, std::ostream &out)
 	nlohmann::json algorithms = nlohmann::json::array();
 	std::string names;
 
+	mltcp_prio_config prio;
+
 	mltcp_params_default(&params);
 	cmd.settings.apply(params);
-	bpf::Loaded loaded = bpf::load(params);
+	mltcp_prio_config_default(&prio);
+	std::string err = cmd.settings.prio.apply(prio);
+	if (!err.empty())
+		throw Error(err);
+	bpf::Loaded loaded = bpf::load(params, prio);
 	if (!loaded.flows)
 		std::cerr << "mltcpctl: warning: this kernel cannot load the TCP iterator; "
 			     "\"flow show\" will not work\n";
@@ -99,6 +105,7 @@ void bpf_load(const Command &cmd, std::ostream &out)
 	p.field("cwnd_stamp", loaded.cwnd_stamp, "");
 	p.newline();
 	p.field("params", params_json(params), "defaults " + params_text(params));
+	p.field("prio", prio_json(prio), prio.classes ? prio_text(prio) : "");
 	p.end_object();
 }
 
@@ -167,6 +174,8 @@ int bpf_status(const Command &cmd, std::ostream &out)
 	p.newline();
 	p.field("params", st.params ? params_json(*st.params) : nlohmann::json(nullptr),
 		st.params ? "defaults " + params_text(*st.params) : "");
+	p.field("prio", st.prio ? prio_json(*st.prio) : nlohmann::json(nullptr),
+		st.prio && st.prio->classes ? prio_text(*st.prio) : "");
 	p.newline();
 	p.field("stats", stats, stats_text);
 	p.newline();

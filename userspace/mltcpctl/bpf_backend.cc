@@ -140,9 +140,14 @@ public:
 		auto flows = decode_flow_records(read_iterator(), &error);
 		if (!flows)
 			throw Error(error);
+		std::optional<mltcp_prio_config> prio;
+		if (access(path(MLTCP_BPF_PIN_PRIO).c_str(), F_OK) == 0)
+			prio = bpf::read_prio(bpf::open_prio());
 		for (Flow &flow : *flows) {
 			if (job && flow.job != job)
 				continue;
+			if (prio && flow.dscp)
+				flow.prio_class = prio_class_of(*prio, *flow.dscp);
 			// As the module: exempt is the flow's job's current setting.
 			if (flow.job) {
 				auto index = t.find(*flow.job);
@@ -172,21 +177,42 @@ public:
 
 	Defaults defaults(bool) override
 	{
-		return { name(), true, bpf::read_defaults(bpf::open_config()) };
+		Defaults d{ name(), true, bpf::read_defaults(bpf::open_config()), std::nullopt };
+
+		// A backend loaded by an older mltcpctl has no prio map: nothing to show.
+		if (access(path(MLTCP_BPF_PIN_PRIO).c_str(), F_OK) == 0)
+			d.prio = bpf::read_prio(bpf::open_prio());
+		return d;
 	}
 
+	// Every setting is checked, the line and progress priority's classes
+	// against what they change, before either map is written.
 	void set_defaults(const DefaultsChange &change, bool global) override
 	{
-		if (!global)
+		// Progress priority alone may omit "global": "defaults set prio K" is
+		// how it is set on either backend (the module's is per namespace).
+		if (!global && change.given)
 			throw Error("defaults set: the BPF backend's defaults are one set for the "
 				    "host, not per network namespace (defaults set global ...)");
 		bpf::require_caps("defaults set", true, false);
 		Fd lock = lock_dir("changing the defaults");
 		Fd config = bpf::open_config();
 		mltcp_params params = bpf::read_defaults(config);
+		Fd prio_map;
+		mltcp_prio_config prio{};
 
 		change.apply(params);
-		bpf::write_defaults(config, params);
+		bpf::check_defaults(params);
+		if (change.prio.given()) {
+			prio_map = bpf::open_prio();
+			prio = bpf::read_prio(prio_map);
+			std::string err = change.prio.apply(prio);
+			if (!err.empty())
+				throw Error(err);
+			bpf::write_prio(prio_map, prio);
+		}
+		if (change.given)
+			bpf::write_defaults(config, params);
 	}
 
 private:

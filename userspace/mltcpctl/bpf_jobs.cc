@@ -188,9 +188,19 @@ std::optional<std::vector<Flow>> decode_flow_records(std::string_view bytes, std
 			*error = "malformed record from the BPF flow iterator";
 			return std::nullopt;
 		}
+		flow->dscp = static_cast<uint8_t>(rec.tos >> 2);
 		flows.push_back(std::move(*flow));
 	}
 	return flows;
+}
+
+std::optional<uint8_t> prio_class_of(const mltcp_prio_config &pc, uint8_t dscp)
+{
+	for (unsigned c = 0; c < pc.classes && c < MLTCP_PRIO_CLASSES_MAX; c++) {
+		if (pc.dscp[c] == dscp)
+			return static_cast<uint8_t>(c);
+	}
+	return std::nullopt;
 }
 
 } // namespace mltcpctl

@@ -628,13 +628,15 @@ const char *state_name(uint32_t state)
 	}
 }
 
-Loaded load(const mltcp_params &defaults)
+Loaded load(const mltcp_params &defaults, const mltcp_prio_config &prio)
 {
 	Loaded loaded;
 	uint32_t zero = 0;
 
 	require_caps("bpf load", true, true);
 	check_defaults(defaults);
+	if (!mltcp_prio_config_valid(&prio))
+		throw Error("invalid progress priority configuration");
 	ensure_bpffs();
 	if (exists(kPinDir))
 		throw Error("already loaded: " + kPinDir + " exists (mltcpctl bpf unload first)");
@@ -651,12 +653,17 @@ Loaded load(const mltcp_params &defaults)
 				      sizeof(defaults), BPF_ANY);
 	if (rc)
 		throw libbpf_error("cannot write the defaults", rc);
+	rc = bpf_map__update_elem(skel->maps.mltcp_prio, &zero, sizeof(zero), &prio, sizeof(prio),
+				  BPF_ANY);
+	if (rc)
+		throw libbpf_error("cannot write the progress priority configuration", rc);
 
 	PendingLoad pending(kPinDir);
 	pending.make_dir();
 	pending.pin_map(skel->maps.mltcp_config, MLTCP_BPF_PIN_CONFIG);
 	pending.pin_map(skel->maps.mltcp_stats, MLTCP_BPF_PIN_STATS);
 	pending.pin_map(skel->maps.mltcp_jobs, MLTCP_BPF_PIN_JOBS);
+	pending.pin_map(skel->maps.mltcp_prio, MLTCP_BPF_PIN_PRIO);
 	Link flows;
 	if (loaded.flows) {
 		flows.reset(bpf_program__attach_iter(skel->progs.mltcp_flows, nullptr));
@@ -726,7 +733,8 @@ Unloaded unload()
 		}
 	}
 	for (const char *name : { MLTCP_BPF_PIN_FLOWS, MLTCP_BPF_PIN_CONFIG, MLTCP_BPF_PIN_STATS,
-				  MLTCP_BPF_PIN_JOBS, "mltcp", "mltcp_reno", "mltcp_cubic" }) {
+				  MLTCP_BPF_PIN_JOBS, MLTCP_BPF_PIN_PRIO, "mltcp", "mltcp_reno",
+				  "mltcp_cubic" }) {
 		std::string path = pin_path(name);
 
 		if (unlink(path.c_str()) != 0 && errno != ENOENT)
@@ -775,6 +783,8 @@ Status status()
 	if (st.pinned) {
 		if (exists(pin_path(MLTCP_BPF_PIN_CONFIG)))
 			st.params = read_defaults(open_config());
+		if (exists(pin_path(MLTCP_BPF_PIN_PRIO)))
+			st.prio = read_prio(open_prio());
 		st.stats = read_stats();
 		st.flows = exists(pin_path(MLTCP_BPF_PIN_FLOWS));
 	}
@@ -834,6 +844,55 @@ void write_defaults(const Fd &config, const mltcp_params &defaults)
 	check_defaults(defaults);
 	if (bpf_map_update_elem(config.get(), &zero, &defaults, BPF_ANY) != 0)
 		throw Error("cannot write the BPF backend's defaults: " + errno_text(errno));
+}
+
+Fd open_prio()
+{
+	std::string path = pin_path(MLTCP_BPF_PIN_PRIO);
+	Fd fd = open_pinned(path);
+	bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (!fd.valid()) {
+		int err = errno;
+		if (err == ENOENT && exists(kPinDir))
+			throw Error("the loaded BPF backend has no progress priority (loaded by an "
+				    "older version: mltcpctl bpf unload, then load)");
+		if (err == ENOENT)
+			throw Error("the BPF backend is not loaded (no " + path +
+				    "; mltcpctl bpf load)");
+		if (err == EACCES || err == EPERM)
+			throw Error("permission denied: the BPF backend's maps need CAP_BPF (run "
+				    "as root)");
+		throw Error("cannot open " + path + ": " + errno_text(err));
+	}
+	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 || info.type != BPF_MAP_TYPE_ARRAY ||
+	    info.key_size != 4 || info.value_size != sizeof(mltcp_prio_config))
+		throw Error(path + " is not this version's prio map (reload the BPF backend)");
+	return fd;
+}
+
+mltcp_prio_config read_prio(const Fd &prio)
+{
+	mltcp_prio_config pc;
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(prio.get(), &zero, &pc) != 0)
+		throw Error("cannot read the BPF backend's progress priority: " + errno_text(errno));
+	if (!mltcp_prio_config_valid(&pc))
+		mltcp_prio_config_default(&pc);
+	return pc;
+}
+
+void write_prio(const Fd &prio, const mltcp_prio_config &pc)
+{
+	uint32_t zero = 0;
+
+	if (!mltcp_prio_config_valid(&pc))
+		throw Error("invalid progress priority configuration");
+	if (bpf_map_update_elem(prio.get(), &zero, &pc, BPF_ANY) != 0)
+		throw Error("cannot write the BPF backend's progress priority: " +
+			    errno_text(errno));
 }
 
 std::string libbpf_version()

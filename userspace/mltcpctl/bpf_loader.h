@@ -60,7 +60,7 @@ struct Loaded {
 	bool flows = false;
 	bool cwnd_stamp = false;
 };
-Loaded load(const mltcp_params &defaults);
+Loaded load(const mltcp_params &defaults, const mltcp_prio_config &prio);
 
 // Unregisters through the pins, or by name when there are none.
 struct Unloaded {
@@ -76,6 +76,7 @@ struct Status {
 	bool flows = false;
 	std::vector<std::string> registered;
 	std::optional<mltcp_params> params;
+	std::optional<mltcp_prio_config> prio;
 	std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> stats;
 	std::vector<OpsMap> struct_ops;
 };
@@ -93,6 +94,15 @@ mltcp_params read_defaults(const Fd &config);
 // Defaults the BPF side latches as they are; throws Error with the reason.
 void check_defaults(const mltcp_params &defaults);
 void write_defaults(const Fd &config, const mltcp_params &defaults);
+
+// The pinned prio map (progress priority), checked to be this version's;
+// throws Error (a backend loaded by an older mltcpctl has none).
+Fd open_prio();
+// Its configuration: the map's value, or off with the default DSCPs when it
+// holds none valid (as the BPF side treats it: off).
+mltcp_prio_config read_prio(const Fd &prio);
+// Writes a configuration mltcp_prio_config_valid() accepts; throws Error.
+void write_prio(const Fd &prio, const mltcp_prio_config &pc);
 
 // "libbpf 1.1"
 std::string libbpf_version();

@@ -150,6 +150,19 @@ std::string prometheus_text(const Scrape &s)
 					(static_cast<double>(jf.count) * MLTCP_ONE)));
 	}
 
+	// Progress priority, where the backend reports each socket's DSCP (bpf):
+	// the namespace's flows by class, "none" for a DSCP of no class.
+	std::map<std::string, uint64_t> by_class;
+	for (const Flow &fl : s.flows) {
+		if (fl.dscp)
+			by_class[fl.prio_class ? std::to_string(*fl.prio_class) : "none"]++;
+	}
+	Family classes(out, "mltcp_prio_class_flows", "gauge",
+		       "MLTCP flows in the network namespace by the progress priority class "
+		       "their packets carry (class \"none\": no class; the BPF twin only).");
+	for (const auto &[cls, n] : by_class)
+		classes.sample({ { "class", cls }, netns, backend }, number(n));
+
 	// The namespace's count, or the host's (the BPF backend) without a netns label.
 	auto count = [&](Family &family, std::pair<const char *, std::string> label, uint64_t n) {
 		if (s.stats.host_wide)

@@ -116,6 +116,13 @@ void print_flow(Printer &p, const Flow &f)
 	p.field("intercept", setting_value(f.intercept), "intercept " + format_fixed(f.intercept));
 	p.field("idle_gap_us", f.idle_gap_us,
 		"idle-gap " + mltcp::format_duration_us(f.idle_gap_us));
+	// Where the backend reports them (bpf): the socket's DSCP and the
+	// progress-priority class it is of.
+	if (f.dscp) {
+		p.field("dscp", *f.dscp, "dscp " + std::to_string(*f.dscp));
+		p.field("class", f.prio_class ? nlohmann::json(*f.prio_class) : nlohmann::json(nullptr),
+			"class " + (f.prio_class ? std::to_string(*f.prio_class) : std::string("-")));
+	}
 	p.end_object();
 }
 

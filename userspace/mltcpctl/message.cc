@@ -299,7 +299,8 @@ bool Flow::operator==(const Flow &o) const
 	       ssthresh == o.ssthresh && bytes_this_iter == o.bytes_this_iter &&
 	       iter_bytes == o.iter_bytes && iter_fixed == o.iter_fixed && r == o.r && f == o.f &&
 	       iterations == o.iterations && last_iter_us == o.last_iter_us && slope == o.slope &&
-	       intercept == o.intercept && idle_gap_us == o.idle_gap_us;
+	       intercept == o.intercept && idle_gap_us == o.idle_gap_us && dscp == o.dscp &&
+	       prio_class == o.prio_class;
 }
 
 Bytes encode_family_request(uint32_t seq)

@@ -86,6 +86,10 @@ struct Flow {
 	uint32_t r = 0, f = 0; // 1/1024
 	uint32_t iterations = 0, last_iter_us = 0;
 	uint32_t slope = 0, intercept = 0, idle_gap_us = 0;
+	// The socket's DSCP (where the backend reports it: the BPF backend),
+	// and the progress-priority class it is the DSCP of (none: no class).
+	std::optional<uint8_t> dscp;
+	std::optional<uint8_t> prio_class;
 
 	bool operator==(const Flow &o) const;
 };
@@ -112,6 +116,25 @@ struct Defaults {
 	std::string backend; // "kmod" or "bpf"
 	bool global = false;
 	mltcp_params params{};
+	// Progress priority, where the backend has it (the BPF backend's prio
+	// map; the module has none yet).
+	std::optional<mltcp_prio_config> prio;
+};
+
+// "prio K", "prio-dscp D0,D1,..." and "prio-none D" of "defaults set" and
+// "bpf load": progress priority's settings, each checked alone by the
+// parser; how they go together is checked against the config they change.
+struct PrioChange {
+	std::optional<uint8_t> classes;
+	std::optional<std::vector<uint8_t>> dscp; // class 0 (lowest) first
+	std::optional<uint8_t> none_dscp;
+
+	bool given() const { return classes || dscp || none_dscp; }
+	// Applies the settings to pc, all or none: "" and pc changed, or the
+	// one-line reason and pc as it was. dscp must give exactly as many
+	// values as pc has classes after the change; the result must pass
+	// mltcp_prio_config_valid().
+	std::string apply(mltcp_prio_config &pc) const;
 };
 
 // "defaults set" and "bpf load": the settings given, by enum mltcp_param.
@@ -122,6 +145,7 @@ struct DefaultsChange {
 	uint32_t given = 0; // 1 << enum mltcp_param
 	mltcp_params values{};
 	std::array<std::string, MLTCP_NR_PARAMS> text;
+	PrioChange prio;
 
 	bool has(mltcp_param p) const { return given & (1U << p); }
 	// Applies the given settings to params.

@@ -54,8 +54,9 @@ TEST(BpfJobs, TheLayoutBpfAndUserspaceShare)
 	EXPECT_EQ(offsetof(mltcp_bpf_job_slot, spec), 8u);
 	// The flow records: a header, then the policy's record.
 	EXPECT_EQ(sizeof(mltcp_flow_record), 128u);
-	EXPECT_EQ(sizeof(mltcp_bpf_record), 136u);
+	EXPECT_EQ(sizeof(mltcp_bpf_record), 144u);
 	EXPECT_EQ(offsetof(mltcp_bpf_record, flow), 8u);
+	EXPECT_EQ(offsetof(mltcp_bpf_record, tos), 136u);
 	EXPECT_LE(MLTCP_BPF_JOBS_MAX, MLTCP_GENL_JOBS_MAX);
 }
 
@@ -357,4 +358,30 @@ TEST(BpfJobs, FixedPointComesBackExactly)
 		ASSERT_EQ((*flows)[0].slope, fixed);
 		ASSERT_EQ((*flows)[0].r, fixed);
 	}
+}
+
+TEST(BpfJobs, FlowRecordCarriesTheSocketsDscp)
+{
+	mltcp_bpf_record rec = record("10.0.0.1", 1, "10.0.0.2", 2);
+
+	rec.tos = (24 << 2) | 2; // CS3 with ECT(0): the ECN bits are not the DSCP
+	auto flows = decode(bytes_of({ rec }));
+	ASSERT_TRUE(flows);
+	EXPECT_EQ((*flows)[0].dscp, 24);
+	EXPECT_FALSE((*flows)[0].prio_class); // the backend sets it from the prio map
+}
+
+TEST(BpfJobs, TheClassOfADscp)
+{
+	mltcp_prio_config pc;
+
+	mltcp_prio_config_default(&pc);
+	pc.classes = 4;
+	EXPECT_EQ(prio_class_of(pc, 8), 0);
+	EXPECT_EQ(prio_class_of(pc, 32), 3);
+	EXPECT_FALSE(prio_class_of(pc, 40)); // CS5: beyond K
+	EXPECT_FALSE(prio_class_of(pc, 0));  // prio-none's
+	EXPECT_FALSE(prio_class_of(pc, 10)); // an application's own
+	pc.classes = 0;
+	EXPECT_FALSE(prio_class_of(pc, 8)); // off: no class
 }

@@ -223,7 +223,7 @@ TEST(Defaults, SeveralAtOnceAreAllOrNothing)
 
 TEST(Defaults, Printing)
 {
-	Defaults d{ "kmod", false, defaults() };
+	Defaults d{ "kmod", false, defaults(), std::nullopt };
 
 	EXPECT_EQ(print(false, d),
 		  "slope 1.6 intercept 0.7 idle-gap 20ms base cubic mode md-restart\n");
@@ -232,7 +232,7 @@ TEST(Defaults, Printing)
 		  nlohmann::json::parse(
 			  R"({"backend": "kmod", "scope": "netns", "slope": 1.6, "intercept": 0.7,
 			         "idle_gap_us": 20000, "base": "cubic", "mode": "md-restart"})"));
-	d = { "bpf", true, defaults() };
+	d = { "bpf", true, defaults(), std::nullopt };
 	j = nlohmann::json::parse(print(true, d));
 	EXPECT_EQ(j["backend"], "bpf");
 	EXPECT_EQ(j["scope"], "global");

@@ -160,6 +160,29 @@ TEST(Export, BpfScrapeLeavesOutWhatItDoesNotCount)
 		EXPECT_EQ(text.find(absent), std::string::npos) << absent;
 }
 
+TEST(Export, FlowsByProgressPriorityClass)
+{
+	Scrape s = sample_scrape();
+	s.backend = "bpf";
+	s.flows[0].dscp = 8;
+	s.flows[0].prio_class = 0;
+	s.flows[1].dscp = 32;
+	s.flows[1].prio_class = 3;
+	s.flows[2].dscp = 0; // no class
+	s.flows.push_back(s.flows[1]);
+	std::string text = prometheus_text(s);
+
+	EXPECT_NE(text.find("# TYPE mltcp_prio_class_flows gauge\n"
+			    "mltcp_prio_class_flows{class=\"0\",netns=\"h1\",backend=\"bpf\"} 1\n"
+			    "mltcp_prio_class_flows{class=\"3\",netns=\"h1\",backend=\"bpf\"} 2\n"
+			    "mltcp_prio_class_flows{class=\"none\",netns=\"h1\",backend=\"bpf\"} 1\n"),
+		  std::string::npos)
+		<< text;
+	// The module reports no DSCP: no family at all (ModuleScrape's text is whole).
+	EXPECT_EQ(prometheus_text(sample_scrape()).find("mltcp_prio_class_flows"),
+		  std::string::npos);
+}
+
 TEST(Export, LabelValuesAreEscaped)
 {
 	Scrape s = sample_scrape();
