@@ -429,12 +429,6 @@ u32 BPF_PROG(mltcp_ssthresh, struct sock *sk)
 	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd, tp->snd_ssthresh);
 }
 
-SEC("struct_ops")
-void BPF_PROG(mltcp_set_state, struct sock *sk, u8 new_state)
-{
-	if (new_state == TCP_CA_Loss)
-		mltcp_cubic_reset(&mltcp_ca(sk)->cubic);
-}
 
 /* The flag bits in the low bits of dst_entry._metrics (DST_METRICS_FLAGS, include/net/dst.h). */
 #define MLTCP_DST_METRICS_FLAGS 0x3UL
@@ -519,6 +513,22 @@ static __always_inline void mltcp_drained(struct sock *sk, struct mltcp_flow *ca
 	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt, tp->bytes_acked,
 			       BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state),
 			       mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
+}
+
+/* The module's mltcp_set_state(): the restart a drain in a reduction could not make. */
+SEC("struct_ops")
+void BPF_PROG(mltcp_set_state, struct sock *sk, u8 new_state)
+{
+	struct tcp_sock *tp = mltcp_tp(sk);
+	struct mltcp_flow *ca = mltcp_ca(sk);
+	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+	if (new_state == TCP_CA_Loss)
+		mltcp_cubic_reset(&ca->cubic);
+	if (new_state == TCP_CA_Open &&
+	    mltcp_flow_reopened(ca, !tp->packets_out && tp->write_seq == tp->snd_nxt,
+				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
 		mltcp_restarted(sk, cwnd, ssthresh);
 }
 

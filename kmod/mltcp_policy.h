@@ -344,6 +344,22 @@ static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool ap
 }
 
 /*
+ * The move to Open (the set_state hook) of a flow with nothing in flight
+ * nor unsent (idle): an iteration that ended in a reduction (CWR after an
+ * ECN echo, Recovery, Loss) drained in its state, where the window is the
+ * reduction's and is not restarted, and the reduction's end then set it
+ * to ssthresh (tcp_end_cwnd_reduction()) before this move, the last hook
+ * before the next send. The restart the drain could not make, made here.
+ */
+static inline bool mltcp_flow_reopened(struct mltcp_flow *fl, bool idle, u64 bytes_acked,
+				       u32 init_cwnd, u32 *cwnd, u32 *ssthresh)
+{
+	return idle && (fl->iter.flags & MLTCP_ITER_DRAINED) &&
+	       mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, MLTCP_CA_OPEN,
+				      init_cwnd, cwnd, ssthresh);
+}
+
+/*
  * Per ACK in congestion avoidance: the divisor for tcp_cong_avoid_ai(), the
  * base's growth scaled by f (mltcp_f_increase(), which the caller computes
  * first, so that cwnd is read after it as the hooks always did). Inline, so

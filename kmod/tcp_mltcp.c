@@ -185,14 +185,6 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh);
 }
 
-static void mltcp_set_state(struct sock *sk, u8 new_state)
-{
-	struct mltcp_flow *ca = inet_csk_ca(sk);
-
-	if (new_state == TCP_CA_Loss)
-		mltcp_cubic_reset(&ca->cubic);
-}
-
 /*
  * The window an iteration restarts from, as tcp_cwnd_restart() takes it
  * (tcp_init_cwnd(), not exported): the route's initcwnd if it sets one. The
@@ -250,6 +242,21 @@ static void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
 	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tcp_write_queue_empty(sk), tp->bytes_acked,
 			       inet_csk(sk)->icsk_ca_state, mltcp_route_init_cwnd(sk),
 			       &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
+}
+
+/* Into Open: the restart a drain in a reduction could not make (mltcp_flow_reopened()). */
+static void mltcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_flow *ca = inet_csk_ca(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (new_state == TCP_CA_Loss)
+		mltcp_cubic_reset(&ca->cubic);
+	if (new_state == TCP_CA_Open &&
+	    mltcp_flow_reopened(ca, !tp->packets_out && tcp_write_queue_empty(sk),
+				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
 		mltcp_restarted(sk, cwnd, ssthresh);
 }
 

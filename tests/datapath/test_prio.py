@@ -51,8 +51,13 @@ def test_classes_rise_through_each_iteration(backend, net, prio):
     # Every iteration after the one that taught the size: class 0 first, up to the top.
     whole = runs[1:]
     assert len(whole) >= count - 4, text
+    # Each starts in class 0 and rises. How far is up to the window: a class
+    # shows only on segments sent after the ACKs that carried r past its
+    # threshold, so a window above a quarter of the iteration can send the
+    # last quarter before r reaches 3/4 (seen on the host, 4 MB at 1 Gbit/s).
     for run in whole:
-        assert run[0] == CLASSES[0] and run[-1] == CLASSES[-1], text
+        assert run[0] == CLASSES[0] and run[-1] > CLASSES[0], text
+    assert any(run[-1] == CLASSES[-1] for run in whole), text
 
 
 def test_no_class_for_cubic_or_when_off(backend, net, prio):

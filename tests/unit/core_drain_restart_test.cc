@@ -141,6 +141,48 @@ TEST(DrainRestart, NotInModesWithoutRestartNorWithTheGate)
 	}
 }
 
+// An iteration that ends in a reduction drains in its state; the move to
+// Open that ends the reduction, after it set the window to ssthresh, is the
+// last chance before the next send.
+TEST(DrainRestart, AReductionEndingWithTheDrainRestartsAtTheMoveToOpen)
+{
+	Flow f;
+
+	EXPECT_FALSE(f.Drain(kBytes, true, MLTCP_CA_RECOVERY));
+	f.cwnd = f.ssthresh = 40; // tcp_end_cwnd_reduction()
+	ASSERT_TRUE(mltcp_flow_reopened(&f.fl, true, f.acked, kInit, &f.cwnd, &f.ssthresh));
+	EXPECT_EQ(f.cwnd, kInit);
+	EXPECT_EQ(f.ssthresh, 40u);
+	EXPECT_EQ(f.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(f.cwnd, kInit);
+}
+
+TEST(DrainRestart, TheMoveToOpenRestartsOnlyADrainedWholeIteration)
+{
+	{
+		Flow f; // data in flight or unsent: not the end of an iteration
+		f.Drain(kBytes, true, MLTCP_CA_CWR);
+		EXPECT_FALSE(mltcp_flow_reopened(&f.fl, false, f.acked, kInit, &f.cwnd, &f.ssthresh));
+		EXPECT_EQ(f.cwnd, 80u);
+	}
+	{
+		Flow f; // never drained (the connection opening, or a stall with data queued)
+		EXPECT_FALSE(mltcp_flow_reopened(&f.fl, true, kBytes, kInit, &f.cwnd, &f.ssthresh));
+	}
+	{
+		Flow f; // a drain a quarter through: a pause inside the iteration
+		f.Drain(kBytes / 4, true, MLTCP_CA_CWR);
+		EXPECT_FALSE(mltcp_flow_reopened(&f.fl, true, f.acked, kInit, &f.cwnd, &f.ssthresh));
+	}
+	{
+		Flow f; // restarted at the drain already: once
+		ASSERT_TRUE(f.Drain(kBytes));
+		f.cwnd = 30;
+		EXPECT_FALSE(mltcp_flow_reopened(&f.fl, true, f.acked, kInit, &f.cwnd, &f.ssthresh));
+		EXPECT_EQ(f.cwnd, 30u);
+	}
+}
+
 TEST(DrainRestart, ArmsOncePerDrain)
 {
 	Flow f;
