@@ -516,20 +516,28 @@ static __always_inline void mltcp_drained(struct sock *sk, struct mltcp_flow *ca
 		mltcp_restarted(sk, cwnd, ssthresh);
 }
 
-/* The module's mltcp_set_state(): the restart a drain in a reduction could not make. */
+/* The module's mltcp_reduction_ended(): the restart a drain in a reduction could not make. */
+static __always_inline void mltcp_reduction_ended(struct sock *sk, struct mltcp_flow *ca)
+{
+	struct tcp_sock *tp = mltcp_tp(sk);
+	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+
+	if (mltcp_flow_reopened(ca, !tp->packets_out && tp->write_seq == tp->snd_nxt,
+				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
+}
+
+/* Called before icsk_ca_state changes: it still says where the flow comes from. */
 SEC("struct_ops")
 void BPF_PROG(mltcp_set_state, struct sock *sk, u8 new_state)
 {
-	struct tcp_sock *tp = mltcp_tp(sk);
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct mltcp_flow *ca = mltcp_ca(sk);
-	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
 
 	if (new_state == TCP_CA_Loss)
 		mltcp_cubic_reset(&ca->cubic);
-	if (new_state == TCP_CA_Open &&
-	    mltcp_flow_reopened(ca, !tp->packets_out && tp->write_seq == tp->snd_nxt,
-				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
-		mltcp_restarted(sk, cwnd, ssthresh);
+	if (new_state == TCP_CA_Open && BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state) == TCP_CA_Loss)
+		mltcp_reduction_ended(sk, ca);
 }
 
 /* ---- Progress priority: the class of the flow's progress, as its DSCP ---- */
@@ -637,6 +645,8 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	 */
 	if (event == CA_EVENT_LOSS)
 		mltcp_prio_update(sk, ca, tp->bytes_acked, now);
+	if (event == CA_EVENT_COMPLETE_CWR)
+		mltcp_reduction_ended(sk, ca);
 	if (event != CA_EVENT_TX_START)
 		return;
 

@@ -344,12 +344,14 @@ static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool ap
 }
 
 /*
- * The move to Open (the set_state hook) of a flow with nothing in flight
- * nor unsent (idle): an iteration that ended in a reduction (CWR after an
- * ECN echo, Recovery, Loss) drained in its state, where the window is the
- * reduction's and is not restarted, and the reduction's end then set it
- * to ssthresh (tcp_end_cwnd_reduction()) before this move, the last hook
- * before the next send. The restart the drain could not make, made here.
+ * The end of a reduction of a flow with nothing in flight nor unsent
+ * (idle): an iteration that ended in CWR (an ECN echo), Recovery or Loss
+ * drained in that state, where the window is the reduction's and is not
+ * restarted. The reduction then ends on the same ACK, after the drain hook:
+ * CWR and Recovery by tcp_end_cwnd_reduction(), which sets the window to
+ * ssthresh and raises CA_EVENT_COMPLETE_CWR; Loss by the move to Open (the
+ * set_state hook). Those are the last hooks before the next send: the
+ * restart the drain could not make, made there.
  */
 static inline bool mltcp_flow_reopened(struct mltcp_flow *fl, bool idle, u64 bytes_acked,
 				       u32 init_cwnd, u32 *cwnd, u32 *ssthresh)

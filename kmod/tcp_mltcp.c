@@ -245,19 +245,26 @@ static void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
 		mltcp_restarted(sk, cwnd, ssthresh);
 }
 
-/* Into Open: the restart a drain in a reduction could not make (mltcp_flow_reopened()). */
-static void mltcp_set_state(struct sock *sk, u8 new_state)
+/* A reduction's end: the restart a drain in it could not make (mltcp_flow_reopened()). */
+static void mltcp_reduction_ended(struct sock *sk, struct mltcp_flow *ca)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+	if (mltcp_flow_reopened(ca, !tp->packets_out && tcp_write_queue_empty(sk),
+				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+		mltcp_restarted(sk, cwnd, ssthresh);
+}
+
+/* Called before icsk_ca_state changes: it still says where the flow comes from. */
+static void mltcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct mltcp_flow *ca = inet_csk_ca(sk);
 
 	if (new_state == TCP_CA_Loss)
 		mltcp_cubic_reset(&ca->cubic);
-	if (new_state == TCP_CA_Open &&
-	    mltcp_flow_reopened(ca, !tp->packets_out && tcp_write_queue_empty(sk),
-				tp->bytes_acked, mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
-		mltcp_restarted(sk, cwnd, ssthresh);
+	if (new_state == TCP_CA_Open && inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
+		mltcp_reduction_ended(sk, ca);
 }
 
 /*
@@ -350,6 +357,8 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	/* An RTO: a flow starved of ACKs still ages into a higher class. */
 	if (event == CA_EVENT_LOSS)
 		mltcp_prio_update(sk, ca);
+	if (event == CA_EVENT_COMPLETE_CWR)
+		mltcp_reduction_ended(sk, ca);
 	if (event != CA_EVENT_TX_START)
 		return;
 

@@ -141,10 +141,10 @@ TEST(DrainRestart, NotInModesWithoutRestartNorWithTheGate)
 	}
 }
 
-// An iteration that ends in a reduction drains in its state; the move to
-// Open that ends the reduction, after it set the window to ssthresh, is the
+// An iteration that ends in a reduction drains in its state; the
+// end of the reduction, after it set the window to ssthresh, is the
 // last chance before the next send.
-TEST(DrainRestart, AReductionEndingWithTheDrainRestartsAtTheMoveToOpen)
+TEST(DrainRestart, AReductionEndingWithTheDrainRestartsAtItsEnd)
 {
 	Flow f;
 
@@ -157,7 +157,7 @@ TEST(DrainRestart, AReductionEndingWithTheDrainRestartsAtTheMoveToOpen)
 	EXPECT_EQ(f.cwnd, kInit);
 }
 
-TEST(DrainRestart, TheMoveToOpenRestartsOnlyADrainedWholeIteration)
+TEST(DrainRestart, TheReductionsEndRestartsOnlyADrainedWholeIteration)
 {
 	{
 		Flow f; // data in flight or unsent: not the end of an iteration
