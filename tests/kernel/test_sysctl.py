@@ -153,7 +153,8 @@ def test_mltcpctl_sets_a_namespace_and_sysctl_reads_it_back(ns):
                 "slope": "1.250", "intercept": "0.125", "idle_gap_us": "5000", "base": "reno"}
         assert ctl_json("-n", ns.name, "defaults", "show") == {
             "backend": "kmod", "scope": "netns", "slope": 1.25, "intercept": 0.125,
-            "idle_gap_us": 5000, "base": "reno", "mode": param("mode")}
+            "idle_gap_us": 5000, "base": "reno", "mode": param("mode"),
+            "prio": {"classes": 0, "dscp": [], "none_dscp": 0}}
         assert ctl("-n", ns.name, "defaults", "show").stdout == (
             "slope 1.25 intercept 0.125 idle-gap 5ms base reno mode %s\n" % param("mode"))
         # Through "ip netns exec" too, and nowhere else.
