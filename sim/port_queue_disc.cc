@@ -198,8 +198,10 @@ Ptr<QueueDiscItem> PortQueueDisc::DoDequeue()
 	Ptr<const QueueDiscItem> be_head = GetInternalQueue(kData)->Peek();
 	if (!training_head || !be_head) {
 		// No contest: whoever has packets sends, and neither side banks
-		// credit for a later one.
+		// credit for a later one. When one begins, the training classes'
+		// quantum comes first.
 		m_deficit = {};
+		m_turn = kBestEffort;
 		return training_head ? DequeueTraining() : GetInternalQueue(kData)->Dequeue();
 	}
 	// Deficit round robin: a side sends while its credit covers its head
@@ -259,16 +261,14 @@ bool PortQueueDisc::CheckConfig()
 			     "above 0, and no step threshold");
 		return false;
 	}
-	if (!ParseDscps()) {
-		NS_LOG_ERROR("PortQueueDisc: TrainingDscps \"" << m_dscpText
-								  << "\": up to 7 distinct DSCPs "
-								     "from 1 to 63, none the ACKs'");
-		return false;
-	}
-	if (!m_dscps.empty() && !(m_beWeight > 0 && m_beWeight < 1)) {
-		NS_LOG_ERROR("PortQueueDisc: BestEffortWeight between 0 and 1, both excluded");
-		return false;
-	}
+	// ns-3's release builds do not check CheckConfig()'s verdict
+	// (NS_ASSERT): a bad class list is fatal here, as a bad attribute is.
+	NS_ABORT_MSG_UNLESS(ParseDscps(), "PortQueueDisc: TrainingDscps \""
+						  << m_dscpText
+						  << "\": up to 7 distinct DSCPs from 1 to 63, "
+						     "none the ACKs' (AckDscp)");
+	NS_ABORT_MSG_IF(!m_dscps.empty() && !(m_beWeight > 0 && m_beWeight < 1),
+			"PortQueueDisc: BestEffortWeight between 0 and 1, both excluded");
 	m_quantum[kBestEffort] =
 		std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(m_beWeight * kDrrRound)));
 	m_quantum[kTraining] = std::max<uint32_t>(

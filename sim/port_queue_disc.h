@@ -100,7 +100,7 @@ private:
 	double m_beWeight = 0.1;
 	// Deficit round robin between the training aggregate and best effort.
 	std::array<uint32_t, 2> m_quantum{}, m_deficit{};
-	Side m_turn = kTraining;
+	Side m_turn = kBestEffort;
 };
 
 } // namespace ns3

@@ -199,7 +199,8 @@ void TcpMltcp::SetPrioDscp(std::string text)
 	while (std::getline(in, field, ',')) {
 		NS_ABORT_MSG_IF(field.empty() || field.size() > 2 ||
 					field.find_first_not_of("0123456789") != std::string::npos ||
-					c == MLTCP_PRIO_CLASSES_MAX,
+					c == MLTCP_PRIO_CLASSES_MAX ||
+					std::stoul(field) > MLTCP_DSCP_MAX,
 				"TcpMltcp: PrioDscp " << text
 						      << ": up to 7 DSCPs, whole numbers 0 to 63");
 		m_prio.dscp[c++] = static_cast<uint8_t>(std::stoul(field));
