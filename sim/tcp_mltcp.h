@@ -44,7 +44,7 @@
 //    ECN bits to themselves (Socket::SetIpTos() keeps the old ones, 00) and
 //    TcpSocketBase::AddSocketTags() sets ECT on a nonzero TOS where ECN is
 //    on: the model writes DSCP << 2 and ECN-capable data stays so
-//    (tests/sim/prio_test.cc checks both on the wire). TX_START runs in
+//    (tests/sim/test_sim.py checks marks under a class). TX_START runs in
 //    SendPendingData() before the segment's tags are made, so an
 //    iteration's first segment carries the class of r = 0.
 #ifndef MLTCP_SIM_TCP_MLTCP_H
