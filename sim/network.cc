@@ -54,7 +54,8 @@ Ptr<QueueDisc> install_port(Ptr<NetDevice> device, uint64_t limit, const Point &
 		UintegerValue(point.ecn_kmax_bytes ? ip_bytes(point.ecn_kmax_bytes) : 0),
 		"RampPmax", DoubleValue(point.ecn_pmax), "AckPriority",
 		BooleanValue(point.ack_priority), "TrainingDscps", StringValue(dscps),
-		"BestEffortWeight", DoubleValue(point.prio_be_weight));
+		"BestEffortWeight", DoubleValue(point.prio_be_weight), "TrainingEct",
+		BooleanValue(point.marks_ecn()));
 	return helper.Install(device).Get(0);
 }
 

@@ -85,7 +85,15 @@ TypeId PortQueueDisc::GetTypeId()
 				      "both backlogged (deficit round robin)",
 				      DoubleValue(0.1),
 				      MakeDoubleAccessor(&PortQueueDisc::m_beWeight),
-				      MakeDoubleChecker<double>(0, 1));
+				      MakeDoubleChecker<double>(0, 1))
+			.AddAttribute("TrainingEct",
+				      "Take TCP data of a training class as ECN-capable "
+				      "(ECT(0)) where it arrives Not-ECT: ns-3 3.37 sends a "
+				      "stream socket's data Not-ECT whenever its TOS is "
+				      "nonzero, where a kernel keeps ECT under any DSCP",
+				      BooleanValue(false),
+				      MakeBooleanAccessor(&PortQueueDisc::m_trainingEct),
+				      MakeBooleanChecker());
 	return tid;
 }
 
@@ -161,6 +169,8 @@ bool PortQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		return false;
 	}
 	const size_t band = BandOf(item);
+	if (m_trainingEct && band >= kFirstClass)
+		item = AsEcnCapable(item);
 	// One band: the port's bytes. Training classes: the band's own, as a
 	// switch's per-queue threshold; ACKs (EF ones may be ECN-capable in
 	// ns-3) are never marked.
@@ -174,6 +184,22 @@ bool PortQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 			Mark(item, kRampMark);
 	}
 	return GetInternalQueue(band)->Enqueue(item);
+}
+
+// A TCP data segment that arrived Not-ECT, as ECT(0) (TrainingEct); any
+// other item as it is. An Ipv4QueueDiscItem's header has no setter: a new
+// item carries the packet on.
+Ptr<QueueDiscItem> PortQueueDisc::AsEcnCapable(Ptr<QueueDiscItem> item) const
+{
+	Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+	if (!ip || ip->GetHeader().GetEcn() != Ipv4Header::ECN_NotECT || PureAck(item))
+		return item;
+	Ipv4Header header = ip->GetHeader();
+	header.SetEcn(Ipv4Header::ECN_ECT0);
+	Ptr<Ipv4QueueDiscItem> ect = Create<Ipv4QueueDiscItem>(
+		ip->GetPacket(), ip->GetAddress(), ip->GetProtocol(), header);
+	ect->SetTxQueueIndex(ip->GetTxQueueIndex());
+	return ect;
 }
 
 // The highest training class with a packet queued (strict priority).

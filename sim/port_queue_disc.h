@@ -33,6 +33,11 @@
 //    (switches' per-queue thresholds: a total would cut a high class for a
 //    low class's queue); the ACK band never marks. MaxSize still holds for
 //    all bands together. Without training classes the port is as above.
+//    TrainingEct: ns-3 3.37's TcpSocketBase::AddSocketTags() sends a stream
+//    socket's data Not-ECT whenever its TOS is nonzero (and SetIpTos()
+//    cannot set the ECN bits of a stream socket), where Linux keeps ECT
+//    under any DSCP; a marking point's ports, whose flows all negotiate
+//    ECN, take TCP data of a training class as ECT(0) in its stead.
 #ifndef MLTCP_SIM_PORT_QUEUE_DISC_H
 #define MLTCP_SIM_PORT_QUEUE_DISC_H
 
@@ -84,6 +89,7 @@ private:
 	size_t BandOf(Ptr<const QueueDiscItem> item) const;
 	size_t BandFor(uint8_t dscp, bool pure_ack) const;
 	Ptr<QueueDiscItem> DequeueTraining();
+	Ptr<QueueDiscItem> AsEcnCapable(Ptr<QueueDiscItem> item) const;
 	bool ParseDscps();
 	void SetDscps(std::string text) { m_dscpText = std::move(text); }
 	std::string GetDscps() const { return m_dscpText; }
@@ -98,6 +104,7 @@ private:
 	std::vector<uint8_t> m_dscps; // class c's DSCP, c = 0 the lowest
 	uint8_t m_ackDscp = kEfDscp;
 	double m_beWeight = 0.1;
+	bool m_trainingEct = false;
 	// Deficit round robin between the training aggregate and best effort.
 	std::array<uint32_t, 2> m_quantum{}, m_deficit{};
 	Side m_turn = kBestEffort;

@@ -318,3 +318,37 @@ TEST(PortQueueDisc, RefusesABadClassList)
 }
 
 } // namespace
+
+namespace
+{
+
+// TrainingEct: a training class's Not-ECT TCP data is taken as ECT(0) (ns-3
+// 3.37 sends a stream socket's data Not-ECT under a nonzero TOS), so it is
+// marked, not left to the limit; best effort and pure ACKs stay as sent.
+TEST(PortQueueDisc, TrainingEctMarksAClassesNotEctData)
+{
+	for (bool ect : { false, true }) {
+		Ptr<PortQueueDisc> port = ClassPort(2 * kSegment);
+		port->SetAttribute("TrainingEct", BooleanValue(ect));
+		for (int i = 0; i < 4; i++) {
+			ASSERT_TRUE(port->Enqueue(Classed(kPayload, kCs2, false)));
+			ASSERT_TRUE(port->Enqueue(Classed(kPayload, 0, false)));
+		}
+		ASSERT_TRUE(port->Enqueue(Classed(0, kCs2, false)));
+		uint32_t class_marks = 0, be_marks = 0, acks_ect = 0;
+		while (Ptr<QueueDiscItem> item = port->Dequeue()) {
+			const auto ecn = DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetEcn();
+			if (PayloadOf(item) == 0)
+				acks_ect += ecn != Ipv4Header::ECN_NotECT;
+			else if (DscpOf(item))
+				class_marks += Marked(item);
+			else
+				be_marks += Marked(item);
+		}
+		EXPECT_EQ(class_marks, ect ? 2u : 0u) << ect;
+		EXPECT_EQ(be_marks, 0u) << ect;
+		EXPECT_EQ(acks_ect, 0u) << ect;
+	}
+}
+
+} // namespace
