@@ -219,7 +219,11 @@ def yardstick(iterations=100, repeats=None):
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
-      and today's default md-restart at the shipped line (DEFAULT_PARAMS).
+      and today's default md-restart at the shipped line (DEFAULT_PARAMS);
+      in the simulator also progress priority and its controls
+      (SIM_PRIO_RULES: prio, prio-k2, prio-only, prio-k1, prio-static),
+      every simulated port the emulated switch (SIM_PORT_CLASSES: CS1..CS7
+      served in strict priority, DSCP 0 best effort) whatever the rule.
     Not yet here: the oracle time-shift schedule (jobs started at the ideal
     interleaving's offsets and re-aligned to them every iteration), issue
     37's next piece. Random starts are drawn from the point's start_seed
