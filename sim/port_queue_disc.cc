@@ -196,8 +196,8 @@ Ptr<QueueDiscItem> PortQueueDisc::AsEcnCapable(Ptr<QueueDiscItem> item) const
 		return item;
 	Ipv4Header header = ip->GetHeader();
 	header.SetEcn(Ipv4Header::ECN_ECT0);
-	Ptr<Ipv4QueueDiscItem> ect = Create<Ipv4QueueDiscItem>(
-		ip->GetPacket(), ip->GetAddress(), ip->GetProtocol(), header);
+	Ptr<Ipv4QueueDiscItem> ect = Create<Ipv4QueueDiscItem>(ip->GetPacket(), ip->GetAddress(),
+							       ip->GetProtocol(), header);
 	ect->SetTxQueueIndex(ip->GetTxQueueIndex());
 	return ect;
 }

@@ -144,14 +144,14 @@ TypeId TcpMltcp::GetTypeId()
 				      MakeUintegerAccessor(&TcpMltcp::SetPrioClasses,
 							   &TcpMltcp::GetPrioClasses),
 				      MakeUintegerChecker<uint8_t>(0, MLTCP_PRIO_CLASSES_MAX))
-			.AddAttribute("PrioDscp",
-				      "The classes' DSCPs, class 0 (the lowest) first, "
-				      "comma-separated; the core's defaults (CS1..CS7) for "
-				      "classes not given",
-				      StringValue("8,16,24,32,40,48,56"),
-				      MakeStringAccessor(&TcpMltcp::SetPrioDscp,
-							 &TcpMltcp::GetPrioDscp),
-				      MakeStringChecker())
+			.AddAttribute(
+				"PrioDscp",
+				"The classes' DSCPs, class 0 (the lowest) first, "
+				"comma-separated; the core's defaults (CS1..CS7) for "
+				"classes not given",
+				StringValue("8,16,24,32,40,48,56"),
+				MakeStringAccessor(&TcpMltcp::SetPrioDscp, &TcpMltcp::GetPrioDscp),
+				MakeStringChecker())
 			.AddAttribute("PrioNoneDscp",
 				      "The DSCP a flow that loses its class returns to",
 				      UintegerValue(0),
@@ -182,9 +182,9 @@ TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
     : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
       m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle),
-      m_idleRtoMin(other.m_idleRtoMin), m_flow{}, m_marks(other.m_marks),
-      m_prio(other.m_prio), m_prioStatic(other.m_prioStatic), m_prioJob(other.m_prioJob),
-      m_getTos(other.m_getTos), m_setTos(other.m_setTos)
+      m_idleRtoMin(other.m_idleRtoMin), m_flow{}, m_marks(other.m_marks), m_prio(other.m_prio),
+      m_prioStatic(other.m_prioStatic), m_prioJob(other.m_prioJob), m_getTos(other.m_getTos),
+      m_setTos(other.m_setTos)
 {
 }
 
@@ -197,12 +197,11 @@ void TcpMltcp::SetPrioDscp(std::string text)
 	size_t c = 0;
 
 	while (std::getline(in, field, ',')) {
-		NS_ABORT_MSG_IF(field.empty() || field.size() > 2 ||
-					field.find_first_not_of("0123456789") != std::string::npos ||
-					c == MLTCP_PRIO_CLASSES_MAX ||
-					std::stoul(field) > MLTCP_DSCP_MAX,
-				"TcpMltcp: PrioDscp " << text
-						      << ": up to 7 DSCPs, whole numbers 0 to 63");
+		NS_ABORT_MSG_IF(
+			field.empty() || field.size() > 2 ||
+				field.find_first_not_of("0123456789") != std::string::npos ||
+				c == MLTCP_PRIO_CLASSES_MAX || std::stoul(field) > MLTCP_DSCP_MAX,
+			"TcpMltcp: PrioDscp " << text << ": up to 7 DSCPs, whole numbers 0 to 63");
 		m_prio.dscp[c++] = static_cast<uint8_t>(std::stoul(field));
 	}
 }

@@ -163,9 +163,9 @@ private:
 	uint64_t m_timeouts{ 0 };
 	Callback<bool> m_appIdle;
 
-	mltcp_prio_config m_prio; // classes 0: progress priority off
-	bool m_prioStatic{ false };  // the control: class (PrioJob - 1) mod K
-	uint32_t m_prioJob{ 0 };     // the tie's job id (0: none)
+	mltcp_prio_config m_prio;   // classes 0: progress priority off
+	bool m_prioStatic{ false }; // the control: class (PrioJob - 1) mod K
+	uint32_t m_prioJob{ 0 };    // the tie's job id (0: none)
 	Callback<uint8_t> m_getTos;
 	Callback<void, uint8_t> m_setTos;
 	uint64_t m_dscpChanges{ 0 };

@@ -286,12 +286,12 @@ TEST(PortQueueDisc, MarksEachBandOnItsOwnBytes)
 		seen.emplace_back(DscpOf(item), Marked(item));
 	// CS1's third and fourth found 2 and 3 of their own queued.
 	EXPECT_EQ(seen, (std::vector<std::pair<uint8_t, bool>>{ { kEf, false },
-								 { kCs4, false },
-								 { kCs1, false },
-								 { kCs1, false },
-								 { kCs1, true },
-								 { kCs1, true },
-								 { 0, false } }));
+								{ kCs4, false },
+								{ kCs1, false },
+								{ kCs1, false },
+								{ kCs1, true },
+								{ kCs1, true },
+								{ 0, false } }));
 }
 
 // Without training classes the port is one band, marking on its total.
@@ -310,7 +310,8 @@ TEST(PortQueueDisc, WithoutClassesEveryDscpSharesOneFifo)
 
 TEST(PortQueueDisc, RefusesABadClassList)
 {
-	for (const char *bad : { "8,8", "0,8", "8,46", "64", "8,,16", "x", "8,16,24,32,40,48,56,10" }) {
+	for (const char *bad :
+	     { "8,8", "0,8", "8,46", "64", "8,,16", "x", "8,16,24,32,40,48,56,10" }) {
 		Ptr<PortQueueDisc> port = CreateObjectWithAttributes<PortQueueDisc>(
 			"TrainingDscps", StringValue(bad));
 		EXPECT_DEATH(port->Initialize(), "TrainingDscps") << bad;
