@@ -61,6 +61,35 @@ SIM_RULES = [{"name": "cubic", "cc": "cubic"},
              matrix.sim_set_alg("ai", "ai"),
              matrix.mltcp_alg("md-restart", "md-restart")]
 SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
+
+
+def prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["slope"],
+             intercept=matrix.DEFAULT_PARAMS["intercept"], static=False):
+    """A progress-priority rule for the simulator: an MLTCP line and mode with
+    K = classes (the core's CS1..CS<K> DSCPs), passed to ns3::TcpMltcp as the
+    algorithm's "prio" (mltcpctl defaults show -j's shape); static: the
+    control that gives job j (from 1) the class (j - 1) mod K instead of its
+    progress."""
+    prio = {"classes": classes}
+    if static:
+        prio["static"] = True
+    return dict(matrix.mltcp_alg(name, mode, slope, intercept), prio=prio)
+
+
+# Progress priority (issue 37 item 2) and its controls, in the simulator:
+# prio (today's default md-restart line plus K = 4), prio-k2 (K = 2),
+# prio-only (K = 4 over the neutral line, slope 0 intercept 1 in mode ai:
+# F = 1 and no restart, ordering alone), prio-k1 (one training class: the
+# isolation from best effort without any order) and prio-static (K = 4, a
+# fixed class per job: order without progress).
+SIM_PRIO_RULES = [prio_alg("prio", 4), prio_alg("prio-k2", 2),
+                  prio_alg("prio-only", 4, "ai", "0", "1"),
+                  prio_alg("prio-k1", 1), prio_alg("prio-static", 4, static=True)]
+# Every simulated point's ports are the emulated switch (design section 5)
+# with all seven class selectors CS1..CS7 as training classes, whatever the
+# rule: cubic's and DCTCP's DSCP 0 is best effort, alone on the port as
+# before; a rule with K classes uses CS1..CS<K>.
+SIM_PORT_CLASSES = {"prio_dscps": [8, 16, 24, 32, 40, 48, 56]}
 # The host's: cubic, ai and md-restart at the shipped line; the host's
 # bottleneck (the emulated switch, htb) marks no ECN, so no DCTCP.
 HOST_RULES = matrix.candidates("cubic", "ai", "md-restart") + [oracle.RULE]
@@ -120,13 +149,13 @@ def sim_ports(port):
 
 
 def yard_sim_point(name, jobs, port, start, iterations, repeats, period_ms, seed=None):
-    keys = sim_ports(port)
+    keys = dict(sim_ports(port), **SIM_PORT_CLASSES)
     if start == "random":
         keys["start_seed"] = seed
     cfg = matrix.sim_point(name, jobs, matrix.DC_RATE_MBIT, matrix.DC_SET_RTT_MS,
                            matrix.DC_BUFFER_BYTES, iterations, repeats,
                            (SIM_ECN_RULES if "ecn_mark_bytes" in keys else SIM_RULES) +
-                           [oracle.RULE],
+                           SIM_PRIO_RULES + [oracle.RULE],
                            period_ms=period_ms, start=start, **keys)
     cfg["default_params"] = dict(cfg["default_params"], idle_gap_us=IDLE_GAP_US)
     return cfg
@@ -179,7 +208,8 @@ def cluster_points(iterations, repeats):
     for fraction, kind in ((0.2, "compatible"), (0.4, "over")):
         cfg = matrix.cluster_point(16, fraction, iterations, repeats)
         cfg["name"] = "yard-cluster16-%s" % kind
-        cfg["algorithms"] = SIM_RULES
+        cfg["algorithms"] = SIM_RULES + SIM_PRIO_RULES
+        cfg.update(SIM_PORT_CLASSES)
         out.append(cfg)
     return out
 
@@ -239,7 +269,11 @@ def yardstick(iterations=100, repeats=None):
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
-      today's default md-restart at the shipped line (DEFAULT_PARAMS), and
+      today's default md-restart at the shipped line (DEFAULT_PARAMS);
+      in the simulator also progress priority and its controls
+      (SIM_PRIO_RULES: prio, prio-k2, prio-only, prio-k1, prio-static),
+      every simulated port the emulated switch (SIM_PORT_CLASSES: CS1..CS7
+      served in strict priority, DSCP 0 best effort) whatever the rule; and
       the oracle time-shift schedule (bench/oracle.py: cubic, jobs started at
       the ideal interleaving's offsets and re-aligned to them every
       iteration) at every point but the leaf-spine ones, which have no one

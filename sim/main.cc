@@ -118,7 +118,8 @@ uint32_t dcqcn_window(const Point &point, uint64_t queue_limit)
 		std::min<double>(2 * (bdp + static_cast<double>(queue_limit)), UINT32_MAX / 2));
 }
 
-Ptr<TcpCongestionOps> make_cc(const Algorithm &alg, const Point &point, uint64_t queue_limit)
+Ptr<TcpCongestionOps> make_cc(const Algorithm &alg, const Point &point, uint64_t queue_limit,
+			      size_t job)
 {
 	if (alg.kind == CcKind::ns3) {
 		ObjectFactory factory(alg.ns3_type);
@@ -145,6 +146,17 @@ Ptr<TcpCongestionOps> make_cc(const Algorithm &alg, const Point &point, uint64_t
 	cc->SetFixedBase(alg.fixed_base);
 	if (alg.kind == CcKind::base)
 		cc->SetAttribute("Exempt", BooleanValue(true));
+	if (alg.prio.classes) {
+		std::string dscps;
+		for (unsigned c = 0; c < alg.prio.classes; c++)
+			dscps += (c ? "," : "") + std::to_string(alg.prio.dscp[c]);
+		cc->SetAttribute("PrioClasses", UintegerValue(alg.prio.classes));
+		cc->SetAttribute("PrioDscp", StringValue(dscps));
+		cc->SetAttribute("PrioNoneDscp", UintegerValue(alg.prio.none_dscp));
+		cc->SetAttribute("PrioStatic", BooleanValue(alg.prio_static));
+		// Job ids from 1, in the point's order, as mltcpctl numbers them.
+		cc->SetAttribute("PrioJob", UintegerValue(job + 1));
+	}
 	return cc;
 }
 
@@ -158,6 +170,12 @@ json params_json(const Algorithm &alg)
 	json out = json::object();
 	if (alg.kind == CcKind::ns3)
 		return out;
+	if (alg.prio.classes)
+		out["prio"] = { { "classes", alg.prio.classes },
+				{ "dscp", std::vector<unsigned>(alg.prio.dscp,
+								alg.prio.dscp + alg.prio.classes) },
+				{ "none_dscp", alg.prio.none_dscp },
+				{ "static", alg.prio_static } };
 	for (int p = 0; p < MLTCP_NR_PARAMS; p++) {
 		char text[MLTCP_PARAM_TEXT];
 		auto which = static_cast<mltcp_param>(p);
@@ -239,7 +257,7 @@ std::vector<std::string> run_once(const Run &run)
 			logs.push_back(std::make_unique<std::ofstream>(
 				run.dir / (job.name + "-r" + std::to_string(rank) + ".jsonl")));
 			Ptr<TrainingWorker> worker = CreateObject<TrainingWorker>(
-				config, make_cc(run.alg, point, run.queue_limit), run.alg.cc,
+				config, make_cc(run.alg, point, run.queue_limit, j), run.alg.cc,
 				*logs.back(), 0);
 			if (point.window_trace) {
 				logs.push_back(std::make_unique<std::ofstream>(
@@ -312,6 +330,9 @@ std::vector<std::string> run_once(const Run &run)
 					{ "iterations", flow.iter.count },
 					{ "iter_bytes", flow.iter.bytes },
 					{ "bytes_acked", cc->BytesAcked() } };
+			// Progress priority: how often the flow's class moved.
+			if (cc->PrioConfig().classes)
+				record["dscp_changes"] = cc->DscpChanges();
 			// DCQCN's: ACKs taken as CNPs, and every rate cut (CNPs and losses).
 			if (Ptr<TcpDcqcn> dcqcn = DynamicCast<TcpDcqcn>(cc)) {
 				record["cnps"] = dcqcn->Cnps();

@@ -37,9 +37,13 @@ uint32_t ip_bytes(uint64_t linux_bytes)
 }
 
 // A switch port as the point asks: its limit, its marking (a step or the
-// ramp, thresholds in Linux's frames as the limit), ACKs first or not.
+// ramp, thresholds in Linux's frames as the limit), ACKs first or not, and
+// progress priority's training classes, if any.
 Ptr<QueueDisc> install_port(Ptr<NetDevice> device, uint64_t limit, const Point &point)
 {
+	std::string dscps; // the training classes', empty: none
+	for (uint8_t dscp : point.prio_dscps)
+		dscps += (dscps.empty() ? "" : ",") + std::to_string(dscp);
 	TrafficControlHelper helper;
 	// By its TypeId, not its name: that links it in from the static library.
 	helper.SetRootQueueDisc(
@@ -49,7 +53,9 @@ Ptr<QueueDisc> install_port(Ptr<NetDevice> device, uint64_t limit, const Point &
 		UintegerValue(ip_bytes(point.ecn_kmin_bytes)), "RampMax",
 		UintegerValue(point.ecn_kmax_bytes ? ip_bytes(point.ecn_kmax_bytes) : 0),
 		"RampPmax", DoubleValue(point.ecn_pmax), "AckPriority",
-		BooleanValue(point.ack_priority));
+		BooleanValue(point.ack_priority), "TrainingDscps", StringValue(dscps),
+		"BestEffortWeight", DoubleValue(point.prio_be_weight), "TrainingEct",
+		BooleanValue(point.marks_ecn()));
 	return helper.Install(device).Get(0);
 }
 
@@ -149,7 +155,8 @@ void Network::BuildDumbbell(const Point &point, uint64_t queue_limit)
 {
 	const size_t jobs = point.jobs.size();
 	// A port of our own where the point asks for marks or ACK priority.
-	const bool port = point.marks_ecn() || point.ack_priority || point.port_queue;
+	const bool port = point.marks_ecn() || point.ack_priority || point.port_queue ||
+			  !point.prio_dscps.empty();
 
 	NodeContainer switches, left, right;
 	switches.Create(2);

@@ -203,6 +203,45 @@ void apply_params(mltcp_params &params, const json &given, const std::string &al
 	}
 }
 
+// A list of DSCPs (at most MLTCP_PRIO_CLASSES_MAX, each 0 to 63) into dscp.
+size_t parse_dscps(const json &list, uint8_t *dscp, const std::string &what)
+{
+	if (!list.is_array() || list.size() > MLTCP_PRIO_CLASSES_MAX)
+		refuse(what + ": a list of at most 7 DSCPs");
+	for (size_t c = 0; c < list.size(); c++) {
+		if (!list[c].is_number_unsigned() || list[c].get<uint64_t>() > MLTCP_DSCP_MAX)
+			refuse(what + ": " + list[c].dump() + ": not a DSCP (0 to 63)");
+		dscp[c] = static_cast<uint8_t>(list[c].get<uint64_t>());
+	}
+	return list.size();
+}
+
+// An algorithm's "prio" (progress priority), checked by the core's rule.
+void parse_prio(Algorithm &alg, const json &p)
+{
+	const std::string what = "algorithm " + alg.name + ": \"prio\"";
+
+	if (!p.is_object())
+		refuse(what + " must be an object");
+	mltcp_prio_config_default(&alg.prio);
+	for (const auto &[key, value] : p.items())
+		if (key != "classes" && key != "dscp" && key != "none_dscp" && key != "static")
+			refuse(what + ": unknown key \"" + key + "\"");
+	alg.prio.classes = static_cast<uint8_t>(whole(p, "classes", 0, MLTCP_PRIO_CLASSES_MAX));
+	alg.prio.none_dscp = static_cast<uint8_t>(whole(p, "none_dscp", 0, MLTCP_DSCP_MAX, 0.0));
+	if (p.contains("dscp") &&
+	    parse_dscps(p["dscp"], alg.prio.dscp, what + " dscp") != alg.prio.classes)
+		refuse(what + ": \"dscp\" needs exactly \"classes\" values");
+	if (p.contains("static")) {
+		if (!p["static"].is_boolean())
+			refuse(what + ": \"static\": true or false");
+		alg.prio_static = p["static"].get<bool>();
+	}
+	if (!mltcp_prio_config_valid(&alg.prio))
+		refuse(what + ": the classes' DSCPs must differ from each other and from "
+			      "none_dscp");
+}
+
 Algorithm parse_algorithm(const json &a, const json &defaults)
 {
 	Algorithm alg;
@@ -256,6 +295,12 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 	}
 	if (!mltcp_params_valid(&alg.params))
 		refuse("algorithm " + alg.name + ": parameters out of range");
+	if (a.contains("prio")) {
+		if (alg.kind != CcKind::mltcp)
+			refuse("algorithm " + alg.name + ": \"prio\" is MLTCP's (mltcp, "
+				"mltcp_reno, mltcp_cubic), not " + alg.cc + "'s");
+		parse_prio(alg, a["prio"]);
+	}
 	return alg;
 }
 
@@ -325,6 +370,23 @@ Point parse_point(const std::string &json_text)
 				refuse(std::string("\"") + key + "\": true or false");
 			*flag = cfg[key].get<bool>();
 		}
+		if (cfg.contains("prio_dscps")) {
+			mltcp_prio_config pc;
+			mltcp_prio_config_default(&pc);
+			pc.classes = static_cast<uint8_t>(
+				parse_dscps(cfg["prio_dscps"], pc.dscp, "\"prio_dscps\""));
+			if (!mltcp_prio_config_valid(&pc))
+				refuse("\"prio_dscps\": distinct DSCPs, none of them 0 (best "
+				       "effort)");
+			for (uint8_t c = 0; c < pc.classes; c++) {
+				if (pc.dscp[c] == 46)
+					refuse("\"prio_dscps\": 46 (EF) is the ACKs' class");
+				point.prio_dscps.push_back(pc.dscp[c]);
+			}
+		}
+		point.prio_be_weight = number(cfg, "prio_be_weight", point.prio_be_weight);
+		if (point.prio_be_weight <= 0 || point.prio_be_weight >= 1)
+			refuse("\"prio_be_weight\": between 0 and 1, both excluded");
 		point.min_rto_ms = number(cfg, "min_rto_ms", point.min_rto_ms);
 		point.delayed_ack_ms = number(cfg, "delayed_ack_ms", point.delayed_ack_ms);
 		point.idle_rto_min_ms = number(cfg, "idle_rto_min_ms", point.idle_rto_min_ms);

@@ -65,6 +65,11 @@ struct Algorithm {
 	int fixed_base = -1;   // mltcp_reno / mltcp_cubic fix the base
 	std::string ns3_type;  // kind ns3
 	std::optional<Slots> slots; // the jobs held to a slot schedule
+	// Progress priority (kind mltcp): "prio": {"classes": K, "dscp": [...],
+	// "none_dscp": N, "static": bool}, as mltcpctl's defaults show -j
+	// prints it (static: the control, a fixed class per job). classes 0: off.
+	mltcp_prio_config prio{};
+	bool prio_static = false;
 };
 
 // A leaf-spine fabric (sim/network.h); without one, the guest's dumbbell.
@@ -106,6 +111,11 @@ struct Point {
 	// The PortQueueDisc at the bottleneck even without marks or priority
 	// (the control for either).
 	bool port_queue = false;
+	// The emulated switch of progress priority (PortQueueDisc's training
+	// classes): the classes' DSCPs, class 0 first ("prio_dscps"), and best
+	// effort's weight against them ("prio_be_weight"). Empty: none.
+	std::vector<uint8_t> prio_dscps;
+	double prio_be_weight = 0.1;
 	// Each sending socket's window, ssthresh and state at every change, to
 	// raw/<algorithm>/rep<k>/<job>-r<rank>.window.jsonl (TrainingWorker::
 	// TraceWindow()): a line per ACK, for looking at one point closely.

@@ -5,6 +5,7 @@
 #include "tcp_mltcp.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -135,21 +136,83 @@ TypeId TcpMltcp::GetTypeId()
 				      "rto_min",
 				      TimeValue(MicroSeconds(kLinuxRtoMinUs)),
 				      MakeTimeAccessor(&TcpMltcp::m_idleRtoMin),
-				      MakeTimeChecker(MicroSeconds(1)));
+				      MakeTimeChecker(MicroSeconds(1)))
+			.AddAttribute("PrioClasses",
+				      "Progress priority's number of classes K (0: off), as "
+				      "mltcpctl's defaults prio",
+				      UintegerValue(0),
+				      MakeUintegerAccessor(&TcpMltcp::SetPrioClasses,
+							   &TcpMltcp::GetPrioClasses),
+				      MakeUintegerChecker<uint8_t>(0, MLTCP_PRIO_CLASSES_MAX))
+			.AddAttribute(
+				"PrioDscp",
+				"The classes' DSCPs, class 0 (the lowest) first, "
+				"comma-separated; the core's defaults (CS1..CS7) for "
+				"classes not given",
+				StringValue("8,16,24,32,40,48,56"),
+				MakeStringAccessor(&TcpMltcp::SetPrioDscp, &TcpMltcp::GetPrioDscp),
+				MakeStringChecker())
+			.AddAttribute("PrioNoneDscp",
+				      "The DSCP a flow that loses its class returns to",
+				      UintegerValue(0),
+				      MakeUintegerAccessor(&TcpMltcp::SetPrioNone,
+							   &TcpMltcp::GetPrioNone),
+				      MakeUintegerChecker<uint8_t>(0, MLTCP_DSCP_MAX))
+			.AddAttribute("PrioStatic",
+				      "The control: a fixed class, (PrioJob - 1) mod K, "
+				      "wherever the core gives one, instead of progress",
+				      BooleanValue(false),
+				      MakeBooleanAccessor(&TcpMltcp::m_prioStatic),
+				      MakeBooleanChecker())
+			.AddAttribute("PrioJob",
+				      "The flow's job id, for the classes' tie offset "
+				      "(mltcp_prio_tie()) and the static control; 0: none",
+				      UintegerValue(0), MakeUintegerAccessor(&TcpMltcp::m_prioJob),
+				      MakeUintegerChecker<uint32_t>());
 	return tid;
 }
 
 TcpMltcp::TcpMltcp() : m_job{}, m_flow{}
 {
 	mltcp_params_default(&m_params);
+	mltcp_prio_config_default(&m_prio);
 	m_job.id = 1;
 }
 
 TcpMltcp::TcpMltcp(const TcpMltcp &other)
     : TcpCongestionOps(other), m_params(other.m_params), m_job(other.m_job),
       m_fixedBase(other.m_fixedBase), m_slowStartAfterIdle(other.m_slowStartAfterIdle),
-      m_idleRtoMin(other.m_idleRtoMin), m_flow{}, m_marks(other.m_marks)
+      m_idleRtoMin(other.m_idleRtoMin), m_flow{}, m_marks(other.m_marks), m_prio(other.m_prio),
+      m_prioStatic(other.m_prioStatic), m_prioJob(other.m_prioJob), m_getTos(other.m_getTos),
+      m_setTos(other.m_setTos)
 {
+}
+
+// PrioDscp's text: up to MLTCP_PRIO_CLASSES_MAX whole numbers; Init()
+// checks the whole configuration with the core's mltcp_prio_config_valid().
+void TcpMltcp::SetPrioDscp(std::string text)
+{
+	std::istringstream in(text);
+	std::string field;
+	size_t c = 0;
+
+	while (std::getline(in, field, ',')) {
+		NS_ABORT_MSG_IF(
+			field.empty() || field.size() > 2 ||
+				field.find_first_not_of("0123456789") != std::string::npos ||
+				c == MLTCP_PRIO_CLASSES_MAX || std::stoul(field) > MLTCP_DSCP_MAX,
+			"TcpMltcp: PrioDscp " << text << ": up to 7 DSCPs, whole numbers 0 to 63");
+		m_prio.dscp[c++] = static_cast<uint8_t>(std::stoul(field));
+	}
+}
+
+std::string TcpMltcp::GetPrioDscp() const
+{
+	std::ostringstream out;
+
+	for (size_t c = 0; c < MLTCP_PRIO_CLASSES_MAX; c++)
+		out << (c ? "," : "") << static_cast<unsigned>(m_prio.dscp[c]);
+	return out.str();
 }
 
 // A job setting is given (its MLTCP_JOB_F_* flag set) when it is not zero,
@@ -281,6 +344,34 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	if (m_flow.params.marked)
 		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
 	m_window.cwnd_cnt = 0;
+	NS_ABORT_MSG_UNLESS(mltcp_prio_config_valid(&m_prio),
+			    "TcpMltcp: PrioDscp " << GetPrioDscp() << ", PrioNoneDscp "
+						  << static_cast<unsigned>(m_prio.none_dscp)
+						  << ": the classes' DSCPs must differ from "
+						     "each other and from PrioNoneDscp");
+}
+
+// The flow's class now, written to the socket if its DSCP differs (the
+// flow keeps no class of its own: the socket's DSCP is the state). An
+// exempt flow has none. The static control keeps the core's "no class"
+// (an unknown size) and replaces any class by its job's.
+void TcpMltcp::UpdateClass()
+{
+	if (!m_prio.classes || m_getTos.IsNull() || m_setTos.IsNull())
+		return;
+	uint32_t cls = m_flow.params.exempt
+			       ? MLTCP_PRIO_NONE
+			       : mltcp_prio_class(&m_flow.iter, m_bytesAcked,
+						  static_cast<uint32_t>(NowUs()), m_prio.classes,
+						  mltcp_prio_tie(m_prioJob));
+	if (m_prioStatic && cls != MLTCP_PRIO_NONE)
+		cls = m_prioJob ? (m_prioJob - 1) % m_prio.classes : 0;
+	const uint8_t tos = m_getTos();
+	const int dscp = mltcp_prio_dscp(&m_prio, cls, tos >> 2);
+	if (dscp < 0)
+		return;
+	m_setTos(static_cast<uint8_t>(dscp << 2 | (tos & 3)));
+	m_dscpChanges++;
 }
 
 // mltcp_cong_avoid().
@@ -355,6 +446,7 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 			      mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
 			      &m_window.cwnd) != MLTCP_GATE_HOLD)
 		Store(tcb);
+	UpdateClass();
 }
 
 // mltcp_set_state().
@@ -394,8 +486,12 @@ void TcpMltcp::RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now)
 // mltcp_cwnd_event(): sending resumed; a new iteration may restart the window.
 void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
 {
-	if (event == TcpSocketState::CA_EVENT_LOSS)
+	if (event == TcpSocketState::CA_EVENT_LOSS) {
+		// A flow starved of ACKs still climbs by aging at its RTOs.
 		m_timeouts++;
+		Sync(tcb);
+		UpdateClass();
+	}
 	if (event != TcpSocketState::CA_EVENT_TX_START)
 		return;
 	const uint64_t now = NowUs();
@@ -415,6 +511,8 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
 	}
 	mltcp_cubic_pause(&m_flow.cubic, static_cast<uint32_t>(now));
+	// After the verdict: a new iteration's first segment carries r = 0's class.
+	UpdateClass();
 }
 
 } // namespace ns3

@@ -36,6 +36,17 @@
 //    a fixed iteration size, marked) through the policy's own latching, as a
 //    module flow that matched a job; marks (a marked job's step count) come
 //    from the simulation through Mark().
+//  - Progress priority's class (PrioClasses > 0): the core's
+//    mltcp_prio_class() and mltcp_prio_dscp() at every ACK, at TX_START and
+//    at an RTO, as the module's hooks call them. TcpCongestionOps has no
+//    socket, so the application hands the model the socket's TOS to read
+//    and write (SetTosAccess()). ns-3 3.37's stream sockets keep the TOS's
+//    ECN bits to themselves (Socket::SetIpTos() keeps the old ones, 00) and
+//    TcpSocketBase::AddSocketTags() sets ECT on a nonzero TOS where ECN is
+//    on: the model writes DSCP << 2 and ECN-capable data stays so
+//    (tests/sim/test_sim.py checks marks under a class). TX_START runs in
+//    SendPendingData() before the segment's tags are made, so an
+//    iteration's first segment carries the class of r = 0.
 #ifndef MLTCP_SIM_TCP_MLTCP_H
 #define MLTCP_SIM_TCP_MLTCP_H
 
@@ -79,6 +90,17 @@ public:
 	// tcp_write_queue_empty()), asked at a drain; without it a drain
 	// counts as idle.
 	void SetAppIdle(Callback<bool> idle) { m_appIdle = idle; }
+	// Progress priority: read and write the sending socket's IP TOS
+	// (Socket::GetIpTos(), SetIpTos()). Without them no class is set.
+	void SetTosAccess(Callback<uint8_t> get, Callback<void, uint8_t> set)
+	{
+		m_getTos = get;
+		m_setTos = set;
+	}
+	// Progress priority's configuration (PrioClasses, PrioDscp, PrioNoneDscp).
+	const mltcp_prio_config &PrioConfig() const { return m_prio; }
+	// Times the model rewrote the socket's DSCP.
+	uint64_t DscpChanges() const { return m_dscpChanges; }
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
@@ -113,6 +135,13 @@ private:
 	bool GetExempt() const;
 	void SetMarked(bool marked);
 	bool GetMarked() const;
+	void SetPrioClasses(uint8_t classes) { m_prio.classes = classes; }
+	uint8_t GetPrioClasses() const { return m_prio.classes; }
+	void SetPrioNone(uint8_t dscp) { m_prio.none_dscp = dscp; }
+	uint8_t GetPrioNone() const { return m_prio.none_dscp; }
+	void SetPrioDscp(std::string text);
+	std::string GetPrioDscp() const;
+	void UpdateClass();
 
 	mltcp_params m_params; // the defaults Init() latches
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
@@ -133,6 +162,13 @@ private:
 	uint64_t m_drainUs{ 0 };     // when the last ACK left nothing outstanding
 	uint64_t m_timeouts{ 0 };
 	Callback<bool> m_appIdle;
+
+	mltcp_prio_config m_prio;   // classes 0: progress priority off
+	bool m_prioStatic{ false }; // the control: class (PrioJob - 1) mod K
+	uint32_t m_prioJob{ 0 };    // the tie's job id (0: none)
+	Callback<uint8_t> m_getTos;
+	Callback<void, uint8_t> m_setTos;
+	uint64_t m_dscpChanges{ 0 };
 };
 
 } // namespace ns3

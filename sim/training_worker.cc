@@ -19,6 +19,9 @@ namespace mltcp::sim
 
 using namespace ns3;
 
+// The EF DSCP `mltcpctl ackmark` gives pure ACKs (the port's AckDscp).
+constexpr uint8_t kAckmarkDscp = 46;
+
 TrainingWorker::TrainingWorker(const trainsim::Config &config, Ptr<TcpCongestionOps> cc,
 			       std::string cc_name, std::ostream &log, int64_t epoch_ns)
     : m_config(config), m_cc(cc), m_ccName(std::move(cc_name)), m_log(log), m_epochNs(epoch_ns),
@@ -50,8 +53,12 @@ void TrainingWorker::StartApplication()
 	m_send = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
 	Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_send);
 	tcp->SetCongestionControlAlgorithm(m_cc);
-	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc))
+	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc)) {
 		mltcp->SetAppIdle(MakeCallback(&TrainingWorker::AllAcked, this));
+		// Raw: the socket owns the congestion control.
+		mltcp->SetTosAccess(MakeCallback(&Socket::GetIpTos, PeekPointer(m_send)),
+				    MakeCallback(&Socket::SetIpTos, PeekPointer(m_send)));
+	}
 	tcp->TraceConnectWithoutContext("Tx", MakeCallback(&TrainingWorker::Sent, this));
 	tcp->TraceConnectWithoutContext("CongState",
 					MakeCallback(&TrainingWorker::StateChanged, this));
@@ -134,6 +141,8 @@ void TrainingWorker::WriteWindow() const
 		mltcp_flow_fill_record(&rec, &mltcp->Flow(), mltcp->BytesAcked());
 		out << std::setprecision(4) << ",\"r\":" << static_cast<double>(rec.r) / MLTCP_ONE
 		    << ",\"f\":" << static_cast<double>(rec.f) / MLTCP_ONE;
+		if (mltcp->PrioConfig().classes)
+			out << ",\"dscp\":" << (m_send->GetIpTos() >> 2);
 	}
 	out << "}\n";
 }
@@ -158,6 +167,11 @@ void TrainingWorker::Accepted(Ptr<Socket> socket, const Address &)
 {
 	m_recv = socket;
 	m_recv->SetRecvCallback(MakeCallback(&TrainingWorker::Receive, this));
+	// Progress priority needs the pure ACKs in the top class: the hosts'
+	// ackmark marks them EF. This socket only ACKs prev's data, and prev
+	// runs this worker's algorithm.
+	if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(m_cc); mltcp && mltcp->PrioConfig().classes)
+		m_recv->SetIpTos(kAckmarkDscp << 2);
 }
 
 void TrainingWorker::BeginIteration()

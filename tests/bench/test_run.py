@@ -160,6 +160,8 @@ EDITED_POINTS = {
     "20261125T0312Z-dc2-ai-strength/dc2-sync-ecn": "other lines of ai",
     "20261125T0424Z-dc2-constf-as-cubic/dc2-sync-ecn": "const_f under cubic's name",
     "20261125T0433Z-dc2-dcqcn-window-rules/dc2-sync-dcqcn": "window rules outside the set",
+    "20261128T0037Z-yardstick-quick/yard-sim-2jobs-random-ecn":
+        "before the emulated switch (prio_dscps) and the prio rules (issue 37)",
 }
 
 

@@ -5,10 +5,13 @@
 // drive it (tests/unit): the same windows, iterations and thresholds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "ns3/boolean.h"
 #include "ns3/core-module.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/tcp-socket-state.h"
 
 #include "tcp_mltcp.h"
@@ -447,6 +450,142 @@ TEST_F(TcpMltcpTest, ForkKeepsParametersNotState)
 	UintegerValue iter_bytes;
 	child->GetAttribute("IterBytes", iter_bytes);
 	EXPECT_EQ(iter_bytes.Get(), 12345u);
+}
+
+} // namespace
+
+namespace
+{
+
+// --- progress priority ------------------------------------------------------
+
+// The sending socket's TOS as the worker hands it over (Socket::GetIpTos(),
+// SetIpTos()), counting writes.
+struct FakeTos {
+	uint8_t tos = 0;
+	int writes = 0;
+	uint8_t Get() const { return tos; }
+	void Set(uint8_t value)
+	{
+		tos = value;
+		writes++;
+	}
+};
+
+// Four iterations of 200 segments, ACKed two at a time, with the DSCP the
+// socket carries after each ACK (iteration, segments acked, DSCP), and the
+// DSCP right after each TX_START, before any ACK of the iteration.
+struct PrioRun {
+	std::vector<std::tuple<int, uint32_t, uint8_t>> acks;
+	std::vector<uint8_t> at_start;
+	int writes = 0;
+};
+
+PrioRun RunPrio(Ptr<TcpMltcp> cc, uint8_t ecn_bits = 0)
+{
+	Socket sock;
+	FakeTos fake;
+	PrioRun run;
+	uint64_t now = 1'000;
+
+	fake.tos = ecn_bits;
+	cc->SetTosAccess(MakeCallback(&FakeTos::Get, &fake), MakeCallback(&FakeTos::Set, &fake));
+	At(now, [&] { sock.Open(*cc); });
+	for (int iteration = 0; iteration < 4; iteration++) {
+		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+		run.at_start.push_back(fake.tos >> 2);
+		EXPECT_EQ(fake.tos & 3, ecn_bits) << "the ECN bits are the socket's";
+		for (uint32_t done = 0; done < 200; done += 2) {
+			now += 500;
+			sock.Fill();
+			if (done + 2 >= 200)
+				sock.Send(2);
+			At(now, [&] { sock.Ack(*cc, 2, MicroSeconds(1'000)); });
+			run.acks.emplace_back(iteration, done + 2, fake.tos >> 2);
+		}
+		now += 100'000;
+	}
+	run.writes = fake.writes;
+	return run;
+}
+
+Ptr<TcpMltcp> PrioCc(unsigned classes)
+{
+	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
+	EXPECT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_CUBIC, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
+	cc->SetAttribute("PrioClasses", UintegerValue(classes));
+	return cc;
+}
+
+// K = 4: CS1 while r < 1/4, CS2 to 1/2, CS3 to 3/4, CS4 after; nothing
+// while the size is unknown (the first iteration); each iteration's first
+// segment goes out in class 0 again.
+TEST_F(TcpMltcpTest, PrioSetsTheClassOfTheFlowsProgress)
+{
+	const PrioRun run = RunPrio(PrioCc(4));
+
+	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 8, 8, 8 }));
+	for (const auto &[iteration, acked, dscp] : run.acks) {
+		if (iteration == 0) {
+			EXPECT_EQ(dscp, 0) << "unknown size: no class, acked " << acked;
+			continue;
+		}
+		if (acked % 50 == 0 && acked < 200)
+			continue; // exactly on a threshold
+		const uint8_t expected = static_cast<uint8_t>(8 * (1 + std::min(3u, acked / 50)));
+		EXPECT_EQ(dscp, expected) << "iteration " << iteration << " acked " << acked;
+	}
+	// Per known iteration: three moves up and one back down at its start.
+	EXPECT_EQ(run.writes, 3 * 4);
+}
+
+TEST_F(TcpMltcpTest, PrioKeepsTheSocketsEcnBits)
+{
+	const PrioRun run = RunPrio(PrioCc(2), Ipv4Header::ECN_ECT0);
+	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 8, 8, 8 }));
+	EXPECT_EQ(std::get<2>(run.acks.back()), 16);
+}
+
+// Off (K = 0), exempt, or without the socket's TOS: nothing is written.
+TEST_F(TcpMltcpTest, PrioOffExemptOrUnwiredWritesNothing)
+{
+	EXPECT_EQ(RunPrio(PrioCc(0)).writes, 0);
+	Ptr<TcpMltcp> exempt = PrioCc(4);
+	exempt->SetAttribute("Exempt", BooleanValue(true));
+	EXPECT_EQ(RunPrio(exempt).writes, 0);
+
+	Ptr<TcpMltcp> unwired = PrioCc(4);
+	Socket sock;
+	At(1'000, [&] { sock.Open(*unwired); });
+	At(2'000, [&] { unwired->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
+	EXPECT_EQ(unwired->DscpChanges(), 0u);
+}
+
+// The static control: job 3 of K = 4 sits in class 2 (CS3) whenever the
+// core gives a class, whatever its progress.
+TEST_F(TcpMltcpTest, PrioStaticGivesTheJobsFixedClass)
+{
+	Ptr<TcpMltcp> cc = PrioCc(4);
+	cc->SetAttribute("PrioStatic", BooleanValue(true));
+	cc->SetAttribute("PrioJob", UintegerValue(3));
+	const PrioRun run = RunPrio(cc);
+	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 24, 24, 24 }));
+	for (const auto &[iteration, acked, dscp] : run.acks)
+		EXPECT_EQ(dscp, iteration ? 24 : 0) << iteration << " " << acked;
+	EXPECT_EQ(run.writes, 1);
+}
+
+// The DSCP list and the none DSCP are checked as the core checks them.
+TEST_F(TcpMltcpTest, PrioRefusesClashingDscps)
+{
+	Ptr<TcpMltcp> cc = PrioCc(2);
+	cc->SetAttribute("PrioDscp", StringValue("10,12"));
+	EXPECT_EQ(cc->PrioConfig().dscp[1], 12);
+	EXPECT_EQ(cc->PrioConfig().dscp[2], 24); // the defaults stay beyond the list
+	cc->SetAttribute("PrioNoneDscp", UintegerValue(12));
+	Socket sock;
+	EXPECT_DEATH(sock.Open(*cc), "must differ");
+	EXPECT_DEATH(cc->SetAttribute("PrioDscp", StringValue("8,64")), "");
 }
 
 } // namespace

@@ -577,3 +577,80 @@ def test_bad_slots_are_refused(tmp_path, change, words):
     cfg = oracle.resolve(dict(smoke_config(), algorithms=[oracle.RULE]))
     change(cfg["algorithms"][0])
     sim_refuses(tmp_path, cfg, *words)
+
+
+PRIO_PORT = {"prio_dscps": [8, 16, 24, 32, 40, 48, 56]}
+
+
+def prio_rule(name, classes, **prio):
+    return dict(matrix.mltcp_alg(name, "md-restart"), prio=dict(prio, classes=classes))
+
+
+def test_progress_priority_classes_go_on_the_wire_and_keep_ecn(tmp_path):
+    """Progress priority (ns3::TcpMltcp's PrioClasses, the port's training
+    classes): two exchanging jobs through a marking port that serves
+    CS1..CS7 in strict priority. The prio flows' data carries the class of
+    their progress, CS1..CS4 for K = 4, rising within an iteration; ns-3
+    3.37 sends it Not-ECT under a nonzero TOS, and the marking port takes a
+    class's data as ECT(0) (TrainingEct), so it marks rather than drops (no
+    drop with the limit far over the threshold); cubic (DSCP 0, best
+    effort) carries no class. Every iteration completes."""
+    jobs = matrix.identical_jobs(2, 0.4, 20, 1000, "exchange")
+    algorithms = [{"name": "cubic", "cc": "cubic"}, prio_rule("prio", 4)]
+    cfg = matrix.sim_point("prio-wire", jobs, 1000, 0.1, 400000, 8, 1, algorithms,
+                           ecn_mark_bytes=30 * 1514, window_trace=True, **matrix.DC_TCP,
+                           **PRIO_PORT)
+    # Iterations apart by the 12 ms compute phases.
+    cfg["default_params"] = dict(cfg["default_params"], idle_gap_us="2000")
+    point = run_config(tmp_path, cfg)
+    for alg in ("cubic", "prio"):
+        (repeat,) = point.repeats(alg)
+        meta = repeat.meta
+        assert meta["failures"] == []
+        steps = [r for r in repeat.records if r["type"] == "iteration"]
+        assert len(steps) == 8 * 2 * 2
+        assert meta["marks"]["bottleneck"]["to-right"] > 0, (alg, meta["marks"])
+        assert meta["drops"]["bottleneck"] == {"to-right": 0, "to-left": 0}, (alg, meta)
+        for job in ("job1", "job2"):
+            trace = repeat.window_trace(job, 0)
+            if alg == "cubic":
+                assert all("dscp" not in x for x in trace)
+                continue
+            dscps = [x["dscp"] for x in trace]
+            # Nothing until the size is learned, then CS1..CS4 only.
+            assert dscps[0] == 0
+            assert set(dscps) - {0} == {8, 16, 24, 32}, (job, set(dscps))
+            # Within an iteration (r not falling) the class never falls.
+            # (A line at r = 0 is an iteration's start: the restarted
+            # window is traced before the class moves back down.)
+            for a, b in zip(trace, trace[1:]):
+                if b["r"] >= a["r"] > 0 and a["dscp"]:
+                    assert b["dscp"] >= a["dscp"], (job, a, b)
+        if alg == "prio":
+            assert meta["defaults"]["prio"] == {"classes": 4, "dscp": [8, 16, 24, 32],
+                                                "none_dscp": 0, "static": False}
+            for host, (flow,) in meta["flows"].items():
+                if host.startswith("L"):
+                    # Up three classes an iteration, down one at its start.
+                    assert flow["dscp_changes"] >= 4 * 6, (host, flow)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda c: c["algorithms"].append({"name": "p", "cc": "cubic", "prio": {"classes": 2}}),
+     ("p", "prio", "cubic")),
+    (lambda c: c["algorithms"].append(prio_rule("p", 8)), ("p", "classes", "0 to 7")),
+    (lambda c: c["algorithms"].append(prio_rule("p", 2, dscp=[8])), ("p", "exactly")),
+    (lambda c: c["algorithms"].append(prio_rule("p", 2, dscp=[8, 8])), ("p", "differ")),
+    (lambda c: c["algorithms"].append(prio_rule("p", 2, none_dscp=8)), ("p", "differ")),
+    (lambda c: c["algorithms"].append(prio_rule("p", 2, order=1)), ("p", "order")),
+    (lambda c: c.update(prio_dscps=[8, 46]), ("prio_dscps", "46")),
+    (lambda c: c.update(prio_dscps=[0, 8]), ("prio_dscps", "0")),
+    (lambda c: c.update(prio_dscps=[8, 8]), ("prio_dscps", "distinct")),
+    (lambda c: c.update(prio_dscps=[8, 64]), ("prio_dscps", "64")),
+    (lambda c: c.update(prio_dscps=list(range(1, 9))), ("prio_dscps", "at most 7")),
+    (lambda c: c.update(PRIO_PORT, prio_be_weight=1), ("prio_be_weight",)),
+])
+def test_bad_progress_priority_configurations_are_refused(tmp_path, change, words):
+    cfg = smoke_config()
+    change(cfg)
+    sim_refuses(tmp_path, cfg, *words)
