@@ -439,7 +439,10 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 	const uint32_t sample = rtt.IsStrictlyPositive() ? RttSampleUs(rtt) : 0;
 	if (!Outstanding(tcb)) {
 		m_drainUs = NowUs();
-		mltcp_on_ack_drain(&m_flow.iter, m_drainUs, m_appIdle.IsNull() || m_appIdle());
+		if (mltcp_flow_drained(&m_flow, m_drainUs, AppIdle(), m_bytesAcked, tcb->m_congState,
+				       mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
+				       &m_window.cwnd, &m_window.ssthresh))
+			Restarted(tcb);
 	}
 	if (mltcp_gated(&m_flow.iter) &&
 	    mltcp_gate_on_ack(&m_flow.iter, sample, m_minRttUs, static_cast<uint32_t>(NowUs()),
@@ -449,8 +452,31 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 	UpdateClass();
 }
 
-// mltcp_set_state().
-void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
+// Whether the application has nothing unsent (the module's tcp_write_queue_empty()).
+bool TcpMltcp::AppIdle() const
+{
+	return m_appIdle.IsNull() || m_appIdle();
+}
+
+// The module's mltcp_restarted(): a restart's window and ssthresh into the socket.
+void TcpMltcp::Restarted(Ptr<TcpSocketState> tcb)
+{
+	Store(tcb);
+	tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
+}
+
+// The module's mltcp_reduction_ended(): the restart a drain in a reduction could not make.
+void TcpMltcp::ReductionEnded(Ptr<TcpSocketState> tcb)
+{
+	Sync(tcb);
+	if (mltcp_flow_reopened(&m_flow, !Outstanding(tcb) && AppIdle(), m_bytesAcked,
+				mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX), &m_window.cwnd,
+				&m_window.ssthresh))
+		Restarted(tcb);
+}
+
+// mltcp_set_state(); tcb->m_congState is still the state the flow leaves.
+void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb,
 				  const TcpSocketState::TcpCongState_t newState)
 {
 	// A reduction starts (tcp_init_cwnd_reduction(), tcp_enter_loss()):
@@ -459,6 +485,8 @@ void TcpMltcp::CongestionStateSet(Ptr<TcpSocketState> tcb [[maybe_unused]],
 		m_window.cwnd_cnt = 0;
 	if (newState == TcpSocketState::CA_LOSS)
 		mltcp_cubic_reset(&m_flow.cubic);
+	if (newState == TcpSocketState::CA_OPEN && tcb->m_congState == TcpSocketState::CA_LOSS)
+		ReductionEnded(tcb);
 }
 
 // What the kernel does before the congestion control hears of sending after
@@ -492,6 +520,8 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		Sync(tcb);
 		UpdateClass();
 	}
+	if (event == TcpSocketState::CA_EVENT_COMPLETE_CWR)
+		ReductionEnded(tcb);
 	if (event != TcpSocketState::CA_EVENT_TX_START)
 		return;
 	const uint64_t now = NowUs();
@@ -503,13 +533,13 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 	const mltcp_tx_verdict verdict = mltcp_on_tx_start(
 		&m_flow.iter, &m_flow.params, m_bytesAcked, now,
 		tcb->m_congState >= TcpSocketState::CA_RECOVERY, outstanding, m_marks);
+	if (mltcp_disarm(&m_flow.iter, &m_flow.params, verdict, &m_window.cwnd))
+		Store(tcb);
 	if (verdict == MLTCP_TX_NEW_ITERATION &&
 	    mltcp_restart_window(&m_flow.iter, &m_flow.params, tcb->m_congState,
 				 mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX), &m_window.cwnd,
-				 &m_window.ssthresh)) {
-		Store(tcb);
-		tcb->m_ssThresh = m_window.ssthresh * tcb->m_segmentSize;
-	}
+				 &m_window.ssthresh))
+		Restarted(tcb);
 	mltcp_cubic_pause(&m_flow.cubic, static_cast<uint32_t>(now));
 	// After the verdict: a new iteration's first segment carries r = 0's class.
 	UpdateClass();

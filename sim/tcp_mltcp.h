@@ -123,6 +123,9 @@ private:
 	template <mltcp_param Which> std::string GetText() const;
 
 	void Store(Ptr<TcpSocketState> tcb) const;
+	void Restarted(Ptr<TcpSocketState> tcb);
+	void ReductionEnded(Ptr<TcpSocketState> tcb);
+	bool AppIdle() const;
 	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
 	bool Outstanding(Ptr<const TcpSocketState> tcb) const;
 	uint32_t RttSampleUs(const Time &srtt);
