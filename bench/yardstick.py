@@ -63,8 +63,8 @@ SIM_RULES = [{"name": "cubic", "cc": "cubic"},
 SIM_ECN_RULES = SIM_RULES + [{"name": "dctcp", "cc": "ns3-dctcp"}]
 
 
-def prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["slope"],
-             intercept=matrix.DEFAULT_PARAMS["intercept"], static=False):
+def sim_prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["slope"],
+                 intercept=matrix.DEFAULT_PARAMS["intercept"], static=False):
     """A progress-priority rule for the simulator: an MLTCP line and mode with
     K = classes (the core's CS1..CS<K> DSCPs), passed to ns3::TcpMltcp as the
     algorithm's "prio" (mltcpctl defaults show -j's shape); static: the
@@ -82,9 +82,9 @@ def prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["slop
 # F = 1 and no restart, ordering alone), prio-k1 (one training class: the
 # isolation from best effort without any order) and prio-static (K = 4, a
 # fixed class per job: order without progress).
-SIM_PRIO_RULES = [prio_alg("prio", 4), prio_alg("prio-k2", 2),
-                  prio_alg("prio-only", 4, "ai", "0", "1"),
-                  prio_alg("prio-k1", 1), prio_alg("prio-static", 4, static=True)]
+SIM_PRIO_RULES = [sim_prio_alg("prio", 4), sim_prio_alg("prio-k2", 2),
+                  sim_prio_alg("prio-only", 4, "ai", "0", "1"),
+                  sim_prio_alg("prio-k1", 1), sim_prio_alg("prio-static", 4, static=True)]
 # Every simulated point's ports are the emulated switch (design section 5)
 # with all seven class selectors CS1..CS7 as training classes, whatever the
 # rule: cubic's and DCTCP's DSCP 0 is best effort, alone on the port as
@@ -95,21 +95,23 @@ SIM_PORT_CLASSES = {"prio_dscps": [8, 16, 24, 32, 40, 48, 56]}
 HOST_RULES = matrix.candidates("cubic", "ai", "md-restart") + [oracle.RULE]
 
 
-def prio_alg(name, classes, slope=matrix.DEFAULT_PARAMS["slope"],
-             intercept=matrix.DEFAULT_PARAMS["intercept"]):
-    """A progress-priority rule: md-restart at a line, and K classes
+def host_prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["slope"],
+                  intercept=matrix.DEFAULT_PARAMS["intercept"]):
+    """A progress-priority rule for the host: a mode at a line, and K classes
     (`mltcpctl defaults set ... prio K`; the DSCPs the defaults', CS1..CSK)."""
-    alg = matrix.mltcp_alg(name, "md-restart", slope, intercept)
+    alg = matrix.mltcp_alg(name, mode, slope, intercept)
     alg["params"]["prio"] = classes
     return alg
 
 
 # Progress priority on the host (BPF twin; issue 37): prio, today's default
 # line with K = 4; prio-k2, K = 2; prio-only, K = 4 over the neutral line
-# (slope 0, intercept 1: ordering alone, no window scaling); and the
-# control prio-k1, one training class above best effort, FIFO within.
-HOST_PRIO_RULES = [prio_alg("prio", 4), prio_alg("prio-k2", 2),
-                   prio_alg("prio-only", 4, "0", "1"), prio_alg("prio-k1", 1)]
+# (slope 0, intercept 1 in mode ai: F = 1 and no restart, ordering alone,
+# as the simulator's); and the control prio-k1, one training class above
+# best effort, FIFO within.
+HOST_PRIO_RULES = [host_prio_alg("prio", 4), host_prio_alg("prio-k2", 2),
+                   host_prio_alg("prio-only", 4, "ai", "0", "1"),
+                   host_prio_alg("prio-k1", 1)]
 # Every host point's bottleneck: the emulated switch (testbed.topology,
 # shaper "prio"), a property of the fabric, not of the rule. Traffic of
 # DSCP 0 (cubic, and every rule's data without priority) meets one FIFO.

@@ -162,6 +162,10 @@ EDITED_POINTS = {
     "20261125T0433Z-dc2-dcqcn-window-rules/dc2-sync-dcqcn": "window rules outside the set",
     "20261128T0037Z-yardstick-quick/yard-sim-2jobs-random-ecn":
         "before the emulated switch (prio_dscps) and the prio rules (issue 37)",
+    "20261128T0300Z-prio-oracle-first/sim-oracles":
+        "the oracle at periods from the jobs' phases alone (comm_ms), beside line rate's",
+    "20261128T0300Z-prio-oracle-first/sim-oracle-p90":
+        "the oracle at the solo phases' p90 (comm_ms)",
 }
 
 
