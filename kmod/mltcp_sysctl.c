@@ -148,6 +148,24 @@ const struct mltcp_line *mltcp_net_bound(const struct net *net, struct mltcp_lin
 	return mltcp_sysctl_pernet(net)->bounded ? mltcp_host_line(host) : NULL;
 }
 
+/*
+ * A sysctl's text through proc_dostring(): read, text (the caller's
+ * formatting) out; write, the whole value into text, or -EINVAL for a
+ * partial (non-zero offset) or oversized write, which changes nothing.
+ */
+static int mltcp_proc_text(int write, char *text, size_t size, void *buffer, size_t *lenp,
+			   loff_t *ppos)
+{
+	struct ctl_table tmp = { .data = text, .maxlen = size };
+
+	if (write) {
+		if (*ppos || *lenp >= size)
+			return -EINVAL;
+		text[0] = '\0';
+	}
+	return proc_dostring(&tmp, write, buffer, lenp, ppos);
+}
+
 bool mltcp_net_prio(const struct net *net, struct mltcp_prio_config *pc)
 {
 	const struct mltcp_net_prio *prio;
@@ -235,7 +253,6 @@ static int mltcp_proc_prio(MLTCP_CTL_TABLE *table, int write, void *buffer,
 	enum mltcp_prio_knob knob = *(int *)table->extra1;
 	struct mltcp_sysctl_net *sn = table->data;
 	char text[MLTCP_PRIO_TEXT];
-	struct ctl_table tmp = { .data = text, .maxlen = sizeof(text) };
 	struct mltcp_prio_config pc;
 	int err;
 
@@ -243,13 +260,10 @@ static int mltcp_proc_prio(MLTCP_CTL_TABLE *table, int write, void *buffer,
 		mltcp_prio_current(sn, &pc);
 		if (mltcp_prio_format(knob, &pc, text, sizeof(text)) < 0)
 			return -EINVAL;
-		return proc_dostring(&tmp, 0, buffer, lenp, ppos);
+		return mltcp_proc_text(0, text, sizeof(text), buffer, lenp, ppos);
 	}
 
-	if (*ppos || *lenp >= sizeof(text))
-		return -EINVAL;
-	text[0] = '\0';
-	err = proc_dostring(&tmp, 1, buffer, lenp, ppos);
+	err = mltcp_proc_text(1, text, sizeof(text), buffer, lenp, ppos);
 	if (err)
 		return err;
 	mutex_lock(&sn->prio_lock);
@@ -307,7 +321,6 @@ static int mltcp_proc_default(MLTCP_CTL_TABLE *table, int write, void *buffer,
 	struct mltcp_sysctl_net *sn = container_of(slot - which, struct mltcp_sysctl_net,
 						   defaults[0]);
 	char text[MLTCP_SYSCTL_TEXT];
-	struct ctl_table tmp = { .data = text, .maxlen = sizeof(text) };
 	const char *number = text;
 	u32 value;
 	int err;
@@ -316,13 +329,10 @@ static int mltcp_proc_default(MLTCP_CTL_TABLE *table, int write, void *buffer,
 		if (mltcp_param_format(which, mltcp_net_default(sn, which), text,
 				       sizeof(text)) < 0)
 			return -EINVAL;
-		return proc_dostring(&tmp, 0, buffer, lenp, ppos);
+		return mltcp_proc_text(0, text, sizeof(text), buffer, lenp, ppos);
 	}
 
-	if (*ppos || *lenp >= sizeof(text))
-		return -EINVAL;
-	text[0] = '\0';
-	err = proc_dostring(&tmp, 1, buffer, lenp, ppos);
+	err = mltcp_proc_text(1, text, sizeof(text), buffer, lenp, ppos);
 	if (err)
 		return err;
 	/* The idle gap was read with kstrtou32(), which takes a leading '+'. */

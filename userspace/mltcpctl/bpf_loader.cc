@@ -793,15 +793,22 @@ Status status()
 	return st;
 }
 
-Fd open_config()
+// A pinned one-entry array map whose value is value_size bytes; kind names
+// it in errors; feature, where not null, what a backend loaded by an older
+// version (the pin directory there, the map not) lacks.
+static Fd open_one_entry_map(const char *pin, size_t value_size, const char *kind,
+			     const char *feature)
 {
-	std::string path = pin_path(MLTCP_BPF_PIN_CONFIG);
+	std::string path = pin_path(pin);
 	Fd fd = open_pinned(path);
 	bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 
 	if (!fd.valid()) {
 		int err = errno;
+		if (err == ENOENT && feature && exists(kPinDir))
+			throw Error(std::string("the loaded BPF backend has no ") + feature +
+				    " (loaded by an older version: mltcpctl bpf unload, then load)");
 		if (err == ENOENT)
 			throw Error("the BPF backend is not loaded (no " + path +
 				    "; mltcpctl bpf load)");
@@ -811,9 +818,14 @@ Fd open_config()
 		throw Error("cannot open " + path + ": " + errno_text(err));
 	}
 	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 || info.type != BPF_MAP_TYPE_ARRAY ||
-	    info.key_size != 4 || info.value_size != sizeof(mltcp_params))
-		throw Error(path + " is not this version's config map (reload the BPF backend)");
+	    info.key_size != 4 || info.value_size != value_size)
+		throw Error(path + " is not this version's " + kind + " map (reload the BPF backend)");
 	return fd;
+}
+
+Fd open_config()
+{
+	return open_one_entry_map(MLTCP_BPF_PIN_CONFIG, sizeof(mltcp_params), "config", nullptr);
 }
 
 mltcp_params read_defaults(const Fd &config)
@@ -848,28 +860,8 @@ void write_defaults(const Fd &config, const mltcp_params &defaults)
 
 Fd open_prio()
 {
-	std::string path = pin_path(MLTCP_BPF_PIN_PRIO);
-	Fd fd = open_pinned(path);
-	bpf_map_info info = {};
-	uint32_t len = sizeof(info);
-
-	if (!fd.valid()) {
-		int err = errno;
-		if (err == ENOENT && exists(kPinDir))
-			throw Error("the loaded BPF backend has no progress priority (loaded by an "
-				    "older version: mltcpctl bpf unload, then load)");
-		if (err == ENOENT)
-			throw Error("the BPF backend is not loaded (no " + path +
-				    "; mltcpctl bpf load)");
-		if (err == EACCES || err == EPERM)
-			throw Error("permission denied: the BPF backend's maps need CAP_BPF (run "
-				    "as root)");
-		throw Error("cannot open " + path + ": " + errno_text(err));
-	}
-	if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) != 0 || info.type != BPF_MAP_TYPE_ARRAY ||
-	    info.key_size != 4 || info.value_size != sizeof(mltcp_prio_config))
-		throw Error(path + " is not this version's prio map (reload the BPF backend)");
-	return fd;
+	return open_one_entry_map(MLTCP_BPF_PIN_PRIO, sizeof(mltcp_prio_config), "prio",
+				  "progress priority");
 }
 
 mltcp_prio_config read_prio(const Fd &prio)
