@@ -468,40 +468,33 @@ def guarded(r):
         r["cubic_ms"] is not None and not r["failures"]
 
 
-def guard_counts(table_rows):
-    """Per rule other than cubic, over the points guarded() counts:
-    {"points": n, key: how many meet it, "all": how many meet every one}."""
+def tally(table_rows, which, checks):
+    """Per rule other than cubic, over the rows which() keeps: {"points": n,
+    key: how many meet check key, "all": how many meet every one}."""
     out = {}
     for r in table_rows:
-        if not guarded(r):
+        if not which(r):
             continue
         counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
-                                                **{key: 0 for key, _, _ in GUARDS}))
+                                                **{key: 0 for key, _, _ in checks}))
         counts["points"] += 1
-        met = [test(r) for _, _, test in GUARDS]
-        for (key, _, _), ok in zip(GUARDS, met):
+        met = [test(r) for _, _, test in checks]
+        for (key, _, _), ok in zip(checks, met):
             counts[key] += ok
         counts["all"] += all(met)
     return out
+
+
+def guard_counts(table_rows):
+    """The GUARDS over the points guarded() counts (tally())."""
+    return tally(table_rows, guarded, GUARDS)
 
 
 def target_counts(table_rows):
-    """Per rule other than cubic, over the headroom points whose ideal is
-    reachable (compatible, one period), rows with worker failures left
-    out: {"points": n, key: how many meet it, "all": how many meet every
-    target}."""
-    out = {}
-    for r in table_rows:
-        if not counted(r):
-            continue
-        counts = out.setdefault(r["rule"], dict({"points": 0, "all": 0},
-                                                **{key: 0 for key, _, _ in TARGETS}))
-        counts["points"] += 1
-        met = [test(r) for _, _, test in TARGETS]
-        for (key, _, _), ok in zip(TARGETS, met):
-            counts[key] += ok
-        counts["all"] += all(met)
-    return out
+    """The TARGETS over the headroom points whose ideal is reachable
+    (compatible, one period), rows with worker failures left out
+    (counted(), tally())."""
+    return tally(table_rows, counted, TARGETS)
 
 
 fmt = regime.fmt
