@@ -110,6 +110,9 @@ def load(dirs):
             name = cfg.get("name") or os.path.basename(os.path.normpath(d))
             points.append((name, cfg, point.summary(), point))
             continue
+        if not os.path.exists(os.path.join(d, rundir.RESULTS)):
+            raise SystemExit("%s: no %s nor %s: not a result set of bench run, nor one point's"
+                             % (d, rundir.RESULTS, rundir.SUMMARY))
         results = rundir.Results(d)
         for name, res in results.read()["results"].items():
             if res.get("algorithms"):

@@ -339,3 +339,10 @@ def test_the_lossy_and_incompatible_points_are_judged_against_cubic():
     assert yardstick.guard_counts(yardstick.rows([(name, point_cfg(name), summ, None)])) == {}
     doc = json.loads(yardstick.render([lossy], as_json=True))
     assert doc["guards"]["half"]["drops"] == 0 and "drops" in doc["guard_labels"]
+
+
+def test_a_directory_that_is_no_result_is_refused_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["yardstick-table", str(tmp_path)])
+    assert "not a result set of bench run" in str(exit_.value)
+    assert "\n" not in str(exit_.value)
