@@ -780,11 +780,11 @@ int mltcp_flows(struct bpf_iter__tcp *ctx)
 	if (rec.flow.family == MLTCP_AF_INET6) {
 		BPF_CORE_READ_INTO(&rec.flow.saddr, skc, skc_v6_rcv_saddr);
 		BPF_CORE_READ_INTO(&rec.flow.daddr, skc, skc_v6_daddr);
-		rec.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.pinet6, tclass);
+		rec.flow.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.pinet6, tclass);
 	} else {
 		BPF_CORE_READ_INTO((u32 *)rec.flow.saddr, skc, skc_rcv_saddr);
 		BPF_CORE_READ_INTO((u32 *)rec.flow.daddr, skc, skc_daddr);
-		rec.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.tos);
+		rec.flow.tos = BPF_CORE_READ(tp, inet_conn.icsk_inet.tos);
 	}
 	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;

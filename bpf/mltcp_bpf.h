@@ -74,18 +74,12 @@ struct mltcp_bpf_job_slot {
  * its own: the loaded object is another version. Change the magic when the
  * layout changes.
  */
-#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7402U /* "mlt", layout 2 */
+#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7403U /* "mlt", layout 3 */
 
 struct mltcp_bpf_record {
 	u32 magic; /* MLTCP_BPF_RECORD_MAGIC */
 	u32 size;  /* sizeof(struct mltcp_bpf_record) */
 	struct mltcp_flow_record flow;
-	/*
-	 * The socket's IPv4 TOS (IPv6 traffic class) byte, DSCP and ECN: the
-	 * class progress priority put its packets in, if any.
-	 */
-	u8 tos;
-	u8 pad[7];
 };
 
 /* Default bpffs directory holding what "load" pinned. */

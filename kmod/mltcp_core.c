@@ -852,15 +852,23 @@ u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
  * to leave it: unchanged, or no class on a socket that never had one of
  * ours (an application's own DSCP is kept).
  */
-int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
+/* The class whose code dscp is under pc, or MLTCP_PRIO_NONE: none of pc's. */
+u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp)
 {
 	u32 c;
 
+	for (c = 0; c < pc->classes && c < MLTCP_PRIO_CLASSES_MAX; c++)
+		if (pc->dscp[c] == dscp)
+			return c;
+	return MLTCP_PRIO_NONE;
+}
+
+int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
+{
 	if (cls < pc->classes && cls < MLTCP_PRIO_CLASSES_MAX)
 		return pc->dscp[cls] == cur_dscp ? -1 : pc->dscp[cls];
-	for (c = 0; c < pc->classes && c < MLTCP_PRIO_CLASSES_MAX; c++)
-		if (pc->dscp[c] == cur_dscp)
-			return pc->none_dscp;
+	if (mltcp_prio_class_of_dscp(pc, cur_dscp) != MLTCP_PRIO_NONE)
+		return pc->none_dscp;
 	return -1;
 }
 

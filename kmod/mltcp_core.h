@@ -260,6 +260,7 @@ u32 mltcp_prio_tie(u32 job);
 u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
 		     u32 classes, u32 tie);
 int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
+u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
 
 /* Reno */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f);

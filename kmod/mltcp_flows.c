@@ -190,7 +190,21 @@ out:
 
 /* Snapshots */
 
-/* The socket's part of a record: addresses, ports, window, names. */
+/*
+ * The TOS byte (DSCP and ECN) the socket's packets leave with: IPv4 and
+ * v4-mapped IPv6 take inet->tos (ip_queue_xmit()), native IPv6 np->tclass
+ * (inet6_csk_xmit()).
+ */
+u8 mltcp_sk_tos(const struct sock *sk)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
+		return READ_ONCE(inet6_sk(sk)->tclass);
+#endif
+	return READ_ONCE(inet_sk(sk)->tos);
+}
+
+/* The socket's part of a record: addresses, ports, window, names, TOS. */
 static void mltcp_record_socket(struct sock *sk, struct mltcp_flow_record *rec)
 {
 	const struct inet_sock *inet = inet_sk(sk);
@@ -215,6 +229,7 @@ static void mltcp_record_socket(struct sock *sk, struct mltcp_flow_record *rec)
 	strscpy(rec->ca, inet_csk(sk)->icsk_ca_ops->name, sizeof(rec->ca));
 	rec->cwnd = tcp_snd_cwnd(tp);
 	rec->ssthresh = tp->snd_ssthresh;
+	rec->tos = mltcp_sk_tos(sk);
 }
 
 void mltcp_flow_record_owned(struct sock *sk, struct mltcp_flow_record *rec)

@@ -54,6 +54,9 @@ bool mltcp_flow_snapshot(struct sock *sk, struct mltcp_flow_record *rec);
  */
 void mltcp_flow_record_owned(struct sock *sk, struct mltcp_flow_record *rec);
 
+/* The TOS byte (DSCP and ECN) sk's packets leave with. */
+u8 mltcp_sk_tos(const struct sock *sk);
+
 /*
  * After a change of the job with this key, published, that names the
  * settings changed (MLTCP_JOB_F_*): re-latch them on the job's live flows

@@ -312,6 +312,7 @@ struct mltcp_flow_record {
 	u8 iter_fixed;		/* 1: iter_bytes set by the job */
 	u8 saddr[16], daddr[16];
 	char ca[MLTCP_CA_NAME_MAX];	/* "mltcp", "mltcp_reno" or "mltcp_cubic" */
+	u8 tos;			/* the socket's TOS (IPv6: traffic class) byte, DSCP and ECN */
 };
 
 /*

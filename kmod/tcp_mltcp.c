@@ -286,28 +286,6 @@ static void mltcp_gate_ack(struct sock *sk, struct mltcp_flow *ca, u32 rtt_us)
 }
 
 /*
- * The DSCP the socket's packets leave with: IPv4 and v4-mapped IPv6 take
- * inet->tos (ip_queue_xmit()), native IPv6 np->tclass (inet6_csk_xmit()).
- */
-static bool mltcp_sk_native_v6(const struct sock *sk)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	return sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr);
-#else
-	return false;
-#endif
-}
-
-static u32 mltcp_sk_dscp(const struct sock *sk)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	if (mltcp_sk_native_v6(sk))
-		return READ_ONCE(inet6_sk(sk)->tclass) >> 2;
-#endif
-	return READ_ONCE(inet_sk(sk)->tos) >> 2;
-}
-
-/*
  * Writes dscp under the socket lock, keeping the ECN field, which
  * tcp_ecn_send() sets per skb in the same byte, the way INET_ECN_xmit()
  * does. The next skb built carries it, retransmissions and the flow's own
@@ -339,7 +317,7 @@ static void mltcp_prio_update(struct sock *sk, const struct mltcp_flow *ca)
 	if (!mltcp_net_prio(sock_net(sk), &pc))
 		return;
 	dscp = mltcp_flow_prio_dscp(ca, &pc, tcp_sk(sk)->bytes_acked,
-				    (u32)mltcp_now_us(tcp_sk(sk)), mltcp_sk_dscp(sk));
+				    (u32)mltcp_now_us(tcp_sk(sk)), mltcp_sk_tos(sk) >> 2);
 	if (dscp >= 0)
 		mltcp_sk_set_dscp(sk, dscp);
 }

@@ -150,6 +150,7 @@ enum mltcp_genl_flow_attr {
 	MLTCP_FLOW_A_SLOPE,		/* u32, fixed point */
 	MLTCP_FLOW_A_INTERCEPT,		/* u32, fixed point */
 	MLTCP_FLOW_A_IDLE_GAP_US,	/* u32 */
+	MLTCP_FLOW_A_DSCP,		/* u8: the socket's DSCP (progress priority's class) */
 
 	__MLTCP_FLOW_A_MAX,
 	MLTCP_FLOW_A_MAX = __MLTCP_FLOW_A_MAX - 1

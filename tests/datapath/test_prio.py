@@ -17,11 +17,17 @@ def prio(backend, net):
     backend.ctl("-n", net.snd.name, "defaults", "set", "prio", "0")
 
 
-def dscps(net, cc, count=8):
+def dscps(net, cc, count=8, listed=None):
+    """The DSCPs of the flow's data segments on the wire, in order; listed
+    (a list) gets how flow show lists the flow after its last burst."""
     packets = []
     with net.captured(packets):
         f = net.onoff(net.backend.profile.onoff_bytes, count, idle_ms=100, cc=cc)
-        f.close()
+        try:
+            if listed is not None:
+                listed.append(net.flow_by_sport(f.sport))
+        finally:
+            f.close()
     return [p["dscp"] for p in packets
             if p["dir"] == "out" and p["payload"] > 0 and p["sport"] == f.sport]
 
@@ -40,8 +46,9 @@ def iterations(seq):
 
 def test_classes_rise_through_each_iteration(backend, net, prio):
     count = 8
-    seq = dscps(net, "mltcp", count)
-    text = " ".join(map(str, seq))
+    listed = []
+    seq = dscps(net, "mltcp", count, listed)
+    text = " ".join(map(str, seq)) + "\n" + str(listed)
     assert seq and set(seq) <= {0} | set(CLASSES), text
     # Before the size is known (the first iteration; learning may take a
     # second) the flow has no class; once it has one, never none again.
@@ -58,6 +65,11 @@ def test_classes_rise_through_each_iteration(backend, net, prio):
     for run in whole:
         assert run[0] == CLASSES[0] and run[-1] > CLASSES[0], text
     assert any(run[-1] == CLASSES[-1] for run in whole), text
+    # flow show gives the socket's DSCP and its class: at least the last one
+    # on the wire (the ACKs after the last segment may have raised it).
+    (flow,) = listed
+    assert flow["dscp"] in CLASSES and flow["dscp"] >= seq[-1], text
+    assert flow["class"] == CLASSES.index(flow["dscp"]), text
 
 
 def test_no_class_for_cubic_or_when_off(backend, net, prio):

@@ -44,7 +44,7 @@ def test_restart_resumes_from_the_routes_initcwnd(backend, net):
     # (mltcp_restart_at_drain()): before their first write the window is
     # the route's initcwnd already, 20 and not 10, and ssthresh keeps 3/4 of
     # the larger window the iteration left.
-    assert f.trace[1] in starts and f.trace[1]["before"]["snd_cwnd"] > INITCWND, text
+    assert f.trace[1]["before"]["snd_cwnd"] > INITCWND, text
     for t in f.trace[2:]:
         assert t["before"]["snd_cwnd"] == INITCWND, text
         assert t["before"]["snd_ssthresh"] > INITCWND, text

@@ -320,7 +320,16 @@ public:
 	std::vector<Job> jobs() override { return client_->jobs(); }
 	std::vector<Flow> flows(std::optional<uint32_t> job) override
 	{
-		return client_->flows(job);
+		std::vector<Flow> flows = client_->flows(job);
+
+		// The class of each flow's DSCP under its namespace's progress priority.
+		if (module_has_prio()) {
+			mltcp_prio_config pc = read_prio();
+			for (Flow &flow : flows)
+				if (flow.dscp)
+					flow.prio_class = prio_class_of(pc, *flow.dscp);
+		}
+		return flows;
 	}
 	Stats stats() override { return client_->stats(); }
 	Defaults defaults(bool global) override

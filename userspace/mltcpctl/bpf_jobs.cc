@@ -154,6 +154,7 @@ std::optional<Flow> decode_record(const mltcp_flow_record &r)
 	f.slope = r.slope;
 	f.intercept = r.intercept;
 	f.idle_gap_us = r.idle_gap_us;
+	f.dscp = static_cast<uint8_t>(r.tos >> 2);
 	return f;
 }
 
@@ -188,19 +189,9 @@ std::optional<std::vector<Flow>> decode_flow_records(std::string_view bytes, std
 			*error = "malformed record from the BPF flow iterator";
 			return std::nullopt;
 		}
-		flow->dscp = static_cast<uint8_t>(rec.tos >> 2);
 		flows.push_back(std::move(*flow));
 	}
 	return flows;
-}
-
-std::optional<uint8_t> prio_class_of(const mltcp_prio_config &pc, uint8_t dscp)
-{
-	for (unsigned c = 0; c < pc.classes && c < MLTCP_PRIO_CLASSES_MAX; c++) {
-		if (pc.dscp[c] == dscp)
-			return static_cast<uint8_t>(c);
-	}
-	return std::nullopt;
 }
 
 } // namespace mltcpctl

@@ -37,10 +37,6 @@ Job decode_job_spec(const mltcp_job_spec &spec);
 // job table, as the module does.
 std::optional<std::vector<Flow>> decode_flow_records(std::string_view bytes, std::string *error);
 
-// The progress-priority class whose DSCP a socket carries, or none (prio
-// off, or a DSCP of no class: prio-none's, an application's own).
-std::optional<uint8_t> prio_class_of(const mltcp_prio_config &pc, uint8_t dscp);
-
 } // namespace mltcpctl
 
 #endif // MLTCPCTL_BPF_JOBS_H

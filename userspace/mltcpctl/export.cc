@@ -159,7 +159,7 @@ std::string prometheus_text(const Scrape &s)
 	}
 	Family classes(out, "mltcp_prio_class_flows", "gauge",
 		       "MLTCP flows in the network namespace by the progress priority class "
-		       "their packets carry (class \"none\": no class; the BPF twin only).");
+		       "their packets carry (class \"none\": no class).");
 	for (const auto &[cls, n] : by_class)
 		classes.sample({ { "class", cls }, netns, backend }, number(n));
 

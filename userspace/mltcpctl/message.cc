@@ -150,6 +150,7 @@ const mnl_attr_data_type *flow_types()
 		types[MLTCP_FLOW_A_SLOPE] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_INTERCEPT] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_IDLE_GAP_US] = MNL_TYPE_U32;
+		types[MLTCP_FLOW_A_DSCP] = MNL_TYPE_U8;
 		return true;
 	}();
 	(void)init;
@@ -392,6 +393,8 @@ Bytes encode_flow(uint16_t family, const Flow &f, uint32_t seq)
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_SLOPE, f.slope);
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_INTERCEPT, f.intercept);
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_IDLE_GAP_US, f.idle_gap_us);
+	if (f.dscp)
+		mnl_attr_put_u8(nlh, MLTCP_FLOW_A_DSCP, *f.dscp);
 	return b.finish();
 }
 
@@ -527,6 +530,9 @@ std::optional<Flow> decode_flow(const nlmsghdr *nlh)
 	f.slope = u32(a[MLTCP_FLOW_A_SLOPE]).value_or(0);
 	f.intercept = u32(a[MLTCP_FLOW_A_INTERCEPT]).value_or(0);
 	f.idle_gap_us = u32(a[MLTCP_FLOW_A_IDLE_GAP_US]).value_or(0);
+	// An older module sends none: the flow lists no DSCP then.
+	if (auto dscp = u8(a[MLTCP_FLOW_A_DSCP]))
+		f.dscp = static_cast<uint8_t>(*dscp & MLTCP_DSCP_MAX);
 	return f;
 }
 

@@ -121,6 +121,17 @@ struct Defaults {
 	std::optional<mltcp_prio_config> prio;
 };
 
+// The progress-priority class whose DSCP a socket carries, or none (prio
+// off, or a DSCP of no class: prio-none's, an application's own).
+inline std::optional<uint8_t> prio_class_of(const mltcp_prio_config &pc, uint8_t dscp)
+{
+	uint32_t c = mltcp_prio_class_of_dscp(&pc, dscp);
+
+	if (c == MLTCP_PRIO_NONE)
+		return std::nullopt;
+	return static_cast<uint8_t>(c);
+}
+
 // "prio K", "prio-dscp D0,D1,..." and "prio-none D" of "defaults set" and
 // "bpf load": progress priority's settings, each checked alone by the
 // parser; how they go together is checked against the config they change.

@@ -54,9 +54,9 @@ TEST(BpfJobs, TheLayoutBpfAndUserspaceShare)
 	EXPECT_EQ(offsetof(mltcp_bpf_job_slot, spec), 8u);
 	// The flow records: a header, then the policy's record.
 	EXPECT_EQ(sizeof(mltcp_flow_record), 128u);
-	EXPECT_EQ(sizeof(mltcp_bpf_record), 144u);
+	EXPECT_EQ(sizeof(mltcp_bpf_record), 136u);
 	EXPECT_EQ(offsetof(mltcp_bpf_record, flow), 8u);
-	EXPECT_EQ(offsetof(mltcp_bpf_record, tos), 136u);
+	EXPECT_EQ(offsetof(mltcp_flow_record, tos), 124u);
 	EXPECT_LE(MLTCP_BPF_JOBS_MAX, MLTCP_GENL_JOBS_MAX);
 }
 
@@ -364,7 +364,7 @@ TEST(BpfJobs, FlowRecordCarriesTheSocketsDscp)
 {
 	mltcp_bpf_record rec = record("10.0.0.1", 1, "10.0.0.2", 2);
 
-	rec.tos = (24 << 2) | 2; // CS3 with ECT(0): the ECN bits are not the DSCP
+	rec.flow.tos = (24 << 2) | 2; // CS3 with ECT(0): the ECN bits are not the DSCP
 	auto flows = decode(bytes_of({ rec }));
 	ASSERT_TRUE(flows);
 	EXPECT_EQ((*flows)[0].dscp, 24);
