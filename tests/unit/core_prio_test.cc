@@ -193,3 +193,22 @@ TEST(PrioConfig, RejectsOutOfRangeAndAmbiguousCodes)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(PrioDscp, ClassOfACodeOnlyAmongTheClassesInUse)
+{
+	mltcp_prio_config pc{};
+	mltcp_prio_config_default(&pc);
+	pc.classes = 4;
+
+	EXPECT_EQ(mltcp_prio_class_of_dscp(&pc, 8), 0u);
+	EXPECT_EQ(mltcp_prio_class_of_dscp(&pc, 32), 3u);
+	EXPECT_EQ(mltcp_prio_class_of_dscp(&pc, 40), MLTCP_PRIO_NONE); // CS5: beyond K
+	EXPECT_EQ(mltcp_prio_class_of_dscp(&pc, 0), MLTCP_PRIO_NONE);
+	pc.classes = 0;
+	EXPECT_EQ(mltcp_prio_class_of_dscp(&pc, 8), MLTCP_PRIO_NONE);
+}
+
+} // namespace
