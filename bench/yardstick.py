@@ -552,21 +552,18 @@ def text(table_rows, counts, guards=None):
                   "toward nothing (and a cubic so marked is no reference)."]
     lines += ["", "Headroom points (cubic >= %.2fx the ideal, ideal reachable by a fixed "
               "interleaving), per rule: how many meet each target of issue 37." % HEADROOM_CUBIC]
-    for rule, c in counts.items():
-        lines.append("%s: %d headroom points; %s; all: %d" % (
-            rule, c["points"], "; ".join("%s %d" % (label, c[key])
-                                         for key, label, _ in TARGETS), c["all"]))
-    if not counts:
-        lines.append("(none)")
+    lines += tally_lines(counts, TARGETS, "headroom points")
     lines += ["", "Points where the ideal is no target (over 1, no fixed interleaving, random "
               "loss), per rule: how many meet each of issue 37's targets there."]
-    for rule, c in guards.items():
-        lines.append("%s: %d points; %s; all: %d" % (
-            rule, c["points"], "; ".join("%s %d" % (label, c[key])
-                                         for key, label, _ in GUARDS), c["all"]))
-    if not guards:
-        lines.append("(none)")
+    lines += tally_lines(guards, GUARDS, "points")
     return "\n".join(lines)
+
+
+def tally_lines(counts, checks, noun):
+    """A line per rule of a tally(), or "(none)"."""
+    return ["%s: %d %s; %s; all: %d" % (
+        rule, c["points"], noun, "; ".join("%s %d" % (label, c[key]) for key, label, _ in checks),
+        c["all"]) for rule, c in counts.items()] or ["(none)"]
 
 
 def render(points, as_json=False):

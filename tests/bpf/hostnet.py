@@ -21,6 +21,21 @@ def ns_popen(name, *args):
                             stderr=subprocess.PIPE, text=True)
 
 
+def dual_stack_veth(ns_a, ns_b, dev_a, dev_b, addr):
+    """The commands that join namespaces ns_a and ns_b by a veth (dev_a,
+    dev_b), each end given addr[4][i]/24 and addr[6][i]/64 (no DAD), up,
+    loopback up: the wire tests' network, IPv4 and IPv6."""
+    cmds = [["ip", "netns", "add", ns_a], ["ip", "netns", "add", ns_b],
+            ["ip", "link", "add", dev_a, "netns", ns_a, "type", "veth", "peer", "name", dev_b,
+             "netns", ns_b]]
+    for ns, dev, i in ((ns_a, dev_a, 0), (ns_b, dev_b, 1)):
+        cmds += [["ip", "-n", ns, "addr", "add", addr[4][i] + "/24", "dev", dev],
+                 ["ip", "-n", ns, "addr", "add", addr[6][i] + "/64", "dev", dev, "nodad"],
+                 ["ip", "-n", ns, "link", "set", dev, "up"],
+                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    return cmds
+
+
 @contextlib.contextmanager
 def veth_pair(prefix, send, recv, sink_ports, tbf_mbit=None):
     """Namespaces send=(name, ip) and recv=(name, ip) on a /24 veth, loopback

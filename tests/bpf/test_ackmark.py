@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from hostnet import run
+from hostnet import dual_stack_veth, run
 
 TOP = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
@@ -95,14 +95,7 @@ def tc_filters(netns, dev):
 
 @pytest.fixture(scope="module")
 def pair():
-    cmds = [["ip", "netns", "add", NS_A], ["ip", "netns", "add", NS_B],
-            ["ip", "link", "add", DEV_A, "netns", NS_A, "type", "veth", "peer", "name", DEV_B,
-             "netns", NS_B]]
-    for ns, dev, i in ((NS_A, DEV_A, 0), (NS_B, DEV_B, 1)):
-        cmds += [["ip", "-n", ns, "addr", "add", ADDR[4][i] + "/24", "dev", dev],
-                 ["ip", "-n", ns, "addr", "add", ADDR[6][i] + "/64", "dev", dev, "nodad"],
-                 ["ip", "-n", ns, "link", "set", dev, "up"],
-                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    cmds = dual_stack_veth(NS_A, NS_B, DEV_A, DEV_B, ADDR)
     server = None
     try:
         for cmd in cmds:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from hostnet import run
+from hostnet import dual_stack_veth, run
 
 TOP = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
@@ -93,15 +93,9 @@ def tool(*args, check=True):
 def topology():
     """Sender A and receiver B on a veth, IPv4 and IPv6, ECN on, a sink in
     B, 200 Mbit/s tbf on A's side; the twin loaded with prio 4."""
-    cmds = [["ip", "netns", "add", NS_A], ["ip", "netns", "add", NS_B],
-            ["ip", "link", "add", DEV_A, "netns", NS_A, "type", "veth", "peer", "name", DEV_B,
-             "netns", NS_B]]
-    for ns, dev, i in ((NS_A, DEV_A, 0), (NS_B, DEV_B, 1)):
-        cmds += [["ip", "-n", ns, "addr", "add", ADDR[4][i] + "/24", "dev", dev],
-                 ["ip", "-n", ns, "addr", "add", ADDR[6][i] + "/64", "dev", dev, "nodad"],
-                 ["ip", "-n", ns, "link", "set", dev, "up"],
-                 ["ip", "-n", ns, "link", "set", "lo", "up"],
-                 ["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_ecn=1"]]
+    cmds = dual_stack_veth(NS_A, NS_B, DEV_A, DEV_B, ADDR)
+    cmds += [["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_ecn=1"]
+             for ns in (NS_A, NS_B)]
     cmds.append(["tc", "-n", NS_A, "qdisc", "add", "dev", DEV_A, "root", "tbf", "rate",
                  "200mbit", "burst", "64kb", "limit", "4mb"])
     sink = None
