@@ -72,7 +72,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mltcp_params_default(&p);
 	c.apply(p);
 	check(mltcp_params_valid(&p));
-	check(r.command->action != mltcpctl::Action::DefaultsSet || c.given);
+	check(r.command->action != mltcpctl::Action::DefaultsSet || c.given || c.prio.given());
+	// Progress priority's settings, each within its range alone.
+	check(!c.prio.classes || *c.prio.classes <= MLTCP_PRIO_CLASSES_MAX);
+	check(!c.prio.none_dscp || *c.prio.none_dscp <= MLTCP_DSCP_MAX);
+	if (c.prio.dscp) {
+		check(!c.prio.dscp->empty() && c.prio.dscp->size() <= MLTCP_PRIO_CLASSES_MAX);
+		for (uint8_t d : *c.prio.dscp)
+			check(d <= MLTCP_DSCP_MAX);
+	}
 	check(r.command->action != mltcpctl::Action::DefaultsSet || r.command->global ||
 	      !c.has(MLTCP_PARAM_MODE));
 	for (int i = 0; i < MLTCP_NR_PARAMS; i++) {
