@@ -107,6 +107,7 @@ MLTCP_BPF_CORE bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct m
 MLTCP_BPF_CORE bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
 				 enum mltcp_tx_verdict verdict, u32 *cwnd);
 MLTCP_BPF_CORE enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
+MLTCP_BPF_CORE bool mltcp_iter_trusted(const struct mltcp_iter *it, const struct mltcp_params *p);
 MLTCP_BPF_CORE u32 mltcp_ratio(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 			   u64 bytes_acked);
@@ -120,8 +121,8 @@ MLTCP_BPF_CORE void mltcp_prio_config_default(struct mltcp_prio_config *pc);
 MLTCP_BPF_CORE bool mltcp_prio_config_valid(const struct mltcp_prio_config *pc);
 MLTCP_BPF_CORE bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked);
 MLTCP_BPF_CORE u32 mltcp_prio_tie(u32 job);
-MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
-				    u32 classes, u32 tie);
+MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
+				    u64 bytes_acked, u32 now_us, u32 classes, u32 tie);
 MLTCP_BPF_CORE int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 MLTCP_BPF_CORE u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 MLTCP_BPF_CORE u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);

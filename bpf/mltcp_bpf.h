@@ -74,7 +74,7 @@ struct mltcp_bpf_job_slot {
  * its own: the loaded object is another version. Change the magic when the
  * layout changes.
  */
-#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7403U /* "mlt", layout 3 */
+#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7404U /* "mlt", layout 4 */
 
 struct mltcp_bpf_record {
 	u32 magic; /* MLTCP_BPF_RECORD_MAGIC */

@@ -39,9 +39,22 @@
  * instead.
  *
  * F is neutral (exactly 1.0, the base algorithm's arithmetic bit for bit)
- * until a size is known, and again once a flow has sent more than 1/8 beyond
- * its learned size in the current iteration: a bulk flow is never boosted for
- * having paused once.
+ * until the size is trusted, and again once a flow has sent more than 1/8
+ * beyond its learned size in the current iteration: a bulk flow is never
+ * boosted for having paused once.
+ *
+ * Do no harm. A size learned from idles is trusted only once the two
+ * completed iterations after the one it was learned from have agreed with
+ * it, and is distrusted again by any completed iteration that disagrees,
+ * until two in a row agree again (MLTCP_TRUST_ITERS). Where a framework's
+ * idles do not separate its steps (gloo's all-reduce sends in halves and
+ * waits between them, DDP's buckets leave gaps of their own), the pieces
+ * come in sizes that disagree, and acting on them would restart windows
+ * inside a step and hand one rank's flow more of the link than its peer's,
+ * which the step then waits for. Such a flow runs as its base algorithm
+ * (F = 1, no restart, no class) and says so (the flow record's
+ * iter_trusted). A size fixed by the operator, and the sizes of a job whose
+ * steps are marked, are trusted as soon as they are known.
  *
  * Where F acts (mode):
  *  - AI: the additive increase is scaled by F. For Reno, cwnd grows by F
@@ -340,6 +353,32 @@ enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed)
 	return MLTCP_LEARN_OUTLIER;
 }
 
+bool mltcp_iter_trusted(const struct mltcp_iter *it, const struct mltcp_params *p)
+{
+	if (!it->bytes)
+		return false;
+	return p->marked || (it->flags & MLTCP_ITER_FIXED) || it->agreed >= MLTCP_TRUST_ITERS;
+}
+
+/* How a completed iteration found from idles moves the trust in the size. */
+static void mltcp_trust_learn(struct mltcp_iter *it, enum mltcp_learn learned)
+{
+	switch (learned) {
+	case MLTCP_LEARN_AGREED:
+		if (it->agreed < MLTCP_TRUST_ITERS)
+			it->agreed++;
+		break;
+	case MLTCP_LEARN_CONFIRMED:
+		/* The candidate and this iteration: the new size, seen twice in a row. */
+		it->agreed = 1;
+		break;
+	case MLTCP_LEARN_FIXED:
+		break;
+	default:
+		it->agreed = 0;
+	}
+}
+
 /*
  * Called for ACKs that leave nothing outstanding. Only the first such ACK
  * stamps the drain time: ACKs piggybacked on the peer's own data keep arriving
@@ -462,7 +501,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	if (bytes_acked - it->start_acked < it->bytes >> MLTCP_FRAGMENT_SHIFT)
 		return MLTCP_TX_FRAGMENT;
 
-	mltcp_iter_learn(it, bytes_acked - it->start_acked);
+	mltcp_trust_learn(it, mltcp_iter_learn(it, bytes_acked - it->start_acked));
 	mltcp_gate_learn(it, p);
 	it->last_duration_us = mltcp_iter_duration(it, now_us);
 	it->start_acked = bytes_acked;
@@ -513,7 +552,7 @@ bool mltcp_restart_window(struct mltcp_iter *it, const struct mltcp_params *p,
 	/* A hold never opened: its window must not read as the gate's rest. */
 	if (it->flags & MLTCP_ITER_GATED)
 		it->flags &= (u8)~(MLTCP_ITER_GATED | MLTCP_ITER_GATE_OFF);
-	if (!(p->mode & MLTCP_MODE_RESTART) || p->exempt || !it->bytes ||
+	if (!(p->mode & MLTCP_MODE_RESTART) || p->exempt || !mltcp_iter_trusted(it, p) ||
 	    ca_state > MLTCP_CA_DISORDER)
 		return false;
 	*ssthresh = max_u32(*ssthresh, old - (old >> 2));
@@ -721,9 +760,7 @@ bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked)
 u32 mltcp_f(const struct mltcp_iter *it, const struct mltcp_params *p,
 	    u64 bytes_acked)
 {
-	if (!it->bytes)
-		return MLTCP_ONE;
-	if (mltcp_overhang(it, bytes_acked))
+	if (!mltcp_iter_trusted(it, p) || mltcp_overhang(it, bytes_acked))
 		return MLTCP_ONE;
 	return p->intercept +
 	       (((u32)p->slope * mltcp_ratio(it, bytes_acked)) >> MLTCP_SHIFT);
@@ -778,8 +815,8 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
  * falls to class 0. An iteration that outlasts the last whole period P
  * climbs one class per P / 2^MLTCP_PRIO_AGE_SHIFT whatever its r, so a job
  * that keeps losing reaches the top class within P + (K - 2) P / 4 and
- * shares it first-come first-served. A flow with no known size (learning,
- * bulk) has no class and rides best effort.
+ * shares it first-come first-served. A flow with no trusted size (learning,
+ * bulk, iterations not told reliably) has no class and rides best effort.
  */
 #define MLTCP_PRIO_AGE_SHIFT	2
 #define MLTCP_PRIO_TIE_SHIFT	28	/* a 32-bit hash to 0..15 */
@@ -824,16 +861,16 @@ u32 mltcp_prio_tie(u32 job)
 }
 
 /*
- * The class of a flow (it, bytes_acked: the flow's iteration and counter) or
- * of a job (its iteration and cumulative bytes); now_us in the clock of
- * it->start_us; classes is K (0: off); tie from mltcp_prio_tie().
+ * The class of a flow (it, p, bytes_acked: the flow's iteration, parameters
+ * and counter) or of a job (its iteration and cumulative bytes); now_us in
+ * the clock of it->start_us; classes is K (0: off); tie from mltcp_prio_tie().
  */
-u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
-		     u32 classes, u32 tie)
+u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked, u32 now_us, u32 classes, u32 tie)
 {
 	u32 period = it->last_duration_us, t = now_us - it->start_us, c;
 
-	if (!classes || classes > MLTCP_PRIO_CLASSES_MAX || !it->bytes)
+	if (!classes || classes > MLTCP_PRIO_CLASSES_MAX || !mltcp_iter_trusted(it, p))
 		return MLTCP_PRIO_NONE;
 	if (mltcp_overhang(it, bytes_acked))
 		return 0;

@@ -118,13 +118,26 @@ struct mltcp_iter {
 	u32 last_duration_us;	/* start-to-start time of the last full iteration */
 	u32 count;		/* iteration starts detected */
 	u8 flags;
-	u8 marks_seen;		/* marked: the job's mark count at the last start, low 8 bits */
+	union {
+		u8 marks_seen;	/* marked: the job's mark count at the last start, low 8 bits */
+		u8 agreed;	/* from idles: completed iterations in a row that agreed
+				 * with the learned size, up to MLTCP_TRUST_ITERS */
+	};
 	union {
 		u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
 		u16 armed_cwnd;		/* RESTART alone: the window before a restart at a
 					 * drain, until the next start (0: none) */
 	};
 };
+
+/*
+ * Do no harm: a size learned from idles is acted on (F, the restart, a
+ * priority class) only after MLTCP_TRUST_ITERS completed iterations in a row
+ * have agreed with it, and not again after one that disagreed until as many
+ * have agreed again (mltcp_iter_trusted()). Two: steps whose idles cut them
+ * into pieces of two sizes, A B A B, never have two agreeing in a row.
+ */
+#define MLTCP_TRUST_ITERS	2
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
 enum mltcp_tx_verdict {
@@ -196,6 +209,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					u64 bytes_acked, u64 now_us,
 					bool in_recovery, bool data_outstanding, u32 marks);
 enum mltcp_learn mltcp_iter_learn(struct mltcp_iter *it, u64 completed);
+bool mltcp_iter_trusted(const struct mltcp_iter *it, const struct mltcp_params *p);
 
 /* Progress and aggressiveness */
 u32 mltcp_init_cwnd(u32 route_initcwnd, u32 cwnd_clamp);
@@ -257,8 +271,8 @@ void mltcp_prio_config_default(struct mltcp_prio_config *pc);
 bool mltcp_prio_config_valid(const struct mltcp_prio_config *pc);
 bool mltcp_overhang(const struct mltcp_iter *it, u64 bytes_acked);
 u32 mltcp_prio_tie(u32 job);
-u32 mltcp_prio_class(const struct mltcp_iter *it, u64 bytes_acked, u32 now_us,
-		     u32 classes, u32 tie);
+u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
+		     u64 bytes_acked, u32 now_us, u32 classes, u32 tie);
 int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
 

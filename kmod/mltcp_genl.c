@@ -784,7 +784,8 @@ static int mltcp_nl_put_flow(struct sk_buff *skb, const struct mltcp_flow_record
 	       nla_put_u32(skb, MLTCP_FLOW_A_SLOPE, rec->slope) ||
 	       nla_put_u32(skb, MLTCP_FLOW_A_INTERCEPT, rec->intercept) ||
 	       nla_put_u32(skb, MLTCP_FLOW_A_IDLE_GAP_US, rec->idle_gap_us) ||
-	       nla_put_u8(skb, MLTCP_FLOW_A_DSCP, rec->tos >> 2);
+	       nla_put_u8(skb, MLTCP_FLOW_A_DSCP, rec->tos >> 2) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_ITER_TRUSTED, rec->iter_trusted);
 }
 
 static int mltcp_nl_flow_one(struct sock *sk, void *arg)

@@ -399,6 +399,12 @@ bool mltcp_flow_relatch(struct mltcp_flow *fl, const struct mltcp_params *defaul
 	/* A live flow that changes base starts the new one from a clean state. */
 	if (live && p.base != fl->params.base)
 		mltcp_cubic_init(&fl->cubic);
+	/*
+	 * Marking turned on or off: the byte that counted marks counts agreeing
+	 * sizes and back (the datapath then reads the job's marks); from 0.
+	 */
+	if (live && p.marked != fl->params.marked)
+		fl->iter.agreed = 0;
 	fl->params = p;
 
 	if (live && !(changed & MLTCP_JOB_F_ITER_BYTES))
@@ -427,6 +433,7 @@ void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_fl
 	rec->bytes_this_iter = bytes_acked - fl->iter.start_acked;
 	rec->iter_bytes = fl->iter.bytes;
 	rec->iter_fixed = fl->iter.flags & MLTCP_ITER_FIXED ? 1 : 0;
+	rec->iter_trusted = mltcp_iter_trusted(&fl->iter, &fl->params) ? 1 : 0;
 	rec->r = mltcp_ratio(&fl->iter, bytes_acked);
 	rec->f = mltcp_f(&fl->iter, &fl->params, bytes_acked);
 	rec->iterations = fl->iter.count;

@@ -313,6 +313,8 @@ struct mltcp_flow_record {
 	u8 saddr[16], daddr[16];
 	char ca[MLTCP_CA_NAME_MAX];	/* "mltcp", "mltcp_reno" or "mltcp_cubic" */
 	u8 tos;			/* the socket's TOS (IPv6: traffic class) byte, DSCP and ECN */
+	u8 iter_trusted;	/* 1: F, the restart and the class act on the iterations
+				 * (mltcp_iter_trusted()); 0: the base algorithm */
 };
 
 /*
@@ -404,7 +406,7 @@ static inline int mltcp_flow_prio_dscp(const struct mltcp_flow *fl,
 	u32 cls = MLTCP_PRIO_NONE;
 
 	if (!fl->params.exempt)
-		cls = mltcp_prio_class(&fl->iter, bytes_acked, now_us, pc->classes,
+		cls = mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
 				       mltcp_prio_tie(fl->job));
 	return mltcp_prio_dscp(pc, cls, cur_dscp);
 }

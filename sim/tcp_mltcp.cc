@@ -361,7 +361,7 @@ void TcpMltcp::UpdateClass()
 		return;
 	uint32_t cls = m_flow.params.exempt
 			       ? MLTCP_PRIO_NONE
-			       : mltcp_prio_class(&m_flow.iter, m_bytesAcked,
+			       : mltcp_prio_class(&m_flow.iter, &m_flow.params, m_bytesAcked,
 						  static_cast<uint32_t>(NowUs()), m_prio.classes,
 						  mltcp_prio_tie(m_prioJob));
 	if (m_prioStatic && cls != MLTCP_PRIO_NONE)

@@ -151,6 +151,8 @@ enum mltcp_genl_flow_attr {
 	MLTCP_FLOW_A_INTERCEPT,		/* u32, fixed point */
 	MLTCP_FLOW_A_IDLE_GAP_US,	/* u32 */
 	MLTCP_FLOW_A_DSCP,		/* u8: the socket's DSCP (progress priority's class) */
+	MLTCP_FLOW_A_ITER_TRUSTED,	/* u8, 1 if F, the restart and the class act on the
+					 * iterations; 0: the flow runs as its base algorithm */
 
 	__MLTCP_FLOW_A_MAX,
 	MLTCP_FLOW_A_MAX = __MLTCP_FLOW_A_MAX - 1

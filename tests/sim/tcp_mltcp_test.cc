@@ -175,8 +175,9 @@ TEST_F(TcpMltcpTest, CubicWindowsAreTheCores)
 }
 
 // Periodic sending: a drain, an idle longer than the gap, and sending again
-// is an iteration; the size is learned, and in md-restart the window
-// restarts from the initial window with ssthresh at 3/4 of the old one.
+// is an iteration; the size is learned, and in md-restart, once trusted
+// (MLTCP_TRUST_ITERS more iterations agreed), the window restarts from the
+// initial window with ssthresh at 3/4 of the old one.
 TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 {
 	Ptr<TcpMltcp> cc = CreateObject<TcpMltcp>();
@@ -186,13 +187,16 @@ TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 
 	ASSERT_TRUE(cc->SetParams(Defaults(MLTCP_BASE_CUBIC, MLTCP_MODE_MD | MLTCP_MODE_RESTART)));
 	At(now, [&] { sock.Open(*cc); });
-	for (int iteration = 0; iteration < 4; iteration++) {
+	const int iterations = MLTCP_TRUST_ITERS + 3;
+
+	for (int iteration = 0; iteration < iterations; iteration++) {
 		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 		EXPECT_EQ(cc->Flow().iter.count, static_cast<uint32_t>(iteration)) << iteration;
-		if (iteration >= 1) {
-			// The first iteration's size was learned: the restart took the window down
-			// to 10.
+		if (iteration > MLTCP_TRUST_ITERS) {
+			// The size was learned and trusted: the restart took the window down to 10.
 			EXPECT_EQ(sock.tcb->m_cWnd.Get(), 10 * kMss) << iteration;
+		} else if (iteration > 0) {
+			EXPECT_GT(sock.tcb->m_cWnd.Get(), 10 * kMss) << "not yet trusted " << iteration;
 		}
 		for (uint32_t done = 0; done < per_iteration; done += 2) {
 			now += 500;
@@ -205,7 +209,7 @@ TEST_F(TcpMltcpTest, IdlesSeparateIterationsAndRestartTheWindow)
 		now += 100'000; // compute: an idle far above the 20 ms gap
 	}
 	EXPECT_EQ(cc->Flow().iter.bytes, uint64_t{ per_iteration } * kMss);
-	EXPECT_EQ(cc->BytesAcked(), uint64_t{ 4 } * per_iteration * kMss);
+	EXPECT_EQ(cc->BytesAcked(), uint64_t{ iterations } * per_iteration * kMss);
 }
 
 // Exempt, as a job's setting: the base algorithm alone. Iterations are
@@ -472,9 +476,12 @@ struct FakeTos {
 	}
 };
 
-// Four iterations of 200 segments, ACKed two at a time, with the DSCP the
-// socket carries after each ACK (iteration, segments acked, DSCP), and the
-// DSCP right after each TX_START, before any ACK of the iteration.
+// The iterations before the size is trusted (learned, then agreed with).
+constexpr int kLearning = 1 + MLTCP_TRUST_ITERS;
+
+// kLearning + 3 iterations of 200 segments, ACKed two at a time, with the
+// DSCP the socket carries after each ACK (iteration, segments acked, DSCP),
+// and the DSCP right after each TX_START, before any ACK of the iteration.
 struct PrioRun {
 	std::vector<std::tuple<int, uint32_t, uint8_t>> acks;
 	std::vector<uint8_t> at_start;
@@ -491,7 +498,7 @@ PrioRun RunPrio(Ptr<TcpMltcp> cc, uint8_t ecn_bits = 0)
 	fake.tos = ecn_bits;
 	cc->SetTosAccess(MakeCallback(&FakeTos::Get, &fake), MakeCallback(&FakeTos::Set, &fake));
 	At(now, [&] { sock.Open(*cc); });
-	for (int iteration = 0; iteration < 4; iteration++) {
+	for (int iteration = 0; iteration < kLearning + 3; iteration++) {
 		At(now, [&] { cc->CwndEvent(sock.tcb, TcpSocketState::CA_EVENT_TX_START); });
 		run.at_start.push_back(fake.tos >> 2);
 		EXPECT_EQ(fake.tos & 3, ecn_bits) << "the ECN bits are the socket's";
@@ -517,17 +524,25 @@ Ptr<TcpMltcp> PrioCc(unsigned classes)
 	return cc;
 }
 
+// The DSCP at each start: none while learning, then class 0's.
+std::vector<uint8_t> AtStart(uint8_t class0)
+{
+	std::vector<uint8_t> v(kLearning, 0);
+	v.resize(kLearning + 3, class0);
+	return v;
+}
+
 // K = 4: CS1 while r < 1/4, CS2 to 1/2, CS3 to 3/4, CS4 after; nothing
-// while the size is unknown (the first iteration); each iteration's first
+// while the size is unknown or not yet trusted; each iteration's first
 // segment goes out in class 0 again.
 TEST_F(TcpMltcpTest, PrioSetsTheClassOfTheFlowsProgress)
 {
 	const PrioRun run = RunPrio(PrioCc(4));
 
-	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 8, 8, 8 }));
+	EXPECT_EQ(run.at_start, AtStart(8));
 	for (const auto &[iteration, acked, dscp] : run.acks) {
-		if (iteration == 0) {
-			EXPECT_EQ(dscp, 0) << "unknown size: no class, acked " << acked;
+		if (iteration < kLearning) {
+			EXPECT_EQ(dscp, 0) << "no trusted size: no class, acked " << acked;
 			continue;
 		}
 		if (acked % 50 == 0 && acked < 200)
@@ -542,7 +557,7 @@ TEST_F(TcpMltcpTest, PrioSetsTheClassOfTheFlowsProgress)
 TEST_F(TcpMltcpTest, PrioKeepsTheSocketsEcnBits)
 {
 	const PrioRun run = RunPrio(PrioCc(2), Ipv4Header::ECN_ECT0);
-	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 8, 8, 8 }));
+	EXPECT_EQ(run.at_start, AtStart(8));
 	EXPECT_EQ(std::get<2>(run.acks.back()), 16);
 }
 
@@ -569,9 +584,9 @@ TEST_F(TcpMltcpTest, PrioStaticGivesTheJobsFixedClass)
 	cc->SetAttribute("PrioStatic", BooleanValue(true));
 	cc->SetAttribute("PrioJob", UintegerValue(3));
 	const PrioRun run = RunPrio(cc);
-	EXPECT_EQ(run.at_start, (std::vector<uint8_t>{ 0, 24, 24, 24 }));
+	EXPECT_EQ(run.at_start, AtStart(24));
 	for (const auto &[iteration, acked, dscp] : run.acks)
-		EXPECT_EQ(dscp, iteration ? 24 : 0) << iteration << " " << acked;
+		EXPECT_EQ(dscp, iteration >= kLearning ? 24 : 0) << iteration << " " << acked;
 	EXPECT_EQ(run.writes, 1);
 }
 

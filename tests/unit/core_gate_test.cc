@@ -56,6 +56,14 @@ struct Flow {
 		return mltcp_restart_window(&it, &p, ca_state, init, &cwnd, &ssthresh);
 	}
 
+	// The iterations that learn the size and make it trusted, up to the
+	// start before the one that is acted on (mltcp_iter_trusted()).
+	void Learn()
+	{
+		for (int i = 0; i < MLTCP_TRUST_ITERS; i++)
+			Iterate();
+	}
+
 	mltcp_gate_verdict Ack(uint32_t after_start_us, uint32_t queue_us)
 	{
 		return mltcp_gate_on_ack(&it, kMinRttUs + queue_us, kMinRttUs,
@@ -71,7 +79,7 @@ TEST(Gate, ThresholdIsAQueueOfThirtyTwoKibAtTheFlowsOwnRate)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	fl.Iterate();
 	EXPECT_EQ(fl.it.gate_queue_us, kThresholdUs);
 }
@@ -85,7 +93,12 @@ TEST(Gate, HoldsTheRestartedWindowOnceAnIterationIsKnown)
 	EXPECT_FALSE(mltcp_restart_window(&fl.it, &fl.p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &fl.cwnd,
 					  &fl.ssthresh));
 	EXPECT_FALSE(mltcp_gated(&fl.it));
-	// The end of the first iteration gives the size, the phase and the period.
+	// The end of the first iteration gives the size, the phase and the
+	// period; the size is acted on once MLTCP_TRUST_ITERS more agree.
+	for (int i = 0; i < MLTCP_TRUST_ITERS; i++) {
+		EXPECT_FALSE(fl.Iterate());
+		EXPECT_FALSE(mltcp_gated(&fl.it));
+	}
 	EXPECT_TRUE(fl.Iterate());
 	EXPECT_TRUE(mltcp_gated(&fl.it));
 	EXPECT_EQ(fl.cwnd, 2u);
@@ -110,7 +123,7 @@ TEST(Gate, OpensAtTheFirstSampleWithoutAnotherJobsQueue)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	fl.Iterate();
 	ASSERT_TRUE(mltcp_gated(&fl.it));
 	EXPECT_EQ(fl.Ack(5'000, 10'000), MLTCP_GATE_HOLD);	 // a full queue
@@ -124,7 +137,7 @@ TEST(Gate, AnAckWithoutASampleHolds)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	fl.Iterate();
 	EXPECT_EQ(mltcp_gate_on_ack(&fl.it, 0, kMinRttUs, static_cast<uint32_t>(fl.now + 1'000),
 				    MLTCP_INIT_CWND, &fl.cwnd),
@@ -143,7 +156,7 @@ TEST(Gate, AHoldRunsOutAtHalfAPeriodAndTheGateRestsFifteenIterations)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	fl.Iterate();
 	EXPECT_EQ(fl.Ack(kPeriodUs / 2 - 1, 10'000), MLTCP_GATE_HOLD);
 	EXPECT_EQ(fl.Ack(kPeriodUs / 2, 10'000), MLTCP_GATE_RAN_OUT);
@@ -191,7 +204,7 @@ TEST(Gate, AHoldIsBoundedByTheCommunicationPhaseToo)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	ASSERT_TRUE(fl.Iterate(10'000'000));
 	ASSERT_TRUE(mltcp_gated(&fl.it));
 	// phase = 1310 us * 1 MB / 32 KiB = 39978 us; twice that.
@@ -213,6 +226,7 @@ TEST(Gate, SmallIterationsAreNotHeldAndTheThresholdHasAFloor)
 	ASSERT_EQ(mltcp_on_tx_start(&it, &p, 32767, 100'000, false, false, 0),
 		  MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(it.gate_queue_us, 0u);
+	it.agreed = MLTCP_TRUST_ITERS; // as after agreeing iterations
 	uint32_t cwnd = 100, ssthresh = 50;
 	EXPECT_TRUE(
 		mltcp_restart_window(&it, &p, MLTCP_CA_OPEN, MLTCP_INIT_CWND, &cwnd, &ssthresh));
@@ -240,7 +254,7 @@ TEST(Gate, OnlyARestartedWindowIsHeld)
 {
 	Flow fl(kGateMode);
 
-	fl.Iterate();
+	fl.Learn();
 	fl.Iterate();
 	ASSERT_TRUE(mltcp_gated(&fl.it));
 	EXPECT_FALSE(fl.Iterate(kPeriodUs, MLTCP_CA_CWR, 40));
@@ -256,7 +270,7 @@ TEST(Gate, OpensToTheRestartWindowNeverAboveTheOldOne)
 	for (uint32_t old : { 1u, 2u, 3u, 6u, 9u, 10u, 100u }) {
 		Flow fl(kGateMode);
 
-		fl.Iterate();
+		fl.Learn();
 		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, old)) << old;
 		ASSERT_TRUE(mltcp_gated(&fl.it)) << old;
 		EXPECT_EQ(fl.cwnd, std::min(old, 2u)) << old;
@@ -279,7 +293,7 @@ TEST(Gate, ALargeRoutesInitialWindow)
 		Flow fl(kGateMode);
 
 		fl.init = 32;
-		fl.Iterate();
+		fl.Learn();
 		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, old)) << old;
 		ASSERT_TRUE(mltcp_gated(&fl.it)) << old;
 		EXPECT_EQ(fl.Ack(7'000, 0), MLTCP_GATE_OPEN) << old;
@@ -294,7 +308,7 @@ TEST(Gate, AHoldNeverOpenedDoesNotRestTheGate)
 	for (uint32_t ca_state : { MLTCP_CA_OPEN, MLTCP_CA_CWR }) {
 		Flow fl(kGateMode);
 
-		fl.Iterate();
+		fl.Learn();
 		ASSERT_TRUE(fl.Iterate(kPeriodUs, MLTCP_CA_OPEN, 6));
 		ASSERT_TRUE(mltcp_gated(&fl.it));
 		EXPECT_EQ(fl.Iterate(kPeriodUs, ca_state), ca_state == MLTCP_CA_OPEN);

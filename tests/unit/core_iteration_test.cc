@@ -374,23 +374,116 @@ TEST(IterationDetection, IdleLongerThanTheThirtyTwoBitClockIsAnIdle)
 	EXPECT_EQ(flow.iter().last_duration_us, 0xfffffffeu);
 }
 
-TEST(Learning, FirstCompletedIterationIsLearnedAndFIsNeutralBefore)
+// The first completed iteration is learned, the next MLTCP_TRUST_ITERS that
+// agree make the size trusted: F is neutral through them, and acts after.
+TEST(Learning, FirstCompletedIterationIsLearnedAndActedOnOnceTwoAgree)
 {
 	FlowEvents flow;
 	const uint64_t bytes = 5'000'000;
 
-	flow.Resume();
-	for (int i = 0; i < 10; i++) {
-		flow.Ack(bytes / 10);
-		EXPECT_EQ(flow.F(), MLTCP_ONE);
+	for (int iteration = 0; iteration <= MLTCP_TRUST_ITERS; iteration++) {
+		flow.Resume();
+		for (int i = 0; i < 10; i++) {
+			flow.Ack(bytes / 10);
+			EXPECT_EQ(flow.F(), MLTCP_ONE) << "iteration " << iteration;
+		}
+		flow.Drain();
+		flow.Wait(50 * kMs);
+		EXPECT_EQ(flow.iter().bytes, iteration ? bytes : 0);
+		EXPECT_EQ(mltcp_iter_trusted(&flow.iter(), &flow.params()), false);
 	}
-	flow.Drain();
-	flow.Wait(50 * kMs);
 	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 	EXPECT_EQ(flow.iter().bytes, bytes);
+	EXPECT_TRUE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
 	EXPECT_EQ(flow.F(), flow.params().intercept);
 	flow.Ack(bytes / 2);
 	EXPECT_EQ(flow.F(), flow.params().intercept + flow.params().slope / 2);
+}
+
+// Do no harm: a completed iteration that disagrees with the learned size
+// (an idle inside a step, a step of another shape) puts the flow back on
+// its base algorithm until an iteration agrees again; the size is kept.
+TEST(Learning, DisagreeingIterationDistrustsTheSizeUntilOneAgrees)
+{
+	FlowEvents flow;
+	const uint64_t bytes = 1 << 20;
+	auto next = [&](uint64_t size) {
+		flow.Burst(size);
+		flow.Wait(100 * kMs);
+		return flow.Resume();
+	};
+
+	flow.Burst(bytes);
+	flow.Wait(100 * kMs);
+	for (int i = 0; i < MLTCP_TRUST_ITERS; i++)
+		ASSERT_EQ(next(bytes), MLTCP_TX_NEW_ITERATION); // Burst() resumes each
+	ASSERT_TRUE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
+
+	// Half a step: it disagrees, the size stays but is not acted on.
+	ASSERT_EQ(next(bytes / 2), MLTCP_TX_NEW_ITERATION);
+	EXPECT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
+	EXPECT_EQ(flow.iter().bytes, bytes);
+	flow.Ack(bytes / 2);
+	EXPECT_EQ(flow.F(), MLTCP_ONE);
+	// The restart is not made for an untrusted size either.
+	uint32_t cwnd = 100, ssthresh = 50;
+	flow.params().mode = MLTCP_MODE_MD | MLTCP_MODE_RESTART;
+	EXPECT_FALSE(mltcp_restart_window(&flow.iter_mut(), &flow.params(), MLTCP_CA_OPEN,
+					  MLTCP_INIT_CWND, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, 100u);
+
+	// Whole steps again: trusted after two, and acted on.
+	flow.Ack(bytes / 2);
+	flow.Drain();
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
+	flow.Ack(bytes);
+	flow.Drain();
+	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_TRUE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
+	EXPECT_EQ(flow.F(), flow.params().intercept);
+	EXPECT_TRUE(mltcp_restart_window(&flow.iter_mut(), &flow.params(), MLTCP_CA_OPEN,
+					 MLTCP_INIT_CWND, &cwnd, &ssthresh));
+	EXPECT_EQ(cwnd, MLTCP_INIT_CWND);
+}
+
+// Steps cut into pieces of two sizes, A B A B, are never trusted: such a
+// flow runs as its base algorithm throughout (F is 1 at each piece's end).
+TEST(Learning, AlternatingSizesAreNeverTrusted)
+{
+	FlowEvents flow;
+
+	for (int i = 0; i < 40; i++) {
+		ASSERT_NE(flow.Burst(i % 2 ? 3 << 20 : 1 << 20), MLTCP_TX_FRAGMENT);
+		ASSERT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params())) << i;
+		ASSERT_EQ(flow.F(), MLTCP_ONE) << i;
+		flow.Wait(100 * kMs);
+	}
+	EXPECT_EQ(flow.iter().count, 39u); // every piece but the first (no drain before it)
+}
+
+// The operator's size and a marked job's are trusted once known.
+TEST(Learning, FixedAndMarkedSizesAreTrustedAtOnce)
+{
+	FlowEvents fixed;
+	mltcp_iter_set_fixed(&fixed.iter_mut(), 1 << 20);
+	EXPECT_TRUE(mltcp_iter_trusted(&fixed.iter(), &fixed.params()));
+	EXPECT_EQ(fixed.F(), fixed.params().intercept);
+
+	FlowEvents marked;
+	marked.params().marked = 1;
+	EXPECT_FALSE(mltcp_iter_trusted(&marked.iter(), &marked.params()));
+	marked.Mark();
+	marked.Burst(1 << 20);
+	marked.Wait(100 * kMs);
+	marked.Mark();
+	ASSERT_EQ(marked.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_EQ(marked.iter().bytes, 1u << 20);
+	EXPECT_TRUE(mltcp_iter_trusted(&marked.iter(), &marked.params()));
+	// The union's other reading: the mark count, untouched by learning.
+	EXPECT_EQ(marked.iter().marks_seen, 2u);
 }
 
 TEST(Learning, AgreeingSizesAreSmoothed)
@@ -505,6 +598,23 @@ TEST(Learning, BulkFlowThatPausedOnceIsNotBoosted)
 
 	flow.Burst(burst);
 	flow.Wait(100 * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	// One size, not yet trusted: it streams on as its base algorithm.
+	for (int i = 0; i < 100; i++) {
+		flow.Ack(1 << 20);
+		ASSERT_EQ(flow.F(), MLTCP_ONE);
+	}
+}
+
+TEST(Learning, BulkFlowOfATrustedSizeFallsBackToNeutral)
+{
+	FlowEvents flow;
+	const uint64_t burst = 2'000'000;
+
+	for (int i = 0; i <= MLTCP_TRUST_ITERS; i++) {
+		flow.Burst(burst);
+		flow.Wait(100 * kMs);
+	}
 	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 	// Then it streams forever: F rises to F(1), then falls back to neutral.
 	flow.Ack(burst);

@@ -13,6 +13,12 @@ namespace
 
 constexpr uint64_t kBytes = 1 << 20;
 constexpr uint32_t kPeriodUs = 100000;
+// The defaults: the iterations below are fixed, so trusted (unmarked).
+const mltcp_params kParams = [] {
+	mltcp_params p{};
+	mltcp_params_default(&p);
+	return p;
+}();
 
 // An iteration of kBytes (fixed) that began at bytes_acked 0 and time 0,
 // after a whole period of kPeriodUs when period is true.
@@ -29,7 +35,7 @@ mltcp_iter Iteration(bool period = true)
 uint32_t ClassAt(const mltcp_iter &it, double r, uint32_t classes, uint32_t now_us = 1000,
 		 uint32_t tie = 0)
 {
-	return mltcp_prio_class(&it, static_cast<uint64_t>(r * kBytes), now_us, classes, tie);
+	return mltcp_prio_class(&it, &kParams, static_cast<uint64_t>(r * kBytes), now_us, classes, tie);
 }
 
 mltcp_prio_config Config(uint32_t classes)
@@ -63,7 +69,7 @@ TEST(PrioClass, NeverFallsWithinAnIterationBeforeTheOverhang)
 
 		for (uint64_t acked = 0; acked <= kBytes + (kBytes >> 3); acked += 4096) {
 			for (uint32_t now = 0; now <= 3 * kPeriodUs; now += kPeriodUs / 7) {
-				const uint32_t c = mltcp_prio_class(&it, acked, now, classes, 0);
+				const uint32_t c = mltcp_prio_class(&it, &kParams, acked, now, classes, 0);
 
 				ASSERT_LT(c, classes);
 				ASSERT_GE(c, now == 0 ? prev : 0u) << "acked " << acked;
@@ -78,10 +84,10 @@ TEST(PrioClass, OverhangIsBulkInTheLowestClass)
 {
 	const mltcp_iter it = Iteration();
 
-	EXPECT_EQ(mltcp_prio_class(&it, kBytes + (kBytes >> 3), 1000, 4, 0), 3u);
-	EXPECT_EQ(mltcp_prio_class(&it, kBytes + (kBytes >> 3) + 1, 1000, 4, 0), 0u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, kBytes + (kBytes >> 3), 1000, 4, 0), 3u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, kBytes + (kBytes >> 3) + 1, 1000, 4, 0), 0u);
 	// ... however long it has lasted: a bulk flow does not age into the top class.
-	EXPECT_EQ(mltcp_prio_class(&it, 10 * kBytes, 10 * kPeriodUs, 4, 0), 0u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, 10 * kBytes, 10 * kPeriodUs, 4, 0), 0u);
 }
 
 TEST(PrioClass, NoClassWithoutASizeOrWhenOff)
@@ -89,7 +95,7 @@ TEST(PrioClass, NoClassWithoutASizeOrWhenOff)
 	mltcp_iter learning{};
 	mltcp_iter_init(&learning, 0, 0);
 
-	EXPECT_EQ(mltcp_prio_class(&learning, 1 << 20, 1000, 4, 0), MLTCP_PRIO_NONE);
+	EXPECT_EQ(mltcp_prio_class(&learning, &kParams, 1 << 20, 1000, 4, 0), MLTCP_PRIO_NONE);
 	EXPECT_EQ(ClassAt(Iteration(), 0.9, 0), MLTCP_PRIO_NONE);
 	EXPECT_EQ(ClassAt(Iteration(), 0.9, MLTCP_PRIO_CLASSES_MAX + 1), MLTCP_PRIO_NONE);
 }
@@ -116,8 +122,8 @@ TEST(PrioClass, AgingMeasuresFromTheIterationStartAcrossClockWrap)
 	mltcp_iter it = Iteration();
 	it.start_us = 0xffffff00u; // the 32-bit clock wraps during the iteration
 
-	EXPECT_EQ(mltcp_prio_class(&it, 0, 0xffffff00u + kPeriodUs, 4, 0), 0u);
-	EXPECT_EQ(mltcp_prio_class(&it, 0, 0xffffff00u + kPeriodUs + kPeriodUs / 4, 4, 0), 2u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, 0, 0xffffff00u + kPeriodUs, 4, 0), 0u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, 0, 0xffffff00u + kPeriodUs + kPeriodUs / 4, 4, 0), 2u);
 }
 
 TEST(PrioClass, TieSplitsSynchronizedJobsAtAThreshold)
@@ -126,8 +132,8 @@ TEST(PrioClass, TieSplitsSynchronizedJobsAtAThreshold)
 	// Just below the first threshold of K = 4 (256/1024), in whole 1/1024 units.
 	const uint64_t acked = kBytes * 250 / 1024;
 
-	EXPECT_EQ(mltcp_prio_class(&it, acked, 1000, 4, 0), 0u);
-	EXPECT_EQ(mltcp_prio_class(&it, acked, 1000, 4, 15), 1u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, acked, 1000, 4, 0), 0u);
+	EXPECT_EQ(mltcp_prio_class(&it, &kParams, acked, 1000, 4, 15), 1u);
 	EXPECT_LE(mltcp_prio_tie(0), 15u);
 	EXPECT_EQ(mltcp_prio_tie(0), 0u);
 

@@ -639,9 +639,16 @@ TEST(FlowLatch, MarkedIsTheJobsSettingOnly)
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_SLOPE, MLTCP_BASE_SELECTABLE,
 				       nullptr));
 	EXPECT_EQ(fl.params.marked, 1) << "a change that does not name it";
+	fl.iter.marks_seen = 200; // the job's marks, as the datapath read them
+	fl.iter.bytes = 1 << 20;
+	ASSERT_TRUE(mltcp_iter_trusted(&fl.iter, &fl.params)) << "a marked job's size";
 	ASSERT_TRUE(mltcp_flow_relatch(&fl, &d, &spec, MLTCP_JOB_F_MARKED, MLTCP_BASE_SELECTABLE,
 				       nullptr));
 	EXPECT_EQ(fl.params.marked, 0);
+	// The mark count is not read as agreeing iterations: learned from idles
+	// now, the size is trusted only once they agree.
+	EXPECT_EQ(fl.iter.agreed, 0);
+	EXPECT_FALSE(mltcp_iter_trusted(&fl.iter, &fl.params));
 }
 
 // A mark counts, unless it is of the step marked last.
@@ -1020,6 +1027,7 @@ TEST(FlowRecord, ReportsTheFlowsProgress)
 	EXPECT_EQ(rec.bytes_this_iter, 500u);
 	EXPECT_EQ(rec.iter_bytes, 1000u);
 	EXPECT_EQ(rec.iter_fixed, 1);
+	EXPECT_EQ(rec.iter_trusted, 1); // the operator's size
 	EXPECT_EQ(rec.r, MLTCP_ONE / 2);
 	EXPECT_EQ(rec.f, mltcp_f(&fl.iter, &fl.params, 600));
 	EXPECT_EQ(rec.job, 42u);
@@ -1028,6 +1036,20 @@ TEST(FlowRecord, ReportsTheFlowsProgress)
 	EXPECT_EQ(rec.slope, d.slope);
 	EXPECT_EQ(rec.intercept, d.intercept);
 	EXPECT_EQ(rec.idle_gap_us, d.idle_gap_us);
+
+	// A learned size not yet agreed with: progress is shown, F is 1.
+	mltcp_iter_set_fixed(&fl.iter, 0);
+	fl.iter.bytes = 1000;
+	fl.iter.recip = (1ULL << 50) / 1000 + 1;
+	mltcp_flow_fill_record(&rec, &fl, 600);
+	EXPECT_EQ(rec.iter_fixed, 0);
+	EXPECT_EQ(rec.iter_trusted, 0);
+	EXPECT_EQ(rec.r, MLTCP_ONE / 2);
+	EXPECT_EQ(rec.f, MLTCP_ONE);
+	fl.iter.agreed = MLTCP_TRUST_ITERS;
+	mltcp_flow_fill_record(&rec, &fl, 600);
+	EXPECT_EQ(rec.iter_trusted, 1);
+	EXPECT_NE(rec.f, MLTCP_ONE);
 }
 
 TEST(ParamText, NamesRoundTrip)

@@ -147,6 +147,7 @@ std::optional<Flow> decode_record(const mltcp_flow_record &r)
 	f.bytes_this_iter = r.bytes_this_iter;
 	f.iter_bytes = r.iter_bytes;
 	f.iter_fixed = r.iter_fixed != 0;
+	f.iter_trusted = r.iter_trusted != 0;
 	f.r = r.r;
 	f.f = r.f;
 	f.iterations = r.iterations;

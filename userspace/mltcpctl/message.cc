@@ -143,6 +143,7 @@ const mnl_attr_data_type *flow_types()
 		types[MLTCP_FLOW_A_BYTES_THIS_ITER] = MNL_TYPE_U64;
 		types[MLTCP_FLOW_A_ITER_BYTES] = MNL_TYPE_U64;
 		types[MLTCP_FLOW_A_ITER_FIXED] = MNL_TYPE_U8;
+		types[MLTCP_FLOW_A_ITER_TRUSTED] = MNL_TYPE_U8;
 		types[MLTCP_FLOW_A_R] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_F] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_ITERATIONS] = MNL_TYPE_U32;
@@ -298,7 +299,8 @@ bool Flow::operator==(const Flow &o) const
 	       daddr == o.daddr && sport == o.sport && dport == o.dport && ca == o.ca &&
 	       base == o.base && mode == o.mode && exempt == o.exempt && cwnd == o.cwnd &&
 	       ssthresh == o.ssthresh && bytes_this_iter == o.bytes_this_iter &&
-	       iter_bytes == o.iter_bytes && iter_fixed == o.iter_fixed && r == o.r && f == o.f &&
+	       iter_bytes == o.iter_bytes && iter_fixed == o.iter_fixed &&
+	       iter_trusted == o.iter_trusted && r == o.r && f == o.f &&
 	       iterations == o.iterations && last_iter_us == o.last_iter_us && slope == o.slope &&
 	       intercept == o.intercept && idle_gap_us == o.idle_gap_us && dscp == o.dscp &&
 	       prio_class == o.prio_class;
@@ -386,6 +388,8 @@ Bytes encode_flow(uint16_t family, const Flow &f, uint32_t seq)
 	mnl_attr_put_u64(nlh, MLTCP_FLOW_A_BYTES_THIS_ITER, f.bytes_this_iter);
 	mnl_attr_put_u64(nlh, MLTCP_FLOW_A_ITER_BYTES, f.iter_bytes);
 	mnl_attr_put_u8(nlh, MLTCP_FLOW_A_ITER_FIXED, f.iter_fixed);
+	if (f.iter_trusted)
+		mnl_attr_put_u8(nlh, MLTCP_FLOW_A_ITER_TRUSTED, *f.iter_trusted);
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_R, f.r);
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_F, f.f);
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_ITERATIONS, f.iterations);
@@ -523,6 +527,8 @@ std::optional<Flow> decode_flow(const nlmsghdr *nlh)
 	f.bytes_this_iter = u64(a[MLTCP_FLOW_A_BYTES_THIS_ITER]).value_or(0);
 	f.iter_bytes = u64(a[MLTCP_FLOW_A_ITER_BYTES]).value_or(0);
 	f.iter_fixed = u8(a[MLTCP_FLOW_A_ITER_FIXED]).value_or(0) != 0;
+	if (auto trusted = u8(a[MLTCP_FLOW_A_ITER_TRUSTED]))
+		f.iter_trusted = *trusted != 0;
 	f.r = u32(a[MLTCP_FLOW_A_R]).value_or(0);
 	f.f = u32(a[MLTCP_FLOW_A_F]).value_or(0);
 	f.iterations = u32(a[MLTCP_FLOW_A_ITERATIONS]).value_or(0);

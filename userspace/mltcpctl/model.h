@@ -83,6 +83,9 @@ struct Flow {
 	uint32_t cwnd = 0, ssthresh = 0;
 	uint64_t bytes_this_iter = 0, iter_bytes = 0;
 	bool iter_fixed = false;
+	// Whether F, the restart and the class act on its iterations (none: a
+	// module that does not say).
+	std::optional<bool> iter_trusted;
 	uint32_t r = 0, f = 0; // 1/1024
 	uint32_t iterations = 0, last_iter_us = 0;
 	uint32_t slope = 0, intercept = 0, idle_gap_us = 0;

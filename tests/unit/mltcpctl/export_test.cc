@@ -30,7 +30,7 @@ Flow flow_of(std::optional<uint32_t> job, uint32_t f)
 }
 
 // Job 3 with the module's counters, job 9 without flows; two flows of job 3
-// (F 0.2 and 1.8) and one without a job.
+// (F 0.2 and 1.8) and one without a job, whose iterations are not trusted.
 Scrape sample_scrape()
 {
 	Scrape s;
@@ -49,6 +49,7 @@ Scrape sample_scrape()
 	s.netns = "h1";
 	s.jobs = { three, nine };
 	s.flows = { flow_of(3, 205), flow_of(3, 1843), flow_of(std::nullopt, 1024) };
+	s.flows.back().iter_trusted = false;
 	s.stats.verdicts = { 41, 2, 3, 4, 5 };
 	s.stats.gate = { { 12, 9, 2, 1 } };
 	return s;
@@ -63,6 +64,11 @@ TEST(Export, ModuleScrape)
 		  "listening).\n"
 		  "# TYPE mltcp_flows gauge\n"
 		  "mltcp_flows{netns=\"h1\",backend=\"kmod\"} 3\n"
+		  "# HELP mltcp_flows_untrusted MLTCP flows in the network namespace whose "
+		  "iterations are not told reliably: they run as their base algorithm (F = 1, no "
+		  "restart, no class).\n"
+		  "# TYPE mltcp_flows_untrusted gauge\n"
+		  "mltcp_flows_untrusted{netns=\"h1\",backend=\"kmod\"} 1\n"
 		  "# HELP mltcp_job_flows Live flows of the job in the network namespace.\n"
 		  "# TYPE mltcp_job_flows gauge\n"
 		  "mltcp_job_flows{job=\"3\",netns=\"h1\",backend=\"kmod\"} 2\n"

@@ -76,6 +76,7 @@ inline Flow sample_flow(int family)
 	f.bytes_this_iter = 123456789012ull;
 	f.iter_bytes = 1 << 26;
 	f.iter_fixed = true;
+	f.iter_trusted = true;
 	f.r = 512;
 	f.f = 1024;
 	f.iterations = 4;
