@@ -23,7 +23,7 @@ namespace mltcpctl
 {
 
 #ifdef MLTCPCTL_BPF
-std::unique_ptr<Backend> open_bpf_backend(); // bpf_backend.cc
+std::unique_ptr<Backend> open_bpf_backend(const std::string &dir); // bpf_backend.cc
 #endif
 
 namespace
@@ -354,16 +354,37 @@ private:
 	std::unique_ptr<Client> client_;
 };
 
-PinState probe_pin()
+} // namespace
+
+// `ip netns exec` (and a container's own sysfs) mounts a fresh sysfs over
+// /sys in a mount namespace of its own, which hides the host's bpffs and
+// the pins in it; mounting bpffs again would make another instance, empty.
+// /proc/1/root resolves the path in init's mount namespace, where they
+// are, so a marking process in such a namespace reaches the host's twin.
+// Following that link needs what the maps need anyway: root.
+const std::vector<std::string> &bpf_pin_dirs()
+{
+	static const std::vector<std::string> dirs = { MLTCP_BPF_PIN_DIR,
+						       "/proc/1/root" MLTCP_BPF_PIN_DIR };
+	return dirs;
+}
+
+PinState probe_pin(const std::vector<std::string> &dirs, std::string *found)
 {
 	struct stat st;
 
-	if (stat(MLTCP_BPF_PIN_DIR, &st) == 0)
-		return PinState::Present;
-	return errno == EACCES || errno == EPERM ? PinState::NoAccess : PinState::Absent;
+	for (size_t i = 0; i < dirs.size(); i++) {
+		if (stat(dirs[i].c_str(), &st) == 0) {
+			*found = dirs[i];
+			return PinState::Present;
+		}
+		// Only the first place's answer is the process's own: a later
+		// one it may not follow says nothing of the pins.
+		if (i == 0 && (errno == EACCES || errno == EPERM))
+			return PinState::NoAccess;
+	}
+	return PinState::Absent;
 }
-
-} // namespace
 
 bool have_bpf_backend()
 {
@@ -418,7 +439,7 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 		}
 	}
 	if (!probe.kmod && requested != BackendKind::Kmod)
-		probe.bpf = probe_pin();
+		probe.bpf = probe_pin(bpf_pin_dirs(), &probe.bpf_dir);
 
 	Selection s = select_backend(requested, probe);
 	if (!s.kind)
@@ -426,7 +447,7 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 	if (*s.kind == BackendKind::Kmod)
 		return std::make_unique<KmodBackend>(std::move(client));
 #ifdef MLTCPCTL_BPF
-	return open_bpf_backend();
+	return open_bpf_backend(probe.bpf_dir);
 #else
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
 		    "build time)");

@@ -363,9 +363,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> open_bpf_backend()
+std::unique_ptr<Backend> open_bpf_backend(const std::string &dir)
 {
-	return std::make_unique<BpfBackend>(MLTCP_BPF_PIN_DIR);
+	return std::make_unique<BpfBackend>(dir);
 }
 
 } // namespace mltcpctl
