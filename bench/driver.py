@@ -535,8 +535,11 @@ def remove_cgroup(directory):
     if not os.path.isdir(directory):
         return
     try:
-        with open(os.path.join(directory, "cgroup.kill"), "w") as f:
-            f.write("1\n")
+        fd = os.open(os.path.join(directory, "cgroup.kill"), os.O_WRONLY)
+        try:
+            os.write(fd, b"1\n")
+        finally:
+            os.close(fd)
     except OSError:
         pass  # emptied or gone meanwhile; rmdir says if not
     deadline = time.monotonic() + CGROUP_KILL_S

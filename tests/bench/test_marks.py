@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Marked torch jobs in the bench on either backend (issue 38 item 4): the
+job tables and cgroups the driver adds to and removes from (its command
+lines, no kernel), a step's mark as torch_worker records it, and on this
+host's kernel with the BPF twin: mltcpctl reaching the twin's pins from a
+process in another network namespace, and a failed driver run leaving the
+job table empty.
+
+The live tests load the twin with mltcpctl if none is loaded (and unload it
+after); one another test loaded is used as it is, its jobs left alone."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench import driver, rundir, torch_worker
+from testbed import mltcpctl, paths, topology
+
+TOOL = paths.MLTCPCTL
+
+
+class Host:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.fixture
+def calls(monkeypatch, tmp_path):
+    """The driver's mltcpctl runs, recorded (each succeeds); its cgroups
+    made under tmp_path."""
+    seen = []
+
+    def run(argv, **kw):
+        seen.append([str(a) for a in argv])
+        return subprocess.CompletedProcess(argv, 0, "[]", "")
+    monkeypatch.setattr(driver.subprocess, "run", run)
+    monkeypatch.setattr(driver.topology, "cgroup2_mount", lambda: str(tmp_path))
+    return seen
+
+
+def experiment(backend):
+    exp = object.__new__(driver.Experiment)
+    exp.cfg, exp.backend, exp.marked, exp.cgroups = {"mltcpctl": "/bin/mltcpctl"}, backend, [], []
+    return exp
+
+
+def job_words(argv):
+    return argv[argv.index("job") + 1:]
+
+
+def test_module_marked_job_is_in_each_hosts_table_matching_its_cgroup(calls, tmp_path):
+    exp = experiment("module")
+    cgroup, opts = exp.marked_job((Host("L1"), Host("R1")), 1)
+    relative = "/" + driver.MARK_CGROUP % (os.getpid(), 1)
+    assert cgroup == str(tmp_path) + relative and os.path.isdir(cgroup)
+    assert opts[:2] == ["--mark-steps", "1"]
+    # No delete first: a job of the same id is another's, not ours to remove.
+    assert [job_words(c) for c in calls] == [["add", "1", "marked", "cgroup", relative]] * 2
+    assert [c[c.index("-n") + 1] for c in calls] == ["L1", "R1"]
+
+
+def test_bpf_marked_job_is_added_once_to_the_hosts_table(calls):
+    """The BPF backend's table is the host's: one add, no -n (which it refuses
+    for jobs); a second job's criterion is its own cgroup."""
+    exp = experiment("bpf")
+    exp.marked_job((Host("L1"), Host("R1")), 1)
+    exp.marked_job((Host("L2"), Host("R2")), 2)
+    assert [job_words(c) for c in calls] == [
+        ["add", "1", "marked", "cgroup", "/" + driver.MARK_CGROUP % (os.getpid(), 1)],
+        ["add", "2", "marked", "cgroup", "/" + driver.MARK_CGROUP % (os.getpid(), 2)]]
+    assert not any("-n" in c for c in calls)
+    assert exp.marked == [(None, 1), (None, 2)]
+
+
+@pytest.mark.parametrize("backend,tables", [("module", ["L1", "R1"]), ("bpf", [None])])
+def test_cleanup_deletes_each_job_once_and_again_is_a_no_op(calls, backend, tables):
+    exp = experiment(backend)
+    cgroup, _ = exp.marked_job((Host("L1"), Host("R1")), 1)
+    calls.clear()
+    exp.drop_marked_jobs()
+    assert [job_words(c) for c in calls] == [["del", "1"]] * len(tables)
+    assert [c[c.index("-n") + 1] if "-n" in c else None for c in calls] == tables
+    assert not os.path.exists(cgroup)
+    calls.clear()
+    exp.drop_marked_jobs()
+    assert calls == []
+
+
+def test_cleanup_of_a_job_already_gone_is_quiet_and_one_that_stays_is_said(
+        monkeypatch, tmp_path, capsys):
+    """A del that fails: no error if the table no longer lists the job (a
+    run's cleanup repeated, say), a warning if it does; the other jobs and
+    the cgroups still go."""
+    listed = {"1": "[]", "2": '[{"id": 2}]'}
+    deletes = []
+
+    def run(argv, **kw):
+        words = job_words([str(a) for a in argv])
+        if words[0] == "del":
+            deletes.append(words[1])
+            return subprocess.CompletedProcess(argv, 1, "", "mltcpctl: job %s: busy\n" % words[1])
+        return subprocess.CompletedProcess(argv, 0, listed[str(len(deletes))], "")
+    monkeypatch.setattr(driver.subprocess, "run", run)
+    monkeypatch.setattr(mltcpctl.subprocess, "run", run)
+    exp = experiment("bpf")
+    (tmp_path / "cg").mkdir()
+    exp.marked, exp.cgroups = [(None, 1), (None, 2)], [str(tmp_path / "cg")]
+    exp.drop_marked_jobs()
+    assert deletes == ["1", "2"]
+    err = capsys.readouterr().err
+    assert "job 1" not in err
+    assert "driver: warning: job 2 left in the host's table: mltcpctl: job 2: busy" in err
+    assert not (tmp_path / "cg").exists() and exp.marked == [] and exp.cgroups == []
+
+
+def test_job_tables_are_per_namespace_on_the_module_and_one_on_bpf():
+    assert mltcpctl.job_tables("module", ["L1", "R1", "L1"]) == ["L1", "R1"]
+    assert mltcpctl.job_tables("bpf", ["L1", "R1"]) == [None]
+    assert "-n" not in mltcpctl.job_argv(TOOL, "bpf", None, "del", 1)
+
+
+def test_a_marking_rank_enters_the_network_namespace_alone():
+    ns = object.__new__(topology.Netns)
+    ns.name = "L1"
+    assert ns.enter_argv() == ("ip", "netns", "exec", "L1")
+    assert ns.enter_argv(host_mounts=True) == ("nsenter", "--net=/run/netns/L1", "--")
+
+
+class Marker:
+    """contrib/torch/mltcp_steps.StepMarker's state as torch_worker reads it."""
+
+    def __init__(self, step=0, mark_s=0.0, failed=None):
+        self.step, self.mark_s, self.failed = step, mark_s, failed
+
+
+def test_a_steps_mark_time_is_null_unless_a_mark_was_made():
+    assert torch_worker.step_mark(None, 0) == {"mark_s": None}
+    assert torch_worker.step_mark(Marker(step=3, mark_s=0.00021), 2) == {"mark_s": 0.00021}
+    # No bucket this step: nothing asked, nothing timed.
+    assert torch_worker.step_mark(Marker(step=2, mark_s=0.00021), 2) == {"mark_s": None}
+    # Failed: the hook's mark_s is still its initial 0 (or the last good
+    # mark's): never reported as this step's.
+    failed = Marker(step=1, mark_s=0.0, failed="mltcpctl: no MLTCP backend")
+    assert torch_worker.step_mark(failed, 0) == {"mark_s": None,
+                                                 "mark_error": "mltcpctl: no MLTCP backend"}
+
+
+# ---- on this host's kernel, with the BPF twin ----
+
+def ctl(*args, check=True):
+    return subprocess.run([TOOL, *args], capture_output=True, text=True, check=check)
+
+
+@pytest.fixture(scope="module")
+def twin():
+    """The BPF twin, loaded here if it is not; the ids of the jobs it held
+    before (another's, left alone)."""
+    assert os.geteuid() == 0, "the BPF twin's tests need root"
+    assert os.access(TOOL, os.X_OK), "%s is not built" % TOOL
+    loaded = json.loads(ctl("-j", "bpf", "status", check=False).stdout).get("loaded")
+    if not loaded:
+        ctl("bpf", "load")
+    try:
+        yield set(mltcpctl.job_ids(TOOL, "bpf", None))
+    finally:
+        if not loaded:
+            ctl("bpf", "unload", check=False)
+
+
+@pytest.fixture
+def netns():
+    name = "mk%d" % os.getpid()
+    ns = topology.Netns(name)
+    yield ns
+    ns.close()
+
+
+def free_id(twin):
+    return max(twin | set(mltcpctl.job_ids(TOOL, "bpf", None)) | {100}) + 1
+
+
+def test_the_twin_is_reached_from_a_namespace_entered_alone(twin, netns):
+    """What a marking rank does: mark the twin's job from inside a host
+    namespace entered with nsenter (the bench's way)."""
+    job = free_id(twin)
+    ctl("-b", "bpf", "job", "add", str(job), "marked", "dport", "1-2")
+    try:
+        proc = netns.spawn(TOOL, "job", "mark", str(job), host_mounts=True)
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 0, err
+        assert json.loads(ctl("-j", "job", "show", str(job)).stdout)[0]["marks"] == 1
+    finally:
+        ctl("job", "del", str(job))
+
+
+def test_the_twin_is_reached_under_ip_netns_exec_through_pid_1s_root(twin, netns):
+    """`ip netns exec` mounts a sysfs of its own over /sys: /sys/fs/bpf is
+    empty there, and mltcpctl finds the pins through /proc/1/root. PID 1
+    is a PID namespace's own init here (unshare), as in a container whose
+    root has the host's bpffs: this host's own PID 1 may not be followed
+    (a sandbox)."""
+    job = free_id(twin)
+    ctl("-b", "bpf", "job", "add", str(job), "marked", "dport", "1-2")
+    try:
+        # The mark is made only where the loader's path is hidden.
+        hidden = subprocess.run(
+            ["unshare", "--pid", "--fork", "--mount-proc",
+             # PID 1 stays this shell, outside ip netns exec's mounts.
+             "sh", "-c", '"$@"; exit $?', "sh", "ip", "netns", "exec", netns.name,
+             "sh", "-c", 'test ! -e /sys/fs/bpf/mltcp || exit 99; exec "$@"', "sh",
+             TOOL, "job", "mark", str(job)], capture_output=True, text=True, timeout=20)
+        assert hidden.returncode == 0, hidden.stderr
+        assert json.loads(ctl("-j", "job", "show", str(job)).stdout)[0]["marks"] == 1
+    finally:
+        ctl("job", "del", str(job))
