@@ -216,3 +216,83 @@ def test_the_twin_is_reached_under_ip_netns_exec_through_pid_1s_root(twin, netns
         assert json.loads(ctl("-j", "job", "show", str(job)).stdout)[0]["marks"] == 1
     finally:
         ctl("job", "del", str(job))
+
+
+# A marked point of two torch jobs on the host's twin; its runs fail at once
+# or are interrupted, so no torch step is needed.
+POINT = {"description": "test_marks", "backend": "bpf", "rate_mbit": 1000, "rtt_ms": 0,
+         "buffer_bdp": 0, "buffer_bytes": 262144, "iterations": 2, "repeats": 1,
+         "sample_ms": 10, "setup_s": 1,
+         "jobs": [{"name": "job1", "bytes": 100000, "compute_ms": 10, "workload": "torch"},
+                  {"name": "job2", "bytes": 100000, "compute_ms": 10, "workload": "torch"}],
+         "algorithms": [{"name": "marked", "cc": "mltcp", "marked": True}]}
+
+
+def bench_cgroups():
+    return [d for d in os.listdir(topology.cgroup2_mount()) if d.startswith("mltcp-bench-")]
+
+
+def start_driver(tmp_path, point, **kw):
+    rundir.Point(str(tmp_path)).write_config(point)
+    return subprocess.Popen([sys.executable, "-m", "bench", "driver", str(tmp_path)],
+                            cwd=paths.TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+@pytest.fixture
+def driver_ids(twin):
+    """The driver's job ids (1, 2) free in the twin's table, and its job
+    table as it was before (ours to compare with after)."""
+    before = set(mltcpctl.job_ids(TOOL, "bpf", None))
+    assert not before & {1, 2}, "jobs 1 and 2 are in the BPF twin's table already"
+    return before
+
+
+def test_a_run_whose_workers_fail_leaves_no_job_and_says_why(tmp_path, driver_ids):
+    point = dict(POINT, jobs=[dict(job, backward_share=2) for job in POINT["jobs"]])
+    proc = start_driver(tmp_path, point)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert set(mltcpctl.job_ids(TOOL, "bpf", None)) == driver_ids
+    assert bench_cgroups() == []
+    meta = rundir.Point(str(tmp_path))
+    with open(os.path.join(meta.repeat_dir("marked", 0), "meta.json")) as f:
+        failures = json.load(f)["failures"]
+    # Every rank's failure with its stderr's reason.
+    assert len(failures) == 4 and all("--backward-share 2" in f for f in failures), failures
+    assert "FAILED" in out
+
+
+def test_a_driver_that_fails_midway_leaves_no_job(tmp_path, driver_ids):
+    """Job 2's add fails (a job 2 is there already): the driver fails, and
+    job 1, added before, is gone with its cgroup; the other job 2 stays."""
+    ctl("-b", "bpf", "job", "add", "2", "dport", "1-2")
+    try:
+        proc = start_driver(tmp_path, POINT)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2, (out, err)
+        assert "job 2: already exists" in err
+        assert set(mltcpctl.job_ids(TOOL, "bpf", None)) == driver_ids | {2}
+        assert bench_cgroups() == []
+    finally:
+        ctl("job", "del", "2")
+
+
+def test_an_interrupted_run_leaves_no_job(tmp_path, driver_ids):
+    """A Ctrl-C while the marked jobs' ranks start: the jobs and the ranks'
+    cgroups go (the ranks with them)."""
+    proc = start_driver(tmp_path, dict(POINT, setup_s=60))
+    try:
+        deadline = time.monotonic() + 60
+        while not {1, 2} <= set(mltcpctl.job_ids(TOOL, "bpf", None) or []):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        proc.send_signal(2)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + 2, (out, err)
+    assert set(mltcpctl.job_ids(TOOL, "bpf", None)) == driver_ids
+    assert bench_cgroups() == []
