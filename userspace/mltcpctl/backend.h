@@ -46,6 +46,8 @@ enum class PinState {
 	Present,  // the BPF backend's pin directory exists
 	Absent,	  // it does not
 	NoAccess, // this process may not look (bpffs is root's)
+	Hidden,	  // not where this process looks, /sys/fs/bpf no bpffs (ip netns
+		  // exec's own sysfs) and PID 1's root not to be followed
 };
 
 struct Probe {
@@ -61,7 +63,8 @@ struct Probe {
 const std::vector<std::string> &bpf_pin_dirs();
 
 // The first of dirs that exists, in *found; NoAccess if this process may
-// not look at the first (bpffs is root's).
+// not look at the first (bpffs is root's), Hidden if none exists and it may
+// not follow a later one.
 PinState probe_pin(const std::vector<std::string> &dirs, std::string *found);
 
 struct Selection {

@@ -147,6 +147,14 @@ Error libbpf_error(const std::string &what, int err)
 	return Error(msg);
 }
 
+bool on_bpffs(const std::string &path)
+{
+	struct statfs st;
+
+	return statfs(path.c_str(), &st) == 0 &&
+	       static_cast<unsigned long>(st.f_type) == kBpfFsMagic;
+}
+
 namespace
 {
 
@@ -162,14 +170,6 @@ bool exists(const std::string &path)
 	struct stat st;
 
 	return stat(path.c_str(), &st) == 0;
-}
-
-bool on_bpffs(const std::string &path)
-{
-	struct statfs st;
-
-	return statfs(path.c_str(), &st) == 0 &&
-	       static_cast<unsigned long>(st.f_type) == kBpfFsMagic;
 }
 
 // Pins need bpffs; it is mounted on /sys/fs/bpf when it is not yet.

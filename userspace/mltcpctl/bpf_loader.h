@@ -30,6 +30,9 @@ const char *stat_name(unsigned index);
 // Whether this process has the capability (effective set), e.g. CAP_NET_ADMIN.
 bool has_capability(int cap);
 
+// Whether path is on a bpffs (the pins' filesystem).
+bool on_bpffs(const std::string &path);
+
 // CAP_BPF (or CAP_SYS_ADMIN), and CAP_NET_ADMIN or CAP_PERFMON when asked;
 // throws Error naming what is missing, before anything is touched.
 void require_caps(const std::string &command, bool net_admin, bool perfmon);

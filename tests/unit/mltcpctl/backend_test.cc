@@ -30,7 +30,8 @@ Selection pick(BackendKind requested, bool kmod, PinState bpf)
 
 TEST(Backend, AutoPrefersTheModule)
 {
-	for (PinState bpf : { PinState::Present, PinState::Absent, PinState::NoAccess })
+	for (PinState bpf : { PinState::Present, PinState::Absent, PinState::NoAccess,
+			       PinState::Hidden })
 		EXPECT_EQ(pick(BackendKind::Auto, true, bpf).kind, BackendKind::Kmod);
 }
 
@@ -143,4 +144,19 @@ TEST(Backend, ProbePinTakesTheFirstPlaceThatHasThePins)
 	EXPECT_TRUE(found.empty());
 	rmdir(pins.c_str());
 	rmdir(top.c_str());
+}
+
+// Pins hidden by a private sysfs: said so, with the two ways out, not "not loaded".
+TEST(Backend, HiddenPinsSayWhereToLookNotThatNothingIsLoaded)
+{
+	for (BackendKind kind : { BackendKind::Bpf, BackendKind::Auto }) {
+		Selection s = pick(kind, false, PinState::Hidden);
+		EXPECT_FALSE(s.kind);
+		EXPECT_EQ(s.error.find("BPF backend is not loaded"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("cannot be seen from here"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("nsenter --net"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("/proc/1/root"), std::string::npos) << s.error;
+	}
+	EXPECT_NE(pick(BackendKind::Auto, false, PinState::Hidden).error.find("module is not loaded"),
+		  std::string::npos);
 }
