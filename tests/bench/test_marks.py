@@ -296,3 +296,58 @@ def test_an_interrupted_run_leaves_no_job(tmp_path, driver_ids):
     assert proc.returncode == 128 + 2, (out, err)
     assert set(mltcpctl.job_ids(TOOL, "bpf", None)) == driver_ids
     assert bench_cgroups() == []
+
+
+# One MLTCP connection, held until stdin closes: "serve PORT" accepts one,
+# "connect ADDR PORT" makes it; both select mltcp.
+PEER = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"mltcp")
+if sys.argv[1] == "serve":
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", int(sys.argv[2])))
+    s.listen(1)
+    print("listening", flush=True)
+    c, _ = s.accept()
+else:
+    s.connect((sys.argv[2], int(sys.argv[3])))
+    s.sendall(b"x")
+print("up", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_each_marked_job_holds_its_own_ranks_flows_alone(twin, tmp_path, monkeypatch):
+    """Two marked jobs, as the driver adds them on the twin, and one
+    connection per job between its hosts, started as the driver starts
+    ranks (in the job's cgroup, the namespace entered alone): each job's
+    flows, on both its hosts, match that job and no other."""
+    assert not set(mltcpctl.job_ids(TOOL, "bpf", None)) & {1, 2}, \
+        "jobs 1 and 2 are in the BPF twin's table already"
+    net = topology.Dumbbell(["L1", "L2"], ["R1", "R2"], prefix="mk%d" % (os.getpid() % 100000))
+    exp = experiment("bpf")
+    exp.cfg = {"mltcpctl": TOOL}
+    procs = []
+    try:
+        for j, (left, right) in enumerate(zip(net.left, net.right)):
+            cgroup, _ = exp.marked_job((left, right), j + 1)
+            server = right.spawn(sys.executable, "-c", PEER, "serve", "7100",
+                                 stdin=subprocess.PIPE, cgroup=cgroup, host_mounts=True)
+            assert server.stdout.readline() == "listening\n", server.stderr.read()
+            client = left.spawn(sys.executable, "-c", PEER, "connect", right.addr, "7100",
+                                stdin=subprocess.PIPE, cgroup=cgroup, host_mounts=True)
+            assert client.stdout.readline() == "up\n", client.stderr.read()
+            assert server.stdout.readline() == "up\n", server.stderr.read()
+            procs += [server, client]
+        for j, (left, right) in enumerate(zip(net.left, net.right)):
+            for host in (left, right):
+                flows = json.loads(ctl("-n", host.name, "-j", "flow", "show").stdout)
+                assert len(flows) == 1 and flows[0]["job"] == j + 1, (host.name, flows)
+    finally:
+        for proc in procs:
+            proc.stdin.close()
+        exp.drop_marked_jobs()
+        net.close()
+    assert not set(mltcpctl.job_ids(TOOL, "bpf", None)) & {1, 2}
+    assert bench_cgroups() == []
