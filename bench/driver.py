@@ -67,7 +67,14 @@ picks its own sockets, so the algorithm reaches them as the default of the
 job's two host namespaces (net.ipv4.tcp_congestion_control), as a user
 without mltcpctl would select it. An algorithm with "marked": true also
 gives each torch job a marked MLTCP job (id: the job's index + 1) in both
-hosts, whose ranks mark their steps (torch_worker.py --mark-steps).
+hosts' job tables (once in the BPF backend's, the host's), whose ranks mark
+their steps (torch_worker.py --mark-steps). The job matches the cgroup v2
+its ranks run in (one per job and run, under the cgroup mount's root), so
+it holds only its own ranks' flows; the ranks enter their hosts' network
+namespaces alone (nsenter), where `ip netns exec`'s private sysfs would hide
+the BPF twin's pins from their mltcpctl. After each run, failed or
+interrupted too, its jobs and cgroups are removed (drop_marked_jobs()). A
+rank whose marking stopped exits non-zero: the run's failures say why.
 
 Under an mltcp algorithm, torch jobs' ranks linger after their last step
 while the driver lists each host's mltcp flows (`mltcpctl flow show`, module
@@ -75,6 +82,7 @@ backend): meta.json's "flows", by host role (L1, R1, ...), is what the
 detector learned of each job.
 """
 import contextlib
+import errno
 import json
 import os
 import random
@@ -258,7 +266,8 @@ class Experiment:
         self.acks_marked = self.shaping.ack_priority == "dscp"
         if self.acks_marked:
             self.mark_acks()
-        self.marked = []  # (host, job id) of the run's marked jobs
+        self.marked = []  # (job table, job id) of the run's marked jobs
+        self.cgroups = []  # their ranks' cgroup directories
         # (job or bulk flow, its left host, its right host)
         self.pairs = list(zip(self.jobs + self.bulks, self.net.left, self.net.right))
 
@@ -342,25 +351,46 @@ class Experiment:
         return flows
 
     def marked_job(self, hosts, job_id):
-        """A marked job in the hosts' tables for this run (drop_marked_jobs()
-        removes it); torch_worker's options to mark it."""
+        """A marked job for one torch job's ranks, in the hosts' job tables
+        (once in the BPF backend's, which is the host's), matching only the
+        flows of the ranks' own cgroup v2, made here: another job's flows,
+        or a later run's, never match it. drop_marked_jobs() removes both.
+        Returns the cgroup's directory, to start the ranks in, and
+        torch_worker's options to mark the job."""
         tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
-        for host in hosts:
-            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
-                           capture_output=True)
-            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "add", job_id,
-                                             "marked"), check=True, capture_output=True)
-            self.marked.append((host, job_id))
-        return ["--mark-steps", str(job_id), "--mltcpctl", tool]
+        relative = "/" + MARK_CGROUP % (os.getpid(), job_id)
+        directory = topology.cgroup2_mount() + relative
+        os.makedirs(directory, exist_ok=True)
+        self.cgroups.append(directory)
+        for table in mltcpctl.job_tables(self.backend, [host.name for host in hosts]):
+            subprocess.run(mltcpctl.job_argv(tool, self.backend, table, "add", job_id,
+                                             "marked", "cgroup", relative),
+                           check=True, capture_output=True, text=True)
+            self.marked.append((table, job_id))
+        return directory, ["--mark-steps", str(job_id), "--mltcpctl", tool]
 
     def drop_marked_jobs(self):
-        """After a marked run: the next algorithm's flows must match no job
-        (a marked job nobody marks would hold their iterations still)."""
+        """After a marked run, failed or interrupted too: its jobs out of
+        their tables and its cgroups removed, so that the next algorithm's
+        flows match no job (a marked job nobody marks would hold their
+        iterations still) and nothing is left in the BPF backend's table,
+        which outlives the driver. Idempotent: a job already gone is no
+        error; one that stays is said on stderr, and the rest still go."""
         tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
-        for host, job_id in self.marked:
-            subprocess.run(mltcpctl.job_argv(tool, self.backend, host.name, "del", job_id),
-                           check=True, capture_output=True)
-        self.marked = []
+        marked, self.marked = self.marked, []
+        for table, job_id in marked:
+            out = subprocess.run(mltcpctl.job_argv(tool, self.backend, table, "del", job_id),
+                                 capture_output=True, text=True)
+            if out.returncode == 0:
+                continue
+            ids = mltcpctl.job_ids(tool, self.backend, table)
+            if ids is None or job_id in ids:
+                print("driver: warning: job %d left in %s: %s" % (
+                    job_id, "the host's table" if table is None else table,
+                    out.stderr.strip()), file=sys.stderr, flush=True)
+        cgroups, self.cgroups = self.cgroups, []
+        for directory in cgroups:
+            remove_cgroup(directory)
 
     def run_once(self, alg, rep):
         params = matrix.algorithm_params(self.cfg, alg)
@@ -400,9 +430,9 @@ class Experiment:
                 for host in (left, right):
                     host.run("sysctl", "-q", "-w",
                              "net.ipv4.tcp_congestion_control=" + alg["cc"])
-            marking = []
+            marking, cgroup = [], None
             if torch and alg.get("marked"):
-                marking = self.marked_job((left, right), j + 1)
+                cgroup, marking = self.marked_job((left, right), j + 1)
             for rank in range(ranks):
                 host, peer = (left, right) if rank % 2 == 0 else (right, left)
                 log = self.point.worker_log(alg["name"], rep, job["name"], rank)
@@ -419,9 +449,13 @@ class Experiment:
                 else:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
                                          tag, log)
+                # A marking rank enters its host's network namespace alone:
+                # `ip netns exec`'s private sysfs would hide the BPF twin's
+                # pins from its mltcpctl (topology.Netns.enter_argv()).
                 workers.append((job["name"], rank,
                                 host.spawn(*argv, stdout=subprocess.DEVNULL, text=False,
-                                           env=env)))
+                                           env=env, cgroup=cgroup,
+                                           host_mounts=cgroup is not None)))
         bulk_procs = []
         for b, (bulk, left, right) in enumerate(self.pairs[len(self.jobs):]):
             port = BULK_PORT + b
@@ -486,6 +520,41 @@ class Experiment:
         if default_params:
             self.defaults.set(default_params)
         return meta
+
+
+# A marked torch job's cgroup, under the cgroup v2 mount's root: the
+# driver's pid and the job's id.
+MARK_CGROUP = "mltcp-bench-%d-job%d"
+# How long the processes left in a cgroup get to die once killed.
+CGROUP_KILL_S = 5
+
+
+def remove_cgroup(directory):
+    """Kill what is left in a cgroup v2 (cgroup.kill, 5.14+), then remove
+    it; said on stderr if it stays. Gone already is no error."""
+    if not os.path.isdir(directory):
+        return
+    try:
+        fd = os.open(os.path.join(directory, "cgroup.kill"), os.O_WRONLY)
+        try:
+            os.write(fd, b"1\n")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # emptied or gone meanwhile; rmdir says if not
+    deadline = time.monotonic() + CGROUP_KILL_S
+    while True:
+        try:
+            os.rmdir(directory)
+            return
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                print("driver: warning: cgroup %s left behind: %s" % (directory, exc.strerror),
+                      file=sys.stderr, flush=True)
+                return
+        time.sleep(0.01)
 
 
 def start_offsets(cfg, rep):

@@ -32,7 +32,11 @@ until every bucket is reduced.
 With --mark-steps, the hook also marks each step for MLTCP job JOB
 (contrib/torch/mltcp_steps.py: `mltcpctl job mark JOB follow`), whose flows
 then count iterations by step (a "marked" job); a record's mark_s is how
-long the step's mark took (part of comm_s).
+long the step's mark took (part of comm_s), null for a step that made no
+mark. A mark that fails stops marking (the hook's rule) but is no silent
+0: the step's record says "mark_error", the summary "marks" (how many were
+made) and "marking" (the error), the reason goes to stderr, and the worker
+exits MARKING_FAILED once its steps are done, so that the run is failed.
 
 Gloo opens its own connections: their congestion control is the namespace's
 default (net.ipv4.tcp_congestion_control), which the driver sets per
@@ -50,6 +54,8 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+# The exit status of a worker whose marking stopped (its training went on).
+MARKING_FAILED = 3
 
 
 def duration(text):
@@ -109,6 +115,18 @@ def mlp_for(grad_bytes, width=512):
     return torch.nn.Sequential(*layers), width
 
 
+def step_mark(marker, marked_before):
+    """A step's record of its mark: {"mark_s": seconds} for a mark made;
+    {"mark_s": None, "mark_error": why} once marking has stopped (the
+    hook's StepMarker.failed); {"mark_s": None} for no mark asked (without
+    --mark-steps, or no bucket). marked_before: marker.step before the step."""
+    if marker is not None and marker.failed:
+        return {"mark_s": None, "mark_error": marker.failed}
+    if marker is None or marker.step == marked_before:
+        return {"mark_s": None}
+    return {"mark_s": round(marker.mark_s, 6)}
+
+
 def namespace_cc():
     with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
         return f.read().strip()
@@ -164,7 +182,9 @@ def main(argv=None):
     dist.barrier()
     start = max((args.start_at or time.time()) + args.offset, time.time())
     iter_s, comm_s = [], []
+    marks = 0
     for step in range(args.iterations):
+        marked_before = marker.step if marker else 0
         delay = start - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -178,13 +198,15 @@ def main(argv=None):
         end = time.time()
         optimizer.step()
         began = buckets[0] if buckets else end
+        mark = step_mark(marker, marked_before)
+        marks += mark["mark_s"] is not None
         emit({"type": "iteration", "job": args.job, "rank": args.rank, "world": args.world,
               "iteration": step, "start": round(start, 6), "comm_start": round(began, 6),
               "end": round(end, 6), "compute_s": round(began - start, 6),
               "comm_s": round(end - began, 6), "compute_target_s": round(args.compute, 6),
               "bytes_sent": payload, "bytes_received": payload, "cc": namespace_cc(),
               "retrans": 0, "grad_bytes": grad_bytes, "buckets": len(buckets),
-              "mark_s": round(marker.mark_s, 6) if marker else None})
+              **mark})
         iter_s.append(end - start)
         comm_s.append(end - began)
         start = end
@@ -201,7 +223,13 @@ def main(argv=None):
           "mean_comm_s": round(sum(comm_s) / len(comm_s), 6) if comm_s else None,
           "bytes_sent": payload * len(iter_s), "bytes_received": payload * len(iter_s),
           "total_retrans": 0, "cc": namespace_cc(), "workload": "torch",
-          "torch": torch.__version__})
+          "torch": torch.__version__,
+          **({"marks": marks, "marking": marker.failed or "ok"} if marker else {})})
+    if marker and marker.failed:
+        print("torch_worker: job %s rank %d: marking stopped after %d of %d steps: %s"
+              % (args.job, args.rank, marks, len(iter_s), marker.failed),
+              file=sys.stderr, flush=True)
+        return MARKING_FAILED
     return 0
 
 

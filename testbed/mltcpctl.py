@@ -63,6 +63,27 @@ def job_argv(tool, backend, netns, *words):
     return [tool] + backend_option(backend) + where + ["job"] + [str(w) for w in words]
 
 
+def job_tables(backend, netns_names):
+    """The job tables that jobs for processes in these namespaces go in,
+    each once: the namespaces' own on the module, the host's one table
+    (None) on the BPF backend, where adding or deleting a job once per
+    namespace would meet the same job twice."""
+    if BACKENDS[backend] == "kmod":
+        return list(dict.fromkeys(netns_names))
+    return [None]
+
+
+def job_ids(tool, backend, netns):
+    """The ids of the jobs in a table (job_tables()); None if it cannot be
+    read."""
+    argv = job_argv(tool, backend, netns, "show")
+    out = subprocess.run(argv[:1] + ["-j"] + argv[1:], capture_output=True, text=True)
+    try:
+        return [job["id"] for job in json.loads(out.stdout)] if out.returncode == 0 else None
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
 def bpf_load_argv(tool, params=None):
     return [tool, "bpf", "load"] + setting_words(params or {})
 

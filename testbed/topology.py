@@ -67,15 +67,26 @@ class Netns:
     def run(self, *cmd, check=True, **kw):
         return sh("ip", "netns", "exec", self.name, *cmd, check=check, **kw)
 
-    def spawn(self, *cmd, cgroup=None, **kw):
+    def enter_argv(self, host_mounts=False):
+        """The command prefix that runs a program in the namespace: `ip netns
+        exec`, which also gives it a private sysfs of the namespace's
+        devices; or with host_mounts, nsenter into the network namespace
+        alone, the caller's mounts kept: the private sysfs hides the BPF
+        twin's pins (/sys/fs/bpf) and the cgroup2 mount, which a process
+        that marks its job's steps on the BPF backend needs."""
+        if host_mounts:
+            return ("nsenter", "--net=/run/netns/" + self.name, "--")
+        return ("ip", "netns", "exec", self.name)
+
+    def spawn(self, *cmd, cgroup=None, host_mounts=False, **kw):
         """Start a process in the namespace; close() kills it. Output is
         piped as text unless the caller says otherwise. cgroup: a cgroup v2
         directory to start it in (joined before `ip netns exec`, whose
-        private /sys has no cgroup mount)."""
+        private /sys has no cgroup mount). host_mounts: see enter_argv()."""
         kw.setdefault("stdout", subprocess.PIPE)
         kw.setdefault("stderr", subprocess.PIPE)
         kw.setdefault("text", True)
-        argv = ("ip", "netns", "exec", self.name) + tuple(cmd)
+        argv = self.enter_argv(host_mounts) + tuple(cmd)
         if cgroup:
             argv = ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup) + argv
         proc = subprocess.Popen(argv, **kw)
@@ -119,6 +130,17 @@ class Netns:
                 proc.kill()
             proc.wait()
         sh("ip", "netns", "del", self.name, check=False)
+
+
+def cgroup2_mount():
+    """Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or
+    /sys/fs/cgroup/unified on a hybrid host); RuntimeError if it is not."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            if right.split()[0] == "cgroup2":
+                return left.split()[4]
+    raise RuntimeError("no cgroup2 mount on this machine")
 
 
 # The DSCP the hosts give their pure ACKs with ack_priority "dscp" (EF).

@@ -62,25 +62,6 @@ class Host:
         self.name = name
 
 
-def test_marked_jobs_are_dropped_after_their_run(monkeypatch):
-    calls = []
-    monkeypatch.setattr(driver.subprocess, "run",
-                        lambda argv, **kw: calls.append([str(a) for a in argv]))
-    exp = object.__new__(driver.Experiment)
-    exp.cfg, exp.backend, exp.marked = {"mltcpctl": "/bin/mltcpctl"}, "module", []
-    hosts = (Host("L1"), Host("R1"))
-    assert exp.marked_job(hosts, 1)[:2] == ["--mark-steps", "1"]
-    assert [c[c.index("job") + 1:] for c in calls] == [["del", "1"], ["add", "1", "marked"]] * 2
-    adds = [c for c in calls if "add" in c]
-    assert [c[c.index("-n") + 1] for c in adds] == ["L1", "R1"]
-    calls.clear()
-    # The next algorithm's flows must not match a marked job nobody marks.
-    exp.drop_marked_jobs()
-    assert [(c[c.index("-n") + 1], c[-2:]) for c in calls] == [("L1", ["del", "1"]),
-                                                             ("R1", ["del", "1"])]
-    assert exp.marked == []
-
-
 def random_start_config():
     return {"name": "p", "rate_mbit": 100, "start": "random",
             "jobs": [{"name": "job1", "bytes": 500000, "compute_ms": 60},

@@ -13,17 +13,16 @@ import time
 import pytest
 
 from dp import ONOFF, OTHER_PORT, PYTHON, TOOL
+from testbed import topology
 
 SERVE_PORT = 5310
 
 
 def cgroup2_mount():
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            if right.split()[0] == "cgroup2":
-                return left.split()[4]
-    pytest.fail("no cgroup2 mount on this machine")
+    try:
+        return topology.cgroup2_mount()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 def wait_until(predicate, timeout=20):

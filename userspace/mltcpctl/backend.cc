@@ -13,6 +13,9 @@
 #include <fstream>
 
 #include "args.h"
+#ifdef MLTCPCTL_BPF
+#include "bpf_loader.h"
+#endif
 #include "defaults.h"
 #include "fd.h"
 #include "mltcp_bpf.h"
@@ -23,7 +26,7 @@ namespace mltcpctl
 {
 
 #ifdef MLTCPCTL_BPF
-std::unique_ptr<Backend> open_bpf_backend(); // bpf_backend.cc
+std::unique_ptr<Backend> open_bpf_backend(const std::string &dir); // bpf_backend.cc
 #endif
 
 namespace
@@ -32,6 +35,11 @@ namespace
 const char kNoModule[] = "the tcp_mltcp module is not loaded (no generic netlink family "
 			 "\"" MLTCP_GENL_NAME "\")";
 const char kNoBpf[] = "the BPF backend is not loaded (no " MLTCP_BPF_PIN_DIR "; mltcpctl bpf load)";
+const char kBpfHidden[] = "the BPF backend cannot be seen from here: no " MLTCP_BPF_PIN_DIR
+			  " (/sys/fs/bpf is no bpffs here: ip netns exec's or a container's "
+			  "own sysfs), nor through /proc/1/root; enter the network namespace "
+			  "alone (nsenter --net) or mount the host's /sys/fs/bpf here (mltcpctl(8), "
+			  "BACKENDS)";
 const char kBpfNoAccess[] = "permission denied: the BPF backend (" MLTCP_BPF_PIN_DIR
 			    ") is root's: its jobs, flows and defaults need CAP_BPF, changing "
 			    "them also CAP_NET_ADMIN";
@@ -354,16 +362,41 @@ private:
 	std::unique_ptr<Client> client_;
 };
 
-PinState probe_pin()
-{
-	struct stat st;
+} // namespace
 
-	if (stat(MLTCP_BPF_PIN_DIR, &st) == 0)
-		return PinState::Present;
-	return errno == EACCES || errno == EPERM ? PinState::NoAccess : PinState::Absent;
+// `ip netns exec` (and a container's own sysfs) mounts a fresh sysfs over
+// /sys in a mount namespace of its own, which hides the host's bpffs and
+// the pins in it; mounting bpffs again would make another instance, empty.
+// /proc/1/root resolves the path in init's mount namespace, where they
+// are, so a marking process in such a namespace reaches the host's twin.
+// Following that link needs what the maps need anyway: root.
+const std::vector<std::string> &bpf_pin_dirs()
+{
+	static const std::vector<std::string> dirs = { MLTCP_BPF_PIN_DIR,
+						       "/proc/1/root" MLTCP_BPF_PIN_DIR };
+	return dirs;
 }
 
-} // namespace
+PinState probe_pin(const std::vector<std::string> &dirs, std::string *found)
+{
+	bool blocked = false;
+	struct stat st;
+
+	for (size_t i = 0; i < dirs.size(); i++) {
+		if (stat(dirs[i].c_str(), &st) == 0) {
+			*found = dirs[i];
+			return PinState::Present;
+		}
+		// The first place's answer is the process's own; a later one it
+		// may not follow (PID 1's root) leaves the pins unknown.
+		if (errno == EACCES || errno == EPERM) {
+			if (i == 0)
+				return PinState::NoAccess;
+			blocked = true;
+		}
+	}
+	return blocked ? PinState::Hidden : PinState::Absent;
+}
 
 bool have_bpf_backend()
 {
@@ -384,7 +417,9 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	case BackendKind::Bpf:
 		if (probe.bpf == PinState::Present)
 			return { BackendKind::Bpf, "" };
-		return { std::nullopt, probe.bpf == PinState::NoAccess ? kBpfNoAccess : kNoBpf };
+		return { std::nullopt, probe.bpf == PinState::NoAccess ? kBpfNoAccess
+				       : probe.bpf == PinState::Hidden ? kBpfHidden
+								       : kNoBpf };
 	case BackendKind::Auto: break;
 	}
 	if (probe.kmod)
@@ -395,6 +430,9 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 		return { std::nullopt, std::string("the tcp_mltcp module is not loaded, and ") +
 					       "only root may see whether the BPF backend is (" +
 					       MLTCP_BPF_PIN_DIR + ")" };
+	if (probe.bpf == PinState::Hidden)
+		return { std::nullopt, std::string("no MLTCP backend: the tcp_mltcp module is not "
+						   "loaded, and ") + kBpfHidden };
 	return { std::nullopt, "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
 			       "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
 			       "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
@@ -417,8 +455,14 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 				throw;
 		}
 	}
-	if (!probe.kmod && requested != BackendKind::Kmod)
-		probe.bpf = probe_pin();
+	if (!probe.kmod && requested != BackendKind::Kmod) {
+		probe.bpf = probe_pin(bpf_pin_dirs(), &probe.bpf_dir);
+#ifdef MLTCPCTL_BPF
+		// Where /sys/fs/bpf is the bpffs, nothing hides the pins: not loaded.
+		if (probe.bpf == PinState::Hidden && bpf::on_bpffs("/sys/fs/bpf"))
+			probe.bpf = PinState::Absent;
+#endif
+	}
 
 	Selection s = select_backend(requested, probe);
 	if (!s.kind)
@@ -426,7 +470,7 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 	if (*s.kind == BackendKind::Kmod)
 		return std::make_unique<KmodBackend>(std::move(client));
 #ifdef MLTCPCTL_BPF
-	return open_bpf_backend();
+	return open_bpf_backend(probe.bpf_dir);
 #else
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
 		    "build time)");

@@ -46,12 +46,26 @@ enum class PinState {
 	Present,  // the BPF backend's pin directory exists
 	Absent,	  // it does not
 	NoAccess, // this process may not look (bpffs is root's)
+	Hidden,	  // not where this process looks, /sys/fs/bpf no bpffs (ip netns
+		  // exec's own sysfs) and PID 1's root not to be followed
 };
 
 struct Probe {
 	bool kmod = false; // the generic netlink family "mltcp" resolves
 	PinState bpf = PinState::Absent;
+	std::string bpf_dir; // where the pins were found (PinState::Present)
 };
+
+// Where the BPF backend's pin directory is looked for, in order: where
+// `mltcpctl bpf load` pins it, then the same path in PID 1's mount
+// namespace, for a process whose /sys is a sysfs of its own (`ip netns
+// exec`, a container).
+const std::vector<std::string> &bpf_pin_dirs();
+
+// The first of dirs that exists, in *found; NoAccess if this process may
+// not look at the first (bpffs is root's), Hidden if none exists and it may
+// not follow a later one.
+PinState probe_pin(const std::vector<std::string> &dirs, std::string *found);
 
 struct Selection {
 	std::optional<BackendKind> kind; // set on success

@@ -142,7 +142,7 @@ public:
 			throw Error(error);
 		std::optional<mltcp_prio_config> prio;
 		if (access(path(MLTCP_BPF_PIN_PRIO).c_str(), F_OK) == 0)
-			prio = bpf::read_prio(bpf::open_prio());
+			prio = bpf::read_prio(bpf::open_prio(dir_));
 		for (Flow &flow : *flows) {
 			if (job && flow.job != job)
 				continue;
@@ -160,11 +160,11 @@ public:
 
 	Stats stats() override
 	{
-		auto counts = bpf::read_stats();
+		auto counts = bpf::read_stats(dir_);
 		Stats stats;
 
 		if (!counts)
-			throw Error("cannot read the BPF backend's counters (" MLTCP_BPF_PIN_DIR
+			throw Error("cannot read the BPF backend's counters (" + dir_ +
 				    "/" MLTCP_BPF_PIN_STATS ")");
 		stats.host_wide = true;
 		for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
@@ -177,11 +177,11 @@ public:
 
 	Defaults defaults(bool) override
 	{
-		Defaults d{ name(), true, bpf::read_defaults(bpf::open_config()), std::nullopt };
+		Defaults d{ name(), true, bpf::read_defaults(bpf::open_config(dir_)), std::nullopt };
 
 		// A backend loaded by an older mltcpctl has no prio map: nothing to show.
 		if (access(path(MLTCP_BPF_PIN_PRIO).c_str(), F_OK) == 0)
-			d.prio = bpf::read_prio(bpf::open_prio());
+			d.prio = bpf::read_prio(bpf::open_prio(dir_));
 		return d;
 	}
 
@@ -196,7 +196,7 @@ public:
 				    "host, not per network namespace (defaults set global ...)");
 		bpf::require_caps("defaults set", true, false);
 		Fd lock = lock_dir("changing the defaults");
-		Fd config = bpf::open_config();
+		Fd config = bpf::open_config(dir_);
 		mltcp_params params = bpf::read_defaults(config);
 		Fd prio_map;
 		mltcp_prio_config prio{};
@@ -204,7 +204,7 @@ public:
 		change.apply(params);
 		bpf::check_defaults(params);
 		if (change.prio.given()) {
-			prio_map = bpf::open_prio();
+			prio_map = bpf::open_prio(dir_);
 			prio = bpf::read_prio(prio_map);
 			std::string err = change.prio.apply(prio);
 			if (!err.empty())
@@ -218,13 +218,13 @@ public:
 private:
 	// The request applied to spec, and the line its flows would latch over
 	// the defaults checked (unbounded: the maps are root's); throws Error.
-	static void apply_checked(mltcp_job_spec &spec, const Job &job)
+	void apply_checked(mltcp_job_spec &spec, const Job &job) const
 	{
 		std::string err = apply_job(spec, job);
 
 		if (!err.empty())
 			throw Error(err);
-		mltcp_params defaults = bpf::read_defaults(bpf::open_config());
+		mltcp_params defaults = bpf::read_defaults(bpf::open_config(dir_));
 		if (auto line = mltcp_job_check_over(&spec, &defaults, nullptr))
 			throw Error(job_ref(job.id) + ": " + mltcp_job_strerror(line));
 	}
@@ -363,9 +363,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> open_bpf_backend()
+std::unique_ptr<Backend> open_bpf_backend(const std::string &dir)
 {
-	return std::make_unique<BpfBackend>(MLTCP_BPF_PIN_DIR);
+	return std::make_unique<BpfBackend>(dir);
 }
 
 } // namespace mltcpctl

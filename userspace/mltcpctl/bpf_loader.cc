@@ -147,6 +147,14 @@ Error libbpf_error(const std::string &what, int err)
 	return Error(msg);
 }
 
+bool on_bpffs(const std::string &path)
+{
+	struct statfs st;
+
+	return statfs(path.c_str(), &st) == 0 &&
+	       static_cast<unsigned long>(st.f_type) == kBpfFsMagic;
+}
+
 namespace
 {
 
@@ -162,14 +170,6 @@ bool exists(const std::string &path)
 	struct stat st;
 
 	return stat(path.c_str(), &st) == 0;
-}
-
-bool on_bpffs(const std::string &path)
-{
-	struct statfs st;
-
-	return statfs(path.c_str(), &st) == 0 &&
-	       static_cast<unsigned long>(st.f_type) == kBpfFsMagic;
 }
 
 // Pins need bpffs; it is mounted on /sys/fs/bpf when it is not yet.
@@ -561,9 +561,9 @@ bool unregister_map(int fd, const std::string &what)
 
 } // namespace
 
-std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats()
+std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats(const std::string &dir)
 {
-	Fd fd = open_pinned(pin_path(MLTCP_BPF_PIN_STATS));
+	Fd fd = open_pinned(dir + "/" MLTCP_BPF_PIN_STATS);
 	int cpus = libbpf_num_possible_cpus();
 	std::array<uint64_t, MLTCP_BPF_NR_STATS> stats{};
 
@@ -796,17 +796,17 @@ Status status()
 // A pinned one-entry array map whose value is value_size bytes; kind names
 // it in errors; feature, where not null, what a backend loaded by an older
 // version (the pin directory there, the map not) lacks.
-static Fd open_one_entry_map(const char *pin, size_t value_size, const char *kind,
-			     const char *feature)
+static Fd open_one_entry_map(const std::string &dir, const char *pin, size_t value_size,
+			     const char *kind, const char *feature)
 {
-	std::string path = pin_path(pin);
+	std::string path = dir + "/" + pin;
 	Fd fd = open_pinned(path);
 	bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 
 	if (!fd.valid()) {
 		int err = errno;
-		if (err == ENOENT && feature && exists(kPinDir))
+		if (err == ENOENT && feature && exists(dir))
 			throw Error(std::string("the loaded BPF backend has no ") + feature +
 				    " (loaded by an older version: mltcpctl bpf unload, then load)");
 		if (err == ENOENT)
@@ -823,9 +823,9 @@ static Fd open_one_entry_map(const char *pin, size_t value_size, const char *kin
 	return fd;
 }
 
-Fd open_config()
+Fd open_config(const std::string &dir)
 {
-	return open_one_entry_map(MLTCP_BPF_PIN_CONFIG, sizeof(mltcp_params), "config", nullptr);
+	return open_one_entry_map(dir, MLTCP_BPF_PIN_CONFIG, sizeof(mltcp_params), "config", nullptr);
 }
 
 mltcp_params read_defaults(const Fd &config)
@@ -858,9 +858,9 @@ void write_defaults(const Fd &config, const mltcp_params &defaults)
 		throw Error("cannot write the BPF backend's defaults: " + errno_text(errno));
 }
 
-Fd open_prio()
+Fd open_prio(const std::string &dir)
 {
-	return open_one_entry_map(MLTCP_BPF_PIN_PRIO, sizeof(mltcp_prio_config), "prio",
+	return open_one_entry_map(dir, MLTCP_BPF_PIN_PRIO, sizeof(mltcp_prio_config), "prio",
 				  "progress priority");
 }
 

@@ -30,6 +30,9 @@ const char *stat_name(unsigned index);
 // Whether this process has the capability (effective set), e.g. CAP_NET_ADMIN.
 bool has_capability(int cap);
 
+// Whether path is on a bpffs (the pins' filesystem).
+bool on_bpffs(const std::string &path);
+
 // CAP_BPF (or CAP_SYS_ADMIN), and CAP_NET_ADMIN or CAP_PERFMON when asked;
 // throws Error naming what is missing, before anything is touched.
 void require_caps(const std::string &command, bool net_admin, bool perfmon);
@@ -82,12 +85,16 @@ struct Status {
 };
 Status status();
 
+// The maps below are opened in dir, the pin directory as the caller
+// reaches it (bpf_pin_dirs(), backend.h).
+
 // The stats map's counters summed over the CPUs, by index (MLTCP_BPF_STAT_*);
 // nullopt if it cannot be read.
-std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>> read_stats();
+std::optional<std::array<uint64_t, MLTCP_BPF_NR_STATS>>
+read_stats(const std::string &dir = MLTCP_BPF_PIN_DIR);
 
 // The pinned config map, checked to be this version's; throws Error.
-Fd open_config();
+Fd open_config(const std::string &dir = MLTCP_BPF_PIN_DIR);
 // The defaults flows latch: the map's value, or the built-in defaults when
 // it holds none valid (as the BPF side does).
 mltcp_params read_defaults(const Fd &config);
@@ -97,7 +104,7 @@ void write_defaults(const Fd &config, const mltcp_params &defaults);
 
 // The pinned prio map (progress priority), checked to be this version's;
 // throws Error (a backend loaded by an older mltcpctl has none).
-Fd open_prio();
+Fd open_prio(const std::string &dir = MLTCP_BPF_PIN_DIR);
 // Its configuration: the map's value, or off with the default DSCPs when it
 // holds none valid (as the BPF side treats it: off).
 mltcp_prio_config read_prio(const Fd &prio);

@@ -2,6 +2,10 @@
 //
 // Which backend mltcpctl picks, from what it probed: no kernel involved.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "backend.h"
 #include "mltcpctl.h"
@@ -26,7 +30,8 @@ Selection pick(BackendKind requested, bool kmod, PinState bpf)
 
 TEST(Backend, AutoPrefersTheModule)
 {
-	for (PinState bpf : { PinState::Present, PinState::Absent, PinState::NoAccess })
+	for (PinState bpf : { PinState::Present, PinState::Absent, PinState::NoAccess,
+			       PinState::Hidden })
 		EXPECT_EQ(pick(BackendKind::Auto, true, bpf).kind, BackendKind::Kmod);
 }
 
@@ -109,4 +114,49 @@ TEST(Backend, BpfObjectIsTheBackendsLifeCycle)
 	r = parse_args({ "-b", "kmod", "bpf", "status" });
 	EXPECT_FALSE(r.command);
 	EXPECT_EQ(r.error, "bpf: manages the BPF backend, not \"-b kmod\"");
+}
+
+// The pins are looked for where `bpf load` puts them, then through PID 1's
+// root: `ip netns exec` hides the first under a sysfs of its own.
+TEST(Backend, PinDirsAreTheLoadersThenInitsMountNamespace)
+{
+	const std::vector<std::string> &dirs = bpf_pin_dirs();
+	ASSERT_EQ(dirs.size(), 2U);
+	EXPECT_EQ(dirs[0], "/sys/fs/bpf/mltcp");
+	EXPECT_EQ(dirs[1], "/proc/1/root/sys/fs/bpf/mltcp");
+}
+
+TEST(Backend, ProbePinTakesTheFirstPlaceThatHasThePins)
+{
+	char tmpl[] = "/tmp/mltcp-pins-XXXXXX";
+	ASSERT_NE(mkdtemp(tmpl), nullptr);
+	const std::string top = tmpl, missing = top + "/missing", pins = top + "/pins";
+	ASSERT_EQ(mkdir(pins.c_str(), 0700), 0);
+	std::string found;
+
+	EXPECT_EQ(probe_pin({ missing, pins }, &found), PinState::Present);
+	EXPECT_EQ(found, pins);
+	found.clear();
+	EXPECT_EQ(probe_pin({ pins, missing }, &found), PinState::Present);
+	EXPECT_EQ(found, pins);
+	found.clear();
+	EXPECT_EQ(probe_pin({ missing, missing + "2" }, &found), PinState::Absent);
+	EXPECT_TRUE(found.empty());
+	rmdir(pins.c_str());
+	rmdir(top.c_str());
+}
+
+// Pins hidden by a private sysfs: said so, with the two ways out, not "not loaded".
+TEST(Backend, HiddenPinsSayWhereToLookNotThatNothingIsLoaded)
+{
+	for (BackendKind kind : { BackendKind::Bpf, BackendKind::Auto }) {
+		Selection s = pick(kind, false, PinState::Hidden);
+		EXPECT_FALSE(s.kind);
+		EXPECT_EQ(s.error.find("BPF backend is not loaded"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("cannot be seen from here"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("nsenter --net"), std::string::npos) << s.error;
+		EXPECT_NE(s.error.find("/proc/1/root"), std::string::npos) << s.error;
+	}
+	EXPECT_NE(pick(BackendKind::Auto, false, PinState::Hidden).error.find("module is not loaded"),
+		  std::string::npos);
 }
