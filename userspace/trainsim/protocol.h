@@ -6,8 +6,9 @@
 // learns the bytes per iteration from the flow sees only those.
 //
 //   HELLO ...  once, at setup: who this worker is, checked by prev
-//   SOCKET K   once per socket, at setup, with several sockets per
-//              connection: which of prev's sockets this accepted one is
+//   SOCKET K   at setup, with several sockets per connection: on each
+//              socket accepted from prev, the number this worker gave it,
+//              so that prev orders its sockets alike (match_sockets())
 //   SYNC1/2    ring barrier: nobody starts before every rank is connected
 //   STOP I     --duration: rank 0 decided that iteration I is the job's last
 #ifndef MLTCP_TRAINSIM_PROTOCOL_H
