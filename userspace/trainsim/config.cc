@@ -459,7 +459,7 @@ std::string usage_text()
                  [--collective exchange|ring|push] [--cc NAME] [--start-at UNIX_SECONDS]
                  [--offset DURATION] [--slot-period DURATION] [--log FILE] [--seed N]
                  [--connect-timeout DURATION] [--chunk SIZE] [--pattern burst|ddp|nccl]
-                 [--bucket SIZE] [--first-bucket SIZE] [--sockets N]
+                 [--bucket SIZE] [--first-bucket SIZE] [--sockets N] [--check]
   mltcp-trainsim --help
 
 Emulates one worker of a data-parallel training job: each iteration computes
@@ -504,6 +504,7 @@ the accepted connection.
                          where --bytes is under 4 buckets, so that there are 4 or more)
   --first-bucket SIZE    ddp: the first bucket's size (default 1M)
   --sockets N            sockets per connection, 1 to 64 (nccl: default 4; ddp: default 1)
+  --check                check the command line and exit (0, or 2 with its error)
 
 Output: one JSON object per iteration ("type":"iteration") and one at exit
 ("type":"summary"). Exit status: 0 done (also after SIGINT/SIGTERM), 1 runtime
