@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// How many bytes each step of a collective moves, and how long each compute
-// phase lasts. Pure arithmetic, shared by the worker, the ns-3 simulator
-// (sim/) and the tests.
+// How many bytes each step of a collective moves, how an iteration's bytes
+// go out (the patterns: iteration_plan()), and how long each compute phase
+// lasts. Pure arithmetic, shared by the worker, the ns-3 simulator (sim/)
+// and the tests.
+//
+// The patterns model DDP's bucket sizes, their order and their overlap with
+// the compute phase, and NCCL's socket transport's chunking and socket
+// rotation over the ring's steps. They leave out the forward pass (the whole
+// compute phase produces gradients, as a backward pass), NCCL's pipelining
+// of a step's slices into the next step (a step starts when the previous
+// one's data has all arrived), its tree algorithm and helper threads, and
+// the frameworks' own headers.
 #ifndef MLTCP_TRAINSIM_SCHEDULE_H
 #define MLTCP_TRAINSIM_SCHEDULE_H
 
