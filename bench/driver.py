@@ -559,14 +559,15 @@ def pattern_argv(job):
 
 
 def check_trainsim_jobs(cfg):
-    """Every trainsim job's command line checked by mltcp-trainsim's own
-    parser (--check) before anything changes on the machine: SystemExit
-    with its one line for a bad value (a pattern key's, say)."""
+    """The command line of every trainsim job with pattern keys checked by
+    mltcp-trainsim's own parser (--check) before anything changes on the
+    machine: SystemExit with its one line for a bad value."""
     for job in cfg["jobs"]:
-        if is_torch(job):
+        if is_torch(job) or not any(key in job for key, _ in PATTERN_OPTIONS):
             continue
-        argv = trainsim_argv(cfg, job, {"cc": "cubic"}, 0, JOB_PORT, "10.0.0.1", 0,
-                             "check", "-") + ["--check"]
+        argv = trainsim_argv(dict(cfg, iterations=cfg.get("iterations", 1)), job,
+                             {"cc": "cubic"}, 0, JOB_PORT, "10.0.0.1", 0, "check", "-")
+        argv.append("--check")
         run = subprocess.run(argv, capture_output=True, text=True)
         if run.returncode != 0:
             line = (run.stderr.strip().splitlines() or ["exit %d" % run.returncode])[-1]
