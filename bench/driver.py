@@ -54,6 +54,14 @@ port (ring_port()), every hop across the bottleneck; trainsim's --bytes is
 the job's bytes / (ranks - 1), so that each direction carries the job's
 "bytes", as for two workers.
 
+A trainsim job's "pattern" (burst, the default; ddp; nccl), "sockets",
+"bucket_bytes" and "first_bucket_bytes" go to trainsim's --pattern,
+--sockets, --bucket and --first-bucket (pattern_argv(); docs/trainsim.md,
+"Patterns"): a ddp job sends bucket collectives overlapped with its compute,
+an nccl job chunks over "sockets" flows per connection, so a host then holds
+several flows of one job. trainsim's parser checks them first
+(check_trainsim_jobs()).
+
 A job with "workload": "torch" runs real PyTorch DDP training instead
 (bench/torch_worker.py: gloo on the CPU, its compute padded to "compute_ms",
 "bucket_mb" and "first_bucket_mb" as DDP's bucket sizes (defaults 25 and 1,
@@ -240,6 +248,7 @@ class Experiment:
                 raise SystemExit("driver: job %s: ranks %r: an even number, at least 2"
                                  % (job["name"], ranks))
         # Refused before anything changes on the machine.
+        check_trainsim_jobs(cfg)
         self.shaping, self.limit = bottleneck_shaping(cfg)
         self.loss_pct = loss_percent(cfg)
         if uses_prio(cfg) and self.shaping.shaper != "prio":
@@ -605,6 +614,36 @@ def ring_port(base, rank):
     return base + RING_PORT_STRIDE * (rank // 2)
 
 
+# A job's keys for how an iteration goes out, and the mltcp-trainsim options
+# they stand for (docs/trainsim.md, "Patterns"); the simulator takes the same
+# keys (sim/point.cc).
+PATTERN_OPTIONS = (("pattern", "--pattern"), ("sockets", "--sockets"),
+                   ("bucket_bytes", "--bucket"), ("first_bucket_bytes", "--first-bucket"))
+
+
+def pattern_argv(job):
+    """mltcp-trainsim's options for a job's pattern keys (none: burst)."""
+    return [word for key, option in PATTERN_OPTIONS if key in job
+            for word in (option, str(job[key]))]
+
+
+def check_trainsim_jobs(cfg):
+    """The command line of every trainsim job with pattern keys checked by
+    mltcp-trainsim's own parser (--check) before anything changes on the
+    machine: SystemExit with its one line for a bad value."""
+    for job in cfg["jobs"]:
+        if is_torch(job) or not any(key in job for key, _ in PATTERN_OPTIONS):
+            continue
+        argv = trainsim_argv(dict(cfg, iterations=cfg.get("iterations", 1)), job,
+                             {"cc": "cubic"}, 0, JOB_PORT, "10.0.0.1", 0, "check", "-")
+        argv.append("--check")
+        run = subprocess.run(argv, capture_output=True, text=True)
+        if run.returncode != 0:
+            line = (run.stderr.strip().splitlines() or ["exit %d" % run.returncode])[-1]
+            raise SystemExit("driver: job %s: %s" % (
+                job["name"], line.replace("mltcp-trainsim: ", "", 1)))
+
+
 def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
     """Command line of one worker of a job of job.get("ranks", 2) workers:
     it listens on ring_port(port, rank) and connects to the next rank's on
@@ -629,6 +668,7 @@ def trainsim_argv(cfg, job, alg, rank, port, peer_ip, start_at, tag, log):
             "--log", log]
     if "collective" in job:
         argv += ["--collective", job["collective"]]
+    argv += pattern_argv(job)
     if "slots" in alg:
         argv += ["--slot-period", "%dus" % alg["slots"]["period_us"]]
     return argv

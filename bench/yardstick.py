@@ -131,6 +131,13 @@ MIX_PERIOD_MS = 25.0
 MIX = ((0.35, 1.0), (0.2, 1.2), (0.15, 1.5), (0.1, 1.0))
 # The incompatible point: three jobs of 0.4, summing to 1.2.
 OVER_COUNT, OVER_FRACTION = 3, 0.4
+# The framework patterns (issue 38; docs/trainsim.md, "Patterns"): a label
+# and the jobs' keys. ddp: DDP's buckets (scaled to the point's bytes)
+# overlapped with the compute; nccl4: NCCL's chunks over 4 sockets per
+# connection.
+PATTERNS = (("ddp", {"pattern": "ddp"}), ("nccl4", {"pattern": "nccl", "sockets": 4}))
+# The host's: NCCL's on the demo's pair, ACKs first.
+HOST_PATTERNS = (("nccl4", {"pattern": "nccl", "sockets": 4}),)
 
 
 def start_seed(point, *args):
@@ -167,8 +174,11 @@ def sim_points(iterations, repeats):
     """The data-center regime (bench.matrix.data_center()'s: 10 Gbit/s, 10 us,
     200 kB, every phase 1000 base RTTs, fractions summing to 0.8):
     yard-sim-<n>jobs-<sync|random>-<port> for 2, 3, 4 and 8 exchanging jobs;
-    yard-sim-mix4-<start>-<port>, the heterogeneous mix; and
-    yard-sim-3x0.4-over-random-ecn, the incompatible point."""
+    yard-sim-mix4-<start>-<port>, the heterogeneous mix;
+    yard-sim-3x0.4-over-random-ecn, the incompatible point; and
+    yard-sim-2jobs-<ddp|nccl4>-random-ecn, the two jobs of
+    yard-sim-2jobs-random-ecn (its starts too) sending as DDP and as NCCL
+    (PATTERNS)."""
     out = []
     phase_ms = matrix.DC_SET_PHASE_RTTS * matrix.DC_SET_RTT_MS
     for count in (2, 3, 4, 8):
@@ -198,7 +208,15 @@ def sim_points(iterations, repeats):
     out.append(yard_sim_point("yard-sim-%dx%g-over-random-ecn" % (OVER_COUNT, OVER_FRACTION),
                               jobs, "ecn", "random", iterations, repeats, period_ms,
                               start_seed("over", OVER_COUNT, OVER_FRACTION)))
+    burst = next(cfg for cfg in out if cfg["name"] == "yard-sim-2jobs-random-ecn")
+    for label, keys in PATTERNS:
+        out.append(with_pattern(burst, "yard-sim-2jobs-%s-random-ecn" % label, keys))
     return out
+
+
+def with_pattern(cfg, name, keys):
+    """cfg's point renamed, its jobs sending with a pattern's keys."""
+    return dict(cfg, name=name, jobs=[dict(job, **keys) for job in cfg["jobs"]])
 
 
 def cluster_points(iterations, repeats):
@@ -228,8 +246,9 @@ def host_points(iterations, repeats):
     demo's pair), yard-host-3jobs-<...> (three of 0.3, synchronized),
     yard-host-4jobs-random-<...> (four of 0.2 from random starts); and
     yard-host-pair-acksfirst-loss1, the demo's pair with HOST_LOSS_PCT (1%)
-    random loss either way (issue 37 item 6). Rules: HOST_RULES and
-    HOST_PRIO_RULES."""
+    random loss either way (issue 37 item 6); yard-host-pair-nccl4-acksfirst,
+    the demo's pair sending as NCCL over 4 sockets per connection
+    (HOST_PATTERNS). Rules: HOST_RULES and HOST_PRIO_RULES."""
     out = []
     for bottleneck, extra in (("fifo", HOST_SWITCH),
                               ("acksfirst", dict(HOST_SWITCH, ack_priority="dscp"))):
@@ -248,6 +267,8 @@ def host_points(iterations, repeats):
     pair = next(cfg for cfg in out if cfg["name"] == "yard-host-pair-acksfirst")
     out.append(dict(pair, name="yard-host-pair-acksfirst-loss%g" % HOST_LOSS_PCT,
                     loss_pct=HOST_LOSS_PCT))
+    for label, keys in HOST_PATTERNS:
+        out.append(with_pattern(pair, "yard-host-pair-%s-acksfirst" % label, keys))
     return out
 
 
@@ -260,14 +281,15 @@ def yardstick(iterations=100, repeats=None):
       exchanging jobs, synchronized and from random starts, on a drop-tail
       and on an ECN-marking port; a heterogeneous mix of four jobs
       (fractions 0.1-0.35, periods within 1.5x) likewise; one incompatible
-      point (three jobs of 0.4: 1.2); and the 16-job leaf-spine placements,
+      point (three jobs of 0.4: 1.2); two jobs sending as DDP and as NCCL
+      over 4 sockets (PATTERNS); and the 16-job leaf-spine placements,
       compatible and not, CLUSTER_SEEDS (3) seeds.
     - The host kernel (BPF twin), HOST_REPEATS (5) repeats each, through
       the emulated switch of progress priority: the demo's pair with pure
       ACKs in the data's FIFO and with ACKs first, three jobs, four jobs
       from random starts, on both; the pair with ACKs first and 1% random
-      loss; the progress-priority rules beside the baselines
-      (HOST_PRIO_RULES).
+      loss; the pair with ACKs first sending as NCCL over 4 sockets; the
+      progress-priority rules beside the baselines (HOST_PRIO_RULES).
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),

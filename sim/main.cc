@@ -237,6 +237,10 @@ std::vector<std::string> run_once(const Run &run)
 			config.jitter_us = job.jitter_us;
 			config.iterations = point.iterations;
 			config.collective = job.collective;
+			config.pattern = job.pattern;
+			config.sockets = job.sockets;
+			config.bucket_bytes = job.bucket_bytes;
+			config.first_bucket_bytes = job.first_bucket_bytes;
 			// A random start (bench.driver.start_offsets()) is the
 			// same for every algorithm of a repeat: keyed by repeat.
 			const std::string offset_key =
@@ -276,6 +280,10 @@ std::vector<std::string> run_once(const Run &run)
 			workers.push_back(worker);
 			placed.emplace_back(j, rank);
 		}
+		// Each rank's prev, for numbering its sockets (several per connection).
+		const size_t first = workers.size() - job.ranks;
+		for (unsigned rank = 0; rank < job.ranks; rank++)
+			workers[first + rank]->SetPrev(workers[first + (rank + job.ranks - 1) % job.ranks]);
 	}
 
 	// Samples, and the end: every worker done, or the deadline.
@@ -322,9 +330,12 @@ std::vector<std::string> run_once(const Run &run)
 		rtos[host] = rtos.value(host, uint64_t{ 0 }) + workers[w]->Timeouts();
 		if (!flows.contains(host))
 			flows[host] = json::array();
-		// What the detector learned of the flow the worker sent on, in
+		// What the detector learned of each flow the worker sent on, in
 		// the fields of `mltcpctl flow show -j` (the driver's "flows").
-		if (Ptr<TcpMltcp> cc = DynamicCast<TcpMltcp>(workers[w]->SenderCc())) {
+		for (const Ptr<TcpCongestionOps> &sender : workers[w]->SenderCcs()) {
+			Ptr<TcpMltcp> cc = DynamicCast<TcpMltcp>(sender);
+			if (!cc)
+				continue;
 			const mltcp_flow &flow = cc->Flow();
 			json record = { { "ca", run.alg.cc },
 					{ "iterations", flow.iter.count },

@@ -114,6 +114,47 @@ void place_job(Job &job, const json &j, const std::optional<LeafSpine> &fabric)
 		refuse("job " + job.name + ": its two workers on one host");
 }
 
+// A job's pattern keys, checked by mltcp-trainsim's own parser as the
+// options they stand for, so that the rules (and their one-line errors,
+// naming the option) are trainsim's, in one place.
+void parse_pattern(Job &job, const json &j)
+{
+	const std::pair<const char *, const char *> keys[] = {
+		{ "pattern", "--pattern" },
+		{ "sockets", "--sockets" },
+		{ "bucket_bytes", "--bucket" },
+		{ "first_bucket_bytes", "--first-bucket" },
+	};
+	std::vector<std::string> args = {
+		"--job",     "j",
+		"--rank",    "0",
+		"--world",   std::to_string(job.ranks),
+		"--listen",  "1",
+		"--next",    "h:1",
+		"--bytes",   std::to_string(job.bytes / (job.ranks - 1)),
+		"--compute", std::to_string(job.compute_us) + "us",
+		"--iterations", "1",
+		"--collective", std::string(trainsim::collective_name(job.collective)),
+	};
+	for (const auto &[key, option] : keys) {
+		if (!j.contains(key))
+			continue;
+		const json &value = j[key];
+		if (key == std::string("pattern") ? !value.is_string() : !value.is_number_unsigned())
+			refuse("job " + job.name + ": \"" + key + "\": " +
+			       (key == std::string("pattern") ? "a string" : "a whole number"));
+		args.push_back(option);
+		args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+	}
+	const trainsim::ParseResult parsed = trainsim::parse_command_line(args);
+	if (parsed.outcome != trainsim::ParseResult::Outcome::run)
+		refuse("job " + job.name + ": " + parsed.error);
+	job.pattern = parsed.config.pattern;
+	job.sockets = parsed.config.sockets;
+	job.bucket_bytes = parsed.config.bucket_bytes;
+	job.first_bucket_bytes = parsed.config.first_bucket_bytes;
+}
+
 Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 {
 	Job job;
@@ -143,6 +184,7 @@ Job parse_job(const json &j, const std::optional<LeafSpine> &fabric)
 	if ((job.collective == trainsim::Collective::ring) != (job.ranks > 2))
 		refuse("job " + job.name + ": " + std::to_string(job.ranks) +
 		       " ranks run a ring, two exchange or push");
+	parse_pattern(job, j);
 	place_job(job, j, fabric);
 	return job;
 }

@@ -38,6 +38,13 @@ struct Job {
 	// Workers: 2, or a ring of more, placed as the guest's driver places
 	// them (even ranks on worker 0's host, odd on worker 1's).
 	unsigned ranks = 2;
+	// How an iteration goes out (trainsim's --pattern, --sockets, --bucket,
+	// --first-bucket; keys "pattern", "sockets", "bucket_bytes",
+	// "first_bucket_bytes"), as trainsim's parser left them.
+	trainsim::Pattern pattern = trainsim::Pattern::burst;
+	unsigned sockets = 1;
+	uint64_t bucket_bytes = trainsim::default_bucket_bytes;
+	uint64_t first_bucket_bytes = trainsim::default_first_bucket_bytes;
 };
 
 // How a flow's congestion control is made in ns-3.

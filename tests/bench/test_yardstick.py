@@ -26,10 +26,10 @@ def test_the_yardstick_has_the_points_of_issue_37_that_the_bench_can_express():
     cluster = [c for c in cfgs if c["name"].startswith("yard-cluster16-")]
     host = [c for c in cfgs if c["name"].startswith("yard-host-")]
     # 4 job counts x 2 starts x 2 ports, the mix on both ports from both
-    # starts, the incompatible point; two placements; 3 host points x 2
-    # and the lossy pair.
-    assert (len(sim), len(cluster), len(host)) == (21, 2, 7)
-    assert len(cfgs) == 30
+    # starts, the incompatible point, two patterns; two placements; 3 host
+    # points x 2, the lossy pair and the NCCL pair.
+    assert (len(sim), len(cluster), len(host)) == (23, 2, 8)
+    assert len(cfgs) == 33
     assert len(set(names(cfgs))) == len(cfgs)
     assert all(c["repeats"] == 10 for c in sim)
     assert all(c["repeats"] == 3 for c in cluster)
@@ -90,12 +90,14 @@ def test_the_quick_subset_is_a_subset_and_its_estimate_is_under_15_minutes():
 def test_random_starts_are_seeded_apart_from_the_points_name():
     from bench import driver
     random_points = [c for c in yardstick.yardstick() if c.get("start") == "random"]
-    assert len(random_points) == 13  # 8 + the mix 2 + over 1 + host 2
+    assert len(random_points) == 15  # 8 + the mix 2 + over 1 + host 2 + the patterns 2
     for cfg in random_points:
         assert isinstance(cfg["start_seed"], str), cfg["name"]
         # The seed is the name the point had when the key came: the starts
-        # committed runs drew are drawn again ...
-        assert cfg["start_seed"] == cfg["name"]
+        # committed runs drew are drawn again (a pattern point's, its burst
+        # point's: the same starts) ...
+        burst = cfg["name"].replace("-ddp", "").replace("-nccl4", "")
+        assert cfg["start_seed"] == burst
         # ... and a renamed point keeps them.
         renamed = dict(cfg, name="renamed")
         assert driver.start_offsets(renamed, 1) == driver.start_offsets(cfg, 1)
@@ -129,6 +131,27 @@ def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules()
         assert driver.loss_percent(cfg) == cfg.get("loss_pct", 0)
     quick = {c["name"]: c for c in yardstick.yardstick_quick()}
     assert "prio" in rules(quick["yard-host-pair-fifo"])
+
+
+def test_the_pattern_points_are_their_burst_points_sending_as_ddp_and_nccl():
+    """Issue 38: the pattern points are the burst point's jobs, network and
+    starts, only the jobs' pattern keys added, and the simulator and the
+    driver's trainsim parse them (here: trainsim's --check)."""
+    from bench import driver
+    cfgs = {c["name"]: c for c in yardstick.yardstick()}
+    for name, burst, keys in (
+            ("yard-sim-2jobs-ddp-random-ecn", "yard-sim-2jobs-random-ecn", {"pattern": "ddp"}),
+            ("yard-sim-2jobs-nccl4-random-ecn", "yard-sim-2jobs-random-ecn",
+             {"pattern": "nccl", "sockets": 4}),
+            ("yard-host-pair-nccl4-acksfirst", "yard-host-pair-acksfirst",
+             {"pattern": "nccl", "sockets": 4})):
+        cfg, base = cfgs[name], cfgs[burst]
+        assert {k: v for k, v in cfg.items() if k not in ("name", "jobs")} == \
+            {k: v for k, v in base.items() if k not in ("name", "jobs")}
+        assert cfg["jobs"] == [dict(job, **keys) for job in base["jobs"]]
+        assert all("pattern" not in job for job in base["jobs"])
+        if cfg["backend"] == "bpf":
+            driver.check_trainsim_jobs(cfg)
 
 
 def test_repeats_given_replace_every_points():

@@ -3,12 +3,14 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <utility>
 
+#include "schedule.h"
 #include "units.h"
 
 namespace mltcp::trainsim
@@ -24,6 +26,7 @@ constexpr unsigned max_world = 4096;
 constexpr uint64_t max_chunk_bytes = 64ull << 20;
 // An hour: far beyond any iteration.
 constexpr uint64_t max_slot_period_us = 3'600'000'000ull;
+constexpr uint64_t max_bucket_bytes = 1ull << 40;
 
 std::optional<uint64_t> parse_unsigned(std::string_view text)
 {
@@ -78,6 +81,7 @@ private:
 struct Draft {
 	Config config;
 	std::optional<std::string> collective; // checked once the world size is known
+	std::optional<unsigned> sockets;       // checked once the pattern is known
 	std::set<std::string> seen;
 };
 
@@ -214,8 +218,58 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 		  number(&Config::connect_timeout_us, need_duration, 1, "longer than 0") },
 		{ "--chunk", number(&Config::chunk_bytes, need_size, 1, "between 1 byte and 64M",
 				    max_chunk_bytes) },
+		{ "--pattern",
+		  [](Draft &d, std::string_view name, std::string_view value) {
+			  if (value == "burst")
+				  d.config.pattern = Pattern::burst;
+			  else if (value == "ddp")
+				  d.config.pattern = Pattern::ddp;
+			  else if (value == "nccl")
+				  d.config.pattern = Pattern::nccl;
+			  else
+				  throw OptionError(std::string(name) + ": unknown pattern " +
+						    quoted(value) + " (burst, ddp or nccl)");
+		  } },
+		{ "--bucket", number(&Config::bucket_bytes, need_size, 1, "between 1 byte and 1T",
+				     max_bucket_bytes) },
+		{ "--first-bucket", number(&Config::first_bucket_bytes, need_size, 1,
+					   "between 1 byte and 1T", max_bucket_bytes) },
+		{ "--sockets",
+		  [](Draft &d, std::string_view name, std::string_view value) {
+			  uint64_t sockets = need_unsigned(name, value);
+			  if (sockets < 1 || sockets > max_sockets)
+				  throw OptionError(std::string(name) + ": must be between 1 and " +
+						    std::to_string(max_sockets) + ", got " +
+						    std::string(value));
+			  d.sockets = static_cast<unsigned>(sockets);
+		  } },
 	};
 	return table;
+}
+
+void check_pattern(Draft &d)
+{
+	Config &c = d.config;
+	if (c.pattern != Pattern::ddp)
+		for (const char *ddp_only : { "--bucket", "--first-bucket" })
+			if (d.seen.count(ddp_only))
+				throw OptionError(std::string(ddp_only) + ": only with --pattern ddp");
+	if (c.pattern == Pattern::burst && d.sockets && *d.sockets != 1)
+		throw OptionError("--sockets: burst sends on one socket per connection "
+				  "(use --pattern nccl or ddp)");
+	c.sockets = d.sockets ? *d.sockets : c.pattern == Pattern::nccl ? default_nccl_sockets : 1;
+	if (c.pattern != Pattern::ddp)
+		return;
+	if (c.first_bucket_bytes > c.bucket_bytes)
+		throw OptionError("--first-bucket: " + std::to_string(c.first_bucket_bytes) +
+				  " is larger than --bucket " + std::to_string(c.bucket_bytes));
+	// Every bucket is a collective of its own: a ring's must split too.
+	auto buckets = ddp_buckets(c.bytes, c.bucket_bytes, c.first_bucket_bytes);
+	uint64_t smallest = *std::min_element(buckets.begin(), buckets.end());
+	if (c.collective == Collective::ring && smallest < c.world)
+		throw OptionError("--first-bucket: a bucket of " + std::to_string(smallest) +
+				  " bytes cannot be split into " + std::to_string(c.world) +
+				  " ring chunks");
 }
 
 // Rules that involve several options, checked once all of them are known.
@@ -253,6 +307,7 @@ void check_combination(Draft &d)
 		throw OptionError("--bytes: " + std::to_string(c.bytes) +
 				  " bytes cannot be split into " + std::to_string(c.world) +
 				  " ring chunks");
+	check_pattern(d);
 }
 
 } // namespace
@@ -263,6 +318,16 @@ std::string_view collective_name(Collective collective)
 	case Collective::exchange: return "exchange";
 	case Collective::ring: return "ring";
 	case Collective::push: return "push";
+	}
+	return "?";
+}
+
+std::string_view pattern_name(Pattern pattern)
+{
+	switch (pattern) {
+	case Pattern::burst: return "burst";
+	case Pattern::ddp: return "ddp";
+	case Pattern::nccl: return "nccl";
 	}
 	return "?";
 }
@@ -393,7 +458,8 @@ std::string usage_text()
                  (--iterations N | --duration DURATION)
                  [--collective exchange|ring|push] [--cc NAME] [--start-at UNIX_SECONDS]
                  [--offset DURATION] [--slot-period DURATION] [--log FILE] [--seed N]
-                 [--connect-timeout DURATION] [--chunk SIZE]
+                 [--connect-timeout DURATION] [--chunk SIZE] [--pattern burst|ddp|nccl]
+                 [--bucket SIZE] [--first-bucket SIZE] [--sockets N] [--check]
   mltcp-trainsim --help
 
 Emulates one worker of a data-parallel training job: each iteration computes
@@ -428,6 +494,17 @@ the accepted connection.
   --seed N               jitter seed, mixed with job name and rank (default 1)
   --connect-timeout D    give up setting up the ring after D (default 30s)
   --chunk SIZE           bytes per send() and recv() call (default 256K)
+  --pattern P            how an iteration's bytes go out: burst (default), one collective
+                         after the compute phase on one socket per connection; ddp, as
+                         PyTorch DDP: a collective per bucket, each sent once its share of
+                         the compute phase is over (compute and communication overlap);
+                         nccl, as NCCL's socket transport: each message cut into chunks
+                         of at least 64K, dealt in turn over --sockets sockets
+  --bucket SIZE          ddp: bucket size (default 25M; scaled down with --first-bucket
+                         where --bytes is under 4 buckets, so that there are 4 or more)
+  --first-bucket SIZE    ddp: the first bucket's size (default 1M)
+  --sockets N            sockets per connection, 1 to 64 (nccl: default 4; ddp: default 1)
+  --check                check the command line and exit (0, or 2 with its error)
 
 Output: one JSON object per iteration ("type":"iteration") and one at exit
 ("type":"summary"). Exit status: 0 done (also after SIGINT/SIGTERM), 1 runtime

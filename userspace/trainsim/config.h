@@ -19,6 +19,16 @@ enum class Collective { exchange, ring, push };
 
 std::string_view collective_name(Collective collective);
 
+// How an iteration's bytes go out (schedule.h, iteration_plan()): burst, one
+// collective of all the bytes once the compute phase ends, on one socket per
+// connection; ddp, a train of bucket collectives overlapped with the compute
+// phase, as PyTorch DDP sends; nccl, one collective whose messages are cut
+// into chunks round-robined over several sockets per connection, as NCCL's
+// socket transport sends.
+enum class Pattern { burst, ddp, nccl };
+
+std::string_view pattern_name(Pattern pattern);
+
 // A host (or address literal) and a port, as given on the command line. IPv6
 // literals are written in brackets: "[::1]:5000".
 struct Endpoint {
@@ -31,6 +41,15 @@ std::string format_endpoint(const Endpoint &endpoint);
 inline constexpr uint64_t default_chunk_bytes = 256 * 1024;
 inline constexpr uint64_t default_connect_timeout_us = 30'000'000;
 inline constexpr uint64_t default_seed = 1;
+// PyTorch DDP's defaults: bucket_cap_mb = 25, the first bucket 1 MiB
+// (torch.distributed._DEFAULT_FIRST_BUCKET_BYTES).
+inline constexpr uint64_t default_bucket_bytes = 25ull << 20;
+inline constexpr uint64_t default_first_bucket_bytes = 1ull << 20;
+// Sockets per connection of --pattern nccl unless --sockets says otherwise
+// (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS; 2 x 2 is a common cloud
+// setting, up to 64).
+inline constexpr unsigned default_nccl_sockets = 4;
+inline constexpr unsigned max_sockets = 64;
 
 struct Config {
 	std::string job;
@@ -56,6 +75,10 @@ struct Config {
 	uint64_t seed = default_seed;
 	uint64_t connect_timeout_us = default_connect_timeout_us;
 	uint64_t chunk_bytes = default_chunk_bytes;
+	Pattern pattern = Pattern::burst;
+	uint64_t bucket_bytes = default_bucket_bytes;		  // ddp
+	uint64_t first_bucket_bytes = default_first_bucket_bytes; // ddp
+	unsigned sockets = 1; // per connection: 1 for burst, default_nccl_sockets for nccl
 };
 
 struct ParseResult {

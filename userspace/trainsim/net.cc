@@ -6,7 +6,7 @@
 #include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h> // tcp_info with tcpi_bytes_acked (glibc's predates it)
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,7 +152,9 @@ UniqueFd open_listener(const Endpoint &endpoint, const std::string &cc)
 		set_congestion_control(fd.get(), cc);
 	if (bind(fd.get(), reinterpret_cast<sockaddr *>(&address.storage), address.length) != 0)
 		throw_system_error("--listen " + format_endpoint(endpoint) + ": bind", errno);
-	if (listen(fd.get(), 4) != 0)
+	// Every worker connects all its sockets to next before it accepts prev's:
+	// the kernel must complete them all from the backlog meanwhile.
+	if (listen(fd.get(), max_sockets + 4) != 0)
 		throw_system_error("--listen " + format_endpoint(endpoint) + ": listen", errno);
 	return fd;
 }
@@ -163,7 +165,7 @@ TcpCounters tcp_counters(int fd)
 	socklen_t length = sizeof(info);
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
 		throw_system_error("getsockopt(TCP_INFO)", errno);
-	return TcpCounters{ info.tcpi_total_retrans, info.tcpi_rtt };
+	return TcpCounters{ info.tcpi_total_retrans, info.tcpi_rtt, info.tcpi_bytes_acked };
 }
 
 uint64_t unacknowledged_bytes(int fd)

@@ -85,6 +85,7 @@ UniqueFd open_listener(const Endpoint &endpoint, const std::string &cc);
 struct TcpCounters {
 	uint64_t total_retrans = 0; // tcpi_total_retrans
 	uint32_t rtt_us = 0;	    // tcpi_rtt
+	uint64_t bytes_acked = 0;   // tcpi_bytes_acked
 };
 TcpCounters tcp_counters(int fd);
 

@@ -27,6 +27,12 @@ std::map<std::string, std::string> hello_fields(const Config &config, unsigned r
 		{ "collective", std::string(collective_name(config.collective)) },
 		{ "bytes", std::to_string(config.bytes) },
 		{ "stop", stop_rule(config) },
+		{ "pattern", std::string(pattern_name(config.pattern)) },
+		{ "sockets", std::to_string(config.sockets) },
+		{ "buckets", config.pattern == Pattern::ddp
+				     ? std::to_string(config.first_bucket_bytes) + ":" +
+					       std::to_string(config.bucket_bytes)
+				     : "-" },
 	};
 }
 
@@ -37,7 +43,8 @@ std::string make_hello(const Config &config)
 	std::string line(hello_tag);
 	// Fixed order, so that the line is easy to read in a packet capture.
 	auto fields = hello_fields(config, config.rank);
-	for (const char *key : { "job", "rank", "world", "collective", "bytes", "stop" })
+	for (const char *key : { "job", "rank", "world", "collective", "bytes", "stop", "pattern",
+				 "sockets", "buckets" })
 		line += std::string(" ") + key + "=" + fields[key];
 	return line + "\n";
 }
@@ -57,7 +64,8 @@ std::optional<std::string> check_hello(const Config &config, std::string_view li
 		peer[word.substr(0, equals)] = word.substr(equals + 1);
 	}
 	auto expected = hello_fields(config, (config.rank + 1) % config.world);
-	for (const char *key : { "job", "world", "rank", "collective", "bytes", "stop" }) {
+	for (const char *key : { "job", "world", "rank", "collective", "bytes", "stop", "pattern",
+				 "sockets", "buckets" }) {
 		auto found = peer.find(key);
 		std::string got = found == peer.end() ? "(missing)" : found->second;
 		if (got != expected[key])

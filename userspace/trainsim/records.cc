@@ -91,6 +91,16 @@ JsonObject &JsonObject::add_seconds(std::string_view key, std::optional<double> 
 	return *this;
 }
 
+JsonObject &JsonObject::add_uint_array(std::string_view key, const std::vector<uint64_t> &values)
+{
+	add_key(key);
+	body_ += '[';
+	for (size_t i = 0; i < values.size(); i++)
+		body_ += (i ? "," : "") + std::to_string(values[i]);
+	body_ += ']';
+	return *this;
+}
+
 namespace
 {
 
@@ -128,6 +138,10 @@ std::string to_json(const IterationRecord &r)
 	if (r.slot_ns)
 		out.add_seconds_ns("slot", *r.slot_ns)
 			.add_seconds_ns("slot_wait_s", compute_start_ns - r.start_ns);
+	if (r.first_send_ns)
+		out.add_seconds_ns("first_send", *r.first_send_ns);
+	if (!r.socket_bytes.empty())
+		out.add_uint_array("socket_bytes", r.socket_bytes);
 	return out.str();
 }
 

@@ -26,6 +26,7 @@ public:
 	JsonObject &add_seconds_ns(std::string_view key, int64_t ns);
 	// Seconds with six decimals; null when absent or not finite.
 	JsonObject &add_seconds(std::string_view key, std::optional<double> seconds);
+	JsonObject &add_uint_array(std::string_view key, const std::vector<uint64_t> &values);
 	std::string str() const { return body_ + "}"; }
 
 private:
@@ -53,6 +54,14 @@ struct IterationRecord {
 	uint64_t bytes_received = 0;
 	std::string cc;
 	uint64_t retrans = 0;
+	// Patterns other than burst (config.h, Pattern) only, so that a burst's
+	// record is as it was. With ddp the first bucket goes before the compute
+	// phase ends: comm_start stays the compute phase's end, and first_send is
+	// when the first bytes went (before comm_start when they overlap).
+	std::optional<int64_t> first_send_ns;
+	// The bytes each socket to next carried this iteration, as its peer
+	// acknowledged them (tcpi_bytes_acked), in the plan's socket order.
+	std::vector<uint64_t> socket_bytes;
 };
 
 std::string to_json(const IterationRecord &record);

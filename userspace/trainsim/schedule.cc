@@ -55,6 +55,73 @@ std::vector<Step> collective_schedule(Collective collective, unsigned world, uns
 	return steps;
 }
 
+void split_chunks(uint64_t message, std::vector<uint64_t> &per_socket, unsigned &next_socket)
+{
+	const uint64_t sockets = per_socket.size();
+	const uint64_t chunk = std::max(nccl_min_chunk_bytes, (message + sockets - 1) / sockets);
+
+	for (uint64_t done = 0; done < message;) {
+		uint64_t size = std::min(chunk, message - done);
+		per_socket[next_socket] += size;
+		next_socket = static_cast<unsigned>((next_socket + 1) % sockets);
+		done += size;
+	}
+}
+
+std::vector<uint64_t> ddp_buckets(uint64_t bytes, uint64_t bucket_bytes,
+				  uint64_t first_bucket_bytes)
+{
+	const uint64_t full = ddp_min_buckets * bucket_bytes;
+
+	if (bytes < full) {
+		// 128-bit: bucket sizes up to the option's limit times bytes.
+		auto scale = [&](uint64_t size) {
+			unsigned __int128 scaled = static_cast<unsigned __int128>(size) * bytes;
+			return std::max<uint64_t>(1, static_cast<uint64_t>((scaled + full - 1) / full));
+		};
+		bucket_bytes = scale(bucket_bytes);
+		first_bucket_bytes = scale(first_bucket_bytes);
+	}
+	std::vector<uint64_t> buckets;
+	uint64_t left = bytes;
+	for (uint64_t size = first_bucket_bytes; left > 0; size = bucket_bytes) {
+		buckets.push_back(std::min(size, left));
+		left -= buckets.back();
+	}
+	return buckets;
+}
+
+std::vector<PlanStep> iteration_plan(const Config &config)
+{
+	std::vector<uint64_t> messages{ config.bytes };
+	if (config.pattern == Pattern::ddp)
+		messages = ddp_buckets(config.bytes, config.bucket_bytes, config.first_bucket_bytes);
+
+	std::vector<PlanStep> plan;
+	unsigned next_send = 0, next_recv = 0;
+	uint64_t ready = 0;
+	for (size_t m = 0; m < messages.size(); m++) {
+		ready += messages[m];
+		for (const Step &step : collective_schedule(config.collective, config.world,
+							    config.rank, messages[m])) {
+			PlanStep out{ m, ready, std::vector<uint64_t>(config.sockets),
+				      std::vector<uint64_t>(config.sockets) };
+			split_chunks(step.send_bytes, out.send, next_send);
+			split_chunks(step.recv_bytes, out.recv, next_recv);
+			plan.push_back(std::move(out));
+		}
+	}
+	return plan;
+}
+
+uint64_t ready_after_us(uint64_t compute_us, uint64_t ready_bytes, uint64_t bytes)
+{
+	if (bytes == 0 || ready_bytes >= bytes)
+		return compute_us;
+	return static_cast<uint64_t>(static_cast<unsigned __int128>(compute_us) * ready_bytes /
+				     bytes);
+}
+
 Totals schedule_totals(const std::vector<Step> &steps)
 {
 	Totals totals{ 0, 0 };

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// How many bytes each step of a collective moves, and how long each compute
-// phase lasts. Pure arithmetic, shared by the worker, the ns-3 simulator
-// (sim/) and the tests.
+// How many bytes each step of a collective moves, how an iteration's bytes
+// go out (the patterns: iteration_plan()), and how long each compute phase
+// lasts. Pure arithmetic, shared by the worker, the ns-3 simulator (sim/)
+// and the tests.
+//
+// The patterns model DDP's bucket sizes, their order and their overlap with
+// the compute phase, and NCCL's socket transport's chunking and socket
+// rotation over the ring's steps. They leave out the forward pass (the whole
+// compute phase produces gradients, as a backward pass), NCCL's pipelining
+// of a step's slices into the next step (a step starts when the previous
+// one's data has all arrived), its tree algorithm and helper threads, and
+// the frameworks' own headers.
 #ifndef MLTCP_TRAINSIM_SCHEDULE_H
 #define MLTCP_TRAINSIM_SCHEDULE_H
 
@@ -40,6 +49,55 @@ uint64_t ring_chunk_bytes(uint64_t bytes, unsigned world, unsigned chunk);
 // two bytes; a rank-independent schedule keeps sent == received on every rank.)
 std::vector<Step> collective_schedule(Collective collective, unsigned world, unsigned rank,
 				      uint64_t bytes);
+
+// NCCL's socket transport (net_socket.cc) cuts each message into chunks of
+// max(64 KiB, ceil(size / sockets)) and hands them to its sockets in turn,
+// the turn carried on from one message to the next.
+inline constexpr uint64_t nccl_min_chunk_bytes = 64 * 1024;
+
+// Adds message's chunks to per_socket (one entry per socket), starting at
+// socket next_socket, which is left at the socket of the chunk after them.
+// An empty message takes no turn.
+void split_chunks(uint64_t message, std::vector<uint64_t> &per_socket, unsigned &next_socket);
+
+// PyTorch DDP's buckets of an iteration of bytes, in the order they are
+// reduced: the first of first_bucket_bytes, then bucket_bytes each, the last
+// what remains. DDP's sizes (1 MiB, 25 MiB) are for models of hundreds of MB;
+// where bytes is under ddp_min_buckets buckets, both sizes are scaled by
+// bytes / (ddp_min_buckets * bucket_bytes) (rounded up, at least 1 byte), so
+// that a small iteration still sends a train of ddp_min_buckets or more
+// buckets with DDP's proportions. Returns at least one bucket; their sum is
+// bytes.
+inline constexpr uint64_t ddp_min_buckets = 4;
+std::vector<uint64_t> ddp_buckets(uint64_t bytes, uint64_t bucket_bytes,
+				  uint64_t first_bucket_bytes);
+
+// One step of an iteration's plan: a step of one message's collective, its
+// bytes per socket of the connection to next (send) and from prev (recv).
+struct PlanStep {
+	size_t message; // which message (DDP bucket), in sending order
+	// The message's bytes may go once the compute phase has produced this
+	// many of the iteration's bytes (ready_after_us()): a DDP bucket once its
+	// gradients are computed, the single message of burst and nccl (bytes)
+	// at the end of the compute phase.
+	uint64_t ready_bytes;
+	std::vector<uint64_t> send;
+	std::vector<uint64_t> recv;
+};
+
+// An iteration as config.pattern sends it: the messages' collective steps
+// one after another (a DDP bucket's collective starts when it is ready and
+// the bucket before it is done, as DDP's buckets are reduced in order on one
+// stream), each step's bytes cut over config.sockets sockets by
+// split_chunks(), the turn starting at socket 0 in each iteration and going
+// on through the iteration. With one message and one socket (burst) it is
+// collective_schedule() exactly.
+std::vector<PlanStep> iteration_plan(const Config &config);
+
+// Backward compute produces the gradients at a steady rate over the compute
+// phase: the time after the compute phase's start at which ready_bytes of
+// bytes exist. The last message is ready when the compute phase ends.
+uint64_t ready_after_us(uint64_t compute_us, uint64_t ready_bytes, uint64_t bytes);
 
 struct Totals {
 	uint64_t sent;

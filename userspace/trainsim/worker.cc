@@ -139,12 +139,17 @@ private:
 	UniqueFd accept_from_prev(int64_t deadline_ns);
 	void handshake(int64_t deadline_ns);
 
+	void match_sockets(int64_t deadline_ns);
+	std::string read_socket_line(int fd, int64_t deadline_ns);
+
 	IterationEnd run_iteration(uint64_t index, int64_t start_ns, int64_t first_ns,
 				   IterationRecord &record);
+	bool wait_ready(uint64_t index, int64_t when_realtime_ns);
 	bool transfer_step(uint64_t index, size_t step_index, IterationRecord &record);
 	void wait_acknowledged();
-	uint64_t pump_send(uint64_t remaining);
-	std::optional<uint64_t> pump_receive(uint64_t remaining);
+	uint64_t pump_send(int fd, uint64_t remaining);
+	std::optional<uint64_t> pump_receive(int fd, uint64_t remaining);
+	uint64_t retransmissions() const;
 
 	void check_signal(const pollfd &signal_poll);
 	void sleep_until_monotonic(int64_t deadline_ns);
@@ -152,7 +157,7 @@ private:
 	void arm_timer(int64_t when_realtime_ns);
 	bool timer_fired(const pollfd &timer_poll);
 
-	void write_control(const std::string &line, int64_t deadline_ns);
+	void write_control(const std::string &line, int64_t deadline_ns, size_t socket = 0);
 	std::string read_control_line(int64_t deadline_ns, const std::string &waiting_for);
 	void pull_control();
 	std::optional<std::string> take_control_line();
@@ -163,14 +168,19 @@ private:
 	unsigned prev_rank() const { return (config_.rank + config_.world - 1) % config_.world; }
 	unsigned next_rank() const { return (config_.rank + 1) % config_.world; }
 
+	// Socket 0 of each connection carries the control lines too.
+	int control_in_fd() const { return send_fds_[0].get(); }
+	int control_out_fd() const { return recv_fds_[0].get(); }
+
 	const Config &config_;
 	LogFile &log_;
-	std::vector<Step> schedule_;
+	std::vector<PlanStep> plan_;
 	std::vector<char> send_buffer_, recv_buffer_;
 	ComputeTimes compute_times_;
 	UniqueFd signal_fd_, timer_fd_, listen_fd_;
-	UniqueFd send_fd_; // connected to next: data out, control in
-	UniqueFd recv_fd_; // accepted from prev: data in, control out
+	// config.sockets each, in the plan's socket order (match_sockets()).
+	std::vector<UniqueFd> send_fds_; // connected to next: data out, control in
+	std::vector<UniqueFd> recv_fds_; // accepted from prev: data in, control out
 	std::string next_label_, prev_label_;
 	std::string control_buffer_; // control bytes from next not yet forming a line
 	bool control_open_ = false;  // next may still send control lines
@@ -183,7 +193,7 @@ private:
 
 Worker::Worker(const Config &config, LogFile &log)
     : config_(config), log_(log),
-      schedule_(collective_schedule(config.collective, config.world, config.rank, config.bytes)),
+      plan_(iteration_plan(config)),
       send_buffer_(config.chunk_bytes, 'g'), recv_buffer_(config.chunk_bytes),
       compute_times_(config)
 {
@@ -261,12 +271,12 @@ void Worker::wait_until_realtime(int64_t when_ns)
 	}
 }
 
-void Worker::write_control(const std::string &line, int64_t deadline_ns)
+void Worker::write_control(const std::string &line, int64_t deadline_ns, size_t socket)
 {
+	const int fd = recv_fds_[socket].get();
 	size_t done = 0;
 	while (done < line.size()) {
-		ssize_t n = ::send(recv_fd_.get(), line.data() + done, line.size() - done,
-				   MSG_NOSIGNAL);
+		ssize_t n = ::send(fd, line.data() + done, line.size() - done, MSG_NOSIGNAL);
 		if (n >= 0) {
 			done += static_cast<size_t>(n);
 			continue;
@@ -275,7 +285,7 @@ void Worker::write_control(const std::string &line, int64_t deadline_ns)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			throw_system_error("writing to " + prev_label_, errno);
-		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { recv_fd_.get(), POLLOUT, 0 } };
+		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { fd, POLLOUT, 0 } };
 		wait_events(fds, 2, deadline_ns);
 		check_signal(fds[0]);
 		if (monotonic_ns() >= deadline_ns)
@@ -287,7 +297,7 @@ void Worker::pull_control()
 {
 	char buf[256];
 	while (control_open_) {
-		ssize_t n = recv(send_fd_.get(), buf, sizeof(buf), 0);
+		ssize_t n = recv(control_in_fd(), buf, sizeof(buf), 0);
 		if (n > 0) {
 			control_buffer_.append(buf, static_cast<size_t>(n));
 			if (control_buffer_.size() > 4 * max_control_line)
@@ -327,7 +337,7 @@ std::string Worker::read_control_line(int64_t deadline_ns, const std::string &wa
 			throw RuntimeError(next_label_ +
 					   " closed the connection while this worker waited for " +
 					   waiting_for);
-		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { send_fd_.get(), POLLIN, 0 } };
+		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { control_in_fd(), POLLIN, 0 } };
 		wait_events(fds, 2, deadline_ns);
 		check_signal(fds[0]);
 		if (fds[1].revents)
@@ -422,8 +432,6 @@ UniqueFd Worker::accept_from_prev(int64_t deadline_ns)
 				UniqueFd accepted(fd);
 				prev_label_ = "rank " + std::to_string(prev_rank()) + " (" +
 					      format_address(peer) + ")";
-				// One connection is all a worker takes; later ones are refused.
-				listen_fd_.reset();
 				set_no_delay(accepted.get());
 				// Normally inherited from the listener; make sure.
 				if (!config_.cc.empty() &&
@@ -470,25 +478,87 @@ void Worker::handshake(int64_t deadline_ns)
 	}
 }
 
+// A line of at most max_control_line bytes from one socket to next, read a
+// byte at a time so that nothing after it (the HELLO, on socket 0) is taken.
+std::string Worker::read_socket_line(int fd, int64_t deadline_ns)
+{
+	std::string line;
+	while (line.size() <= max_control_line) {
+		char c;
+		ssize_t n = recv(fd, &c, 1, 0);
+		if (n == 1) {
+			if (c == '\n')
+				return line;
+			line += c;
+			continue;
+		}
+		if (n == 0)
+			throw RuntimeError(next_label_ + " closed a connection during set-up");
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			throw_system_error("receiving from " + next_label_, errno);
+		pollfd fds[2] = { { signal_fd_.get(), POLLIN, 0 }, { fd, POLLIN, 0 } };
+		wait_events(fds, 2, deadline_ns);
+		check_signal(fds[0]);
+		if (!fds[1].revents && monotonic_ns() >= deadline_ns)
+			throw RuntimeError("timed out after --connect-timeout " +
+					   format_duration_us(config_.connect_timeout_us) +
+					   " waiting for the socket numbers of " + next_label_);
+	}
+	throw RuntimeError(next_label_ + " sent an overlong control line");
+}
+
+// Both ends must agree which socket is which: the plan gives each its own
+// bytes. The connections are accepted in the order their handshakes
+// complete, which a lost segment can change, so each accepted socket tells
+// the connecting end its number ("SOCKET K", against the data), and the
+// connecting end orders its sockets by them.
+void Worker::match_sockets(int64_t deadline_ns)
+{
+	for (size_t k = 0; k < recv_fds_.size(); k++)
+		write_control("SOCKET " + std::to_string(k) + "\n", deadline_ns, k);
+	std::vector<UniqueFd> ordered(send_fds_.size());
+	for (UniqueFd &fd : send_fds_) {
+		std::string line = read_socket_line(fd.get(), deadline_ns);
+		size_t k = ordered.size();
+		if (line.rfind("SOCKET ", 0) == 0 && line.size() > 7 && line.size() < 10 &&
+		    line.find_first_not_of("0123456789", 7) == std::string::npos)
+			k = std::stoul(line.substr(7));
+		if (k >= ordered.size() || ordered[k])
+			throw RuntimeError(next_label_ + " sent \"" + line +
+					   "\", expected SOCKET and a new socket number below " +
+					   std::to_string(ordered.size()));
+		ordered[k] = std::move(fd);
+	}
+	send_fds_ = std::move(ordered);
+}
+
 void Worker::set_up(int64_t deadline_ns)
 {
 	listen_fd_ = open_listener(config_.listen, config_.cc);
 	// Connecting first cannot deadlock: next's kernel completes the
-	// handshake from its listen backlog before next calls accept().
-	send_fd_ = connect_to_next(deadline_ns);
+	// handshakes from its listen backlog before next calls accept().
+	for (unsigned k = 0; k < config_.sockets; k++)
+		send_fds_.push_back(connect_to_next(deadline_ns));
 	control_open_ = true;
-	recv_fd_ = accept_from_prev(deadline_ns);
+	for (unsigned k = 0; k < config_.sockets; k++)
+		recv_fds_.push_back(accept_from_prev(deadline_ns));
+	// A worker takes prev's sockets only; later connections are refused.
+	listen_fd_.reset();
+	if (config_.sockets > 1)
+		match_sockets(deadline_ns);
 	handshake(deadline_ns);
-	summary_.cc = congestion_control(send_fd_.get());
+	summary_.cc = congestion_control(control_in_fd());
 }
 
-uint64_t Worker::pump_send(uint64_t remaining)
+uint64_t Worker::pump_send(int fd, uint64_t remaining)
 {
 	uint64_t total = 0;
 	for (int call = 0; call < max_calls_per_wakeup && total < remaining; call++) {
 		size_t length = static_cast<size_t>(
 			std::min<uint64_t>(remaining - total, send_buffer_.size()));
-		ssize_t n = ::send(send_fd_.get(), send_buffer_.data(), length, MSG_NOSIGNAL);
+		ssize_t n = ::send(fd, send_buffer_.data(), length, MSG_NOSIGNAL);
 		if (n > 0) {
 			total += static_cast<uint64_t>(n);
 			continue;
@@ -502,13 +572,13 @@ uint64_t Worker::pump_send(uint64_t remaining)
 	return total;
 }
 
-std::optional<uint64_t> Worker::pump_receive(uint64_t remaining)
+std::optional<uint64_t> Worker::pump_receive(int fd, uint64_t remaining)
 {
 	uint64_t total = 0;
 	for (int call = 0; call < max_calls_per_wakeup && total < remaining; call++) {
 		size_t length = static_cast<size_t>(
 			std::min<uint64_t>(remaining - total, recv_buffer_.size()));
-		ssize_t n = ::recv(recv_fd_.get(), recv_buffer_.data(), length, 0);
+		ssize_t n = ::recv(fd, recv_buffer_.data(), length, 0);
 		if (n > 0) {
 			total += static_cast<uint64_t>(n);
 			continue;
@@ -524,46 +594,69 @@ std::optional<uint64_t> Worker::pump_receive(uint64_t remaining)
 	return total;
 }
 
+uint64_t Worker::retransmissions() const
+{
+	uint64_t total = 0;
+	for (const UniqueFd &fd : send_fds_)
+		total += tcp_counters(fd.get()).total_retrans;
+	return total;
+}
+
+// One step of the plan: every socket's share sent to next and received from
+// prev, the sockets served as they become ready.
 bool Worker::transfer_step(uint64_t index, size_t step_index, IterationRecord &record)
 {
-	const Step &step = schedule_[step_index];
-	uint64_t sent = 0, received = 0;
+	const PlanStep &step = plan_[step_index];
+	const size_t sockets = send_fds_.size();
+	std::vector<uint64_t> sent(sockets), received(sockets);
+	uint64_t send_total = 0, recv_total = 0, sent_total = 0, received_total = 0;
+	for (size_t k = 0; k < sockets; k++) {
+		send_total += step.send[k];
+		recv_total += step.recv[k];
+	}
 
 	auto describe = [&] {
 		return "iteration " + std::to_string(index) + ", step " +
-		       std::to_string(step_index + 1) + " of " + std::to_string(schedule_.size()) +
-		       ": received " + std::to_string(received) + " of " +
-		       std::to_string(step.recv_bytes) + " bytes";
+		       std::to_string(step_index + 1) + " of " + std::to_string(plan_.size()) +
+		       ": received " + std::to_string(received_total) + " of " +
+		       std::to_string(recv_total) + " bytes";
 	};
 
-	while (sent < step.send_bytes || received < step.recv_bytes) {
+	// signal, control from next, then each socket's send and receive.
+	std::vector<pollfd> fds(2 + 2 * sockets);
+	while (sent_total < send_total || received_total < recv_total) {
 		if (stopped_before(index))
 			return false;
 		if (prev_closed_ && (!control_open_ || (stop_after_ && *stop_after_ >= index)))
 			throw RuntimeError(prev_label_ + " closed the connection during " +
 					   describe());
-		bool sending = sent < step.send_bytes;
-		bool receiving = received < step.recv_bytes && !prev_closed_;
-		short send_events =
-			static_cast<short>((sending ? POLLOUT : 0) | (control_open_ ? POLLIN : 0));
-		pollfd fds[3] = {
-			{ signal_fd_.get(), POLLIN, 0 },
-			{ send_events ? send_fd_.get() : -1, send_events, 0 },
-			{ receiving ? recv_fd_.get() : -1, POLLIN, 0 },
-		};
-		wait_events(fds, 3, stop_wait_deadline_ns_);
+		fds[0] = { signal_fd_.get(), POLLIN, 0 };
+		fds[1] = { control_open_ ? control_in_fd() : -1, POLLIN, 0 };
+		for (size_t k = 0; k < sockets; k++) {
+			bool sending = sent[k] < step.send[k];
+			bool receiving = received[k] < step.recv[k] && !prev_closed_;
+			fds[2 + 2 * k] = { sending ? send_fds_[k].get() : -1, POLLOUT, 0 };
+			fds[3 + 2 * k] = { receiving ? recv_fds_[k].get() : -1, POLLIN, 0 };
+		}
+		wait_events(fds.data(), fds.size(), stop_wait_deadline_ns_);
 		check_signal(fds[0]);
 		if (control_open_ && (fds[1].revents & (POLLIN | POLLERR | POLLHUP))) {
 			process_control();
 			if (stopped_before(index))
 				return false;
 		}
-		if (sending && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP)))
-			sent += pump_send(step.send_bytes - sent);
-		if (receiving && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) {
-			auto got = pump_receive(step.recv_bytes - received);
+		for (size_t k = 0; k < sockets; k++) {
+			if (fds[2 + 2 * k].revents & (POLLOUT | POLLERR | POLLHUP)) {
+				uint64_t n = pump_send(send_fds_[k].get(), step.send[k] - sent[k]);
+				sent[k] += n;
+				sent_total += n;
+			}
+			if (!(fds[3 + 2 * k].revents & (POLLIN | POLLERR | POLLHUP)) || prev_closed_)
+				continue;
+			auto got = pump_receive(recv_fds_[k].get(), step.recv[k] - received[k]);
 			if (got) {
-				received += *got;
+				received[k] += *got;
+				received_total += *got;
 			} else if (!config_.duration_us) {
 				throw RuntimeError(prev_label_ + " closed the connection during " +
 						   describe());
@@ -578,8 +671,8 @@ bool Worker::transfer_step(uint64_t index, size_t step_index, IterationRecord &r
 			throw RuntimeError(prev_label_ + " closed the connection during " +
 					   describe() + ", and no STOP came from " + next_label_);
 	}
-	record.bytes_sent += sent;
-	record.bytes_received += received;
+	record.bytes_sent += sent_total;
+	record.bytes_received += received_total;
 	return true;
 }
 
@@ -588,20 +681,22 @@ void Worker::wait_acknowledged()
 	// The last bytes count as sent once next has acknowledged them, not once
 	// they are in the socket buffer: with a large send buffer the latter can
 	// be tens of milliseconds earlier than the collective's real end.
-	while (unacknowledged_bytes(send_fd_.get()) > 0) {
-		if (int error = socket_error(send_fd_.get()))
-			throw_system_error("sending to " + next_label_, error);
-		int64_t interval =
-			static_cast<int64_t>(tcp_counters(send_fd_.get()).rtt_us) * ns_per_us / 8;
-		interval = std::clamp(interval, min_ack_poll_ns, max_ack_poll_ns);
-		pollfd fds[2] = {
-			{ signal_fd_.get(), POLLIN, 0 },
-			{ control_open_ ? send_fd_.get() : -1, POLLIN, 0 },
-		};
-		wait_events(fds, 2, monotonic_ns() + interval);
-		check_signal(fds[0]);
-		if (fds[1].revents)
-			process_control();
+	for (const UniqueFd &fd : send_fds_) {
+		while (unacknowledged_bytes(fd.get()) > 0) {
+			if (int error = socket_error(fd.get()))
+				throw_system_error("sending to " + next_label_, error);
+			int64_t interval =
+				static_cast<int64_t>(tcp_counters(fd.get()).rtt_us) * ns_per_us / 8;
+			interval = std::clamp(interval, min_ack_poll_ns, max_ack_poll_ns);
+			pollfd fds[2] = {
+				{ signal_fd_.get(), POLLIN, 0 },
+				{ control_open_ ? control_in_fd() : -1, POLLIN, 0 },
+			};
+			wait_events(fds, 2, monotonic_ns() + interval);
+			check_signal(fds[0]);
+			if (fds[1].revents)
+				process_control();
+		}
 	}
 }
 
@@ -620,38 +715,73 @@ Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns, int
 	if (config_.slot_period_us)
 		record.slot_ns = iteration_slot_ns(first_ns, config_.slot_period_us, index);
 	record.compute_target_us = compute_times_.next_us();
-	uint64_t retrans_before = tcp_counters(send_fd_.get()).total_retrans;
+	uint64_t retrans_before = retransmissions();
+	std::vector<uint64_t> acked_before;
+	for (const UniqueFd &fd : send_fds_)
+		acked_before.push_back(tcp_counters(fd.get()).bytes_acked);
 
-	// Compute phase (after the wait for its slot, if any): a sleep to an
-	// absolute deadline, so that the time spent in this loop does not
-	// accumulate over iterations.
-	arm_timer(slot_start_ns(record.slot_ns, start_ns) +
-		  static_cast<int64_t>(record.compute_target_us) * ns_per_us);
+	// Compute phase (after the wait for its slot, if any), timed to absolute
+	// deadlines, so that the time spent in this loop does not accumulate over
+	// iterations. A message (a DDP bucket) goes once the compute phase has
+	// produced it and the message before it is done; the last is ready when
+	// the compute phase ends.
+	const int64_t compute_start_ns = slot_start_ns(record.slot_ns, start_ns);
+	for (size_t step = 0; step < plan_.size(); step++) {
+		const PlanStep &planned = plan_[step];
+		if (step == 0 || planned.message != plan_[step - 1].message) {
+			int64_t ready_ns = compute_start_ns +
+					   static_cast<int64_t>(ready_after_us(record.compute_target_us,
+									       planned.ready_bytes,
+									       config_.bytes)) *
+						   ns_per_us;
+			if (!wait_ready(index, ready_ns))
+				return IterationEnd::aborted;
+			int64_t now = realtime_ns();
+			if (step == 0 && config_.pattern != Pattern::burst)
+				record.first_send_ns = now;
+			// The compute phase's end: when its last message went, if that
+			// was not later (the bucket before it still going).
+			if (planned.ready_bytes == config_.bytes)
+				record.comm_start_ns = config_.pattern == Pattern::ddp
+							       ? std::min(now, ready_ns)
+							       : now;
+		}
+		if (!transfer_step(index, step, record))
+			return IterationEnd::aborted;
+	}
+	wait_acknowledged();
+	record.end_ns = realtime_ns();
+	record.retrans = retransmissions() - retrans_before;
+	if (config_.pattern != Pattern::burst)
+		for (size_t k = 0; k < send_fds_.size(); k++)
+			record.socket_bytes.push_back(tcp_counters(send_fds_[k].get()).bytes_acked -
+						      acked_before[k]);
+	return IterationEnd::completed;
+}
+
+// Waits until when_realtime_ns, reading control lines; false if the job
+// stopped before this iteration meanwhile.
+bool Worker::wait_ready(uint64_t index, int64_t when_realtime_ns)
+{
+	if (realtime_ns() >= when_realtime_ns)
+		return true;
+	arm_timer(when_realtime_ns);
 	while (true) {
 		pollfd fds[3] = {
 			{ signal_fd_.get(), POLLIN, 0 },
 			{ timer_fd_.get(), POLLIN, 0 },
-			{ control_open_ ? send_fd_.get() : -1, POLLIN, 0 },
+			{ control_open_ ? control_in_fd() : -1, POLLIN, 0 },
 		};
 		wait_events(fds, 3, std::nullopt);
 		check_signal(fds[0]);
 		if (fds[2].revents) {
 			process_control();
 			if (stopped_before(index))
-				return IterationEnd::aborted;
+				return false;
 		}
 		if (timer_fired(fds[1]))
-			break;
+			return true;
 	}
-
-	record.comm_start_ns = realtime_ns();
-	for (size_t step = 0; step < schedule_.size(); step++)
-		if (!transfer_step(index, step, record))
-			return IterationEnd::aborted;
-	wait_acknowledged();
-	record.end_ns = realtime_ns();
-	record.retrans = tcp_counters(send_fd_.get()).total_retrans - retrans_before;
-	return IterationEnd::completed;
 }
 
 void Worker::run()
@@ -718,12 +848,15 @@ void Worker::run()
 
 void Worker::finish(int64_t grace_ns) noexcept
 {
-	if (send_fd_)
-		shutdown(send_fd_.get(), SHUT_WR);
-	if (recv_fd_)
-		shutdown(recv_fd_.get(), SHUT_WR);
-	bool from_prev = static_cast<bool>(recv_fd_);
-	bool from_next = static_cast<bool>(send_fd_) && control_open_;
+	for (auto *fds : { &send_fds_, &recv_fds_ })
+		for (const UniqueFd &fd : *fds)
+			shutdown(fd.get(), SHUT_WR);
+	// Read prev's sockets and next's control socket until they close.
+	std::vector<int> open;
+	for (const UniqueFd &fd : recv_fds_)
+		open.push_back(fd.get());
+	if (!send_fds_.empty() && control_open_)
+		open.push_back(control_in_fd());
 	int64_t deadline_ns = monotonic_ns() + grace_ns;
 
 	auto drain = [this](int fd) {
@@ -732,19 +865,18 @@ void Worker::finish(int64_t grace_ns) noexcept
 		       (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
 	};
 	try {
-		while ((from_prev || from_next) && monotonic_ns() < deadline_ns) {
-			pollfd fds[3] = {
-				{ signal_fd_.get(), POLLIN, 0 },
-				{ from_next ? send_fd_.get() : -1, POLLIN, 0 },
-				{ from_prev ? recv_fd_.get() : -1, POLLIN, 0 },
-			};
-			wait_events(fds, 3, deadline_ns);
+		std::vector<pollfd> fds(1 + open.size());
+		while (std::count(open.begin(), open.end(), -1) < static_cast<long>(open.size()) &&
+		       monotonic_ns() < deadline_ns) {
+			fds[0] = { signal_fd_.get(), POLLIN, 0 };
+			for (size_t i = 0; i < open.size(); i++)
+				fds[1 + i] = { open[i], POLLIN, 0 };
+			wait_events(fds.data(), fds.size(), deadline_ns);
 			if (fds[0].revents)
 				return; // asked again to stop: close now
-			if (fds[1].revents)
-				from_next = drain(send_fd_.get());
-			if (fds[2].revents)
-				from_prev = drain(recv_fd_.get());
+			for (size_t i = 0; i < open.size(); i++)
+				if (fds[1 + i].revents && !drain(open[i]))
+					open[i] = -1;
 		}
 	} catch (const RuntimeError &) {
 		// Closing is all that is left to do.

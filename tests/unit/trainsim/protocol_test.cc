@@ -34,7 +34,7 @@ TEST(TrainsimProtocol, HelloOfTheNextRankIsAccepted)
 {
 	EXPECT_EQ(line_of(worker(1)),
 		  "HELLO mltcp-trainsim/1 job=bert rank=1 world=3 collective=ring bytes=1000 "
-		  "stop=iterations:5");
+		  "stop=iterations:5 pattern=burst sockets=1 buckets=-");
 	EXPECT_FALSE(check_hello(worker(0), line_of(worker(1))));
 	EXPECT_FALSE(check_hello(worker(2), line_of(worker(0)))); // the ring wraps
 }
