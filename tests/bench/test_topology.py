@@ -45,11 +45,13 @@ def demo_config(name):
 
 
 def test_the_demo_bottleneck():
-    """The host demo: 256 KiB under htb, pure ACKs (marked by the hosts) first, no netem."""
+    """The host demo: the emulated switch of progress priority, 256 KiB a
+    class, the hosts' pure ACKs in the data's FIFO (a point with headroom),
+    no netem."""
     shaping, limit = driver.bottleneck_shaping(demo_config("demo.json"))
     assert limit == 262144
     assert shaping == topology.Shaping(rate_mbit=200, limit_bytes=262144, burst_bytes=32768,
-                                       delay_ms=0, shaper="htb", ack_priority="dscp")
+                                       delay_ms=0, shaper="prio")
 
 
 def test_the_guest_demo_bottleneck():
