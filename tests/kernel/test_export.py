@@ -88,7 +88,8 @@ def test_counters_grow_between_two_scrapes_of_a_running_job(onoff_job):
     assert sender.poll() is None, "the job ended before the second scrape"
 
     # The families and their types, with HELP: what a scraper keys on.
-    assert types == {"mltcp_flows": "gauge", "mltcp_job_flows": "gauge",
+    assert types == {"mltcp_flows": "gauge", "mltcp_flows_untrusted": "gauge",
+                     "mltcp_job_flows": "gauge",
                      "mltcp_job_flows_matched": "counter", "mltcp_job_iterations": "counter",
                      "mltcp_job_bytes": "counter", "mltcp_job_f": "gauge",
                      "mltcp_iteration_verdicts": "counter", "mltcp_gate": "counter",

@@ -11,6 +11,7 @@ import subprocess
 from netlab import idles_inside, onoff_py_pauses
 from nl_ctl import ctl, ctl_json
 from tracefs import EVENT, events
+from testbed.paths import TRUST_ITERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ONOFF = os.path.join(HERE, "..", "datapath", "onoff.py")
@@ -77,7 +78,12 @@ def test_events_match_the_flow_and_its_job(dumbbell, tracing):
         assert all(e["bytes"] == NBYTES for e in mine[1:]), [e["bytes"] for e in mine]
     # The learned size after the last boundary is what flow show reports;
     # F at each boundary is the new iteration's F at r = 0: the intercept
-    # (0.7, 717/1024) once a size is known, exactly 1.0 before.
+    # (0.7, 717/1024) once a size is known and trusted (TRUST_ITERS more
+    # iterations agreed with the first), exactly 1.0 before.
     assert mine[-1]["iter_bytes"] == flow["iter_bytes"]
     for e in mine:
-        assert e["f"] == (717 if e["iter_bytes"] else 1024), e
+        assert e["f"] in (717, 1024) and (e["iter_bytes"] or e["f"] == 1024), e
+    if not idles:
+        for e in mine:
+            assert e["f"] == (717 if e["iteration"] > TRUST_ITERS else 1024), e
+    assert flow["iter_trusted"] == (mine[-1]["f"] == 717), (flow, mine[-1])

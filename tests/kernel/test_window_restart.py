@@ -15,6 +15,7 @@ import os
 
 import pytest
 
+from testbed.paths import TRUST_ITERS
 from testbed.topology import TO_RIGHT
 from netlab import dumbbell, explain_starts, onoff, start_server
 from nl_ctl import clear_jobs, ctl
@@ -46,10 +47,14 @@ def acked_meanwhile(t):
     return t["after"]["bytes_acked"] != t["before"]["bytes_acked"]
 
 
+# The first burst whose start is acted on: the first burst's is no start,
+# the second's learns the size, TRUST_ITERS more must agree with it.
+FIRST_ACTED = 1 + TRUST_ITERS
+
+
 def starts_alone(trace):
-    """The entries of iteration starts (the first burst's is none) that
-    show the start alone."""
-    return [t for t in trace[1:] if not acked_meanwhile(t)]
+    """The entries of iteration starts acted on that show the start alone."""
+    return [t for t in trace[FIRST_ACTED:] if not acked_meanwhile(t)]
 
 
 def describe(trace):
@@ -162,7 +167,8 @@ def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
 def test_exempt_flows_never_restart(rig):
     sender = rig.sender.name
     ctl("-n", sender, "job", "add", 1, "dport", PORT, "exempt")
-    out = run_trace(rig, nbytes=1 << 20, iterations=6)
+    iterations = 4 + TRUST_ITERS
+    out = run_trace(rig, nbytes=1 << 20, iterations=iterations)
     text = describe(out["trace"])
     keep("exempt-trace.txt", text)
     assert out["module"]["f"] == "1.000"
@@ -174,19 +180,20 @@ def test_exempt_flows_never_restart(rig):
         assert t["before"]["snd_cwnd"] > RESTART_CWND, "restarted at a drain:\n" + text
 
     # The same flow shape in a job that is not exempt restarts at each
-    # start: the first with a size known (the second burst) there, the
-    # later ones at the drain of the iteration before, so their window is
-    # the restart window before their first write.
+    # start once its size is trusted: the first such there, the later ones
+    # at the drain of the iteration before, so their window is the restart
+    # window before their first write.
     ctl("-n", sender, "job", "set", 1, "exempt", "off")
-    out = run_trace(rig, nbytes=1 << 20, iterations=6)
+    out = run_trace(rig, nbytes=1 << 20, iterations=iterations)
     text = describe(out["trace"])
     alone = starts_alone(out["trace"])
     assert alone, "every start's trace was ACKed meanwhile:\n" + text
     for t in alone:
         assert t["before"]["ca_state"] == CA_OPEN, text
         assert restarted(t), "not restarted:\n" + text
-    first = out["trace"][1]
+    first = out["trace"][FIRST_ACTED]
     if first in alone:
         assert first["before"]["snd_cwnd"] > RESTART_CWND, text
-    assert all(t["before"]["snd_cwnd"] == RESTART_CWND for t in out["trace"][2:]), \
+    assert all(t["before"]["snd_cwnd"] == RESTART_CWND
+               for t in out["trace"][FIRST_ACTED + 1:]), \
         "not restarted at the drain:\n" + text
