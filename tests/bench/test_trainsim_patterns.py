@@ -127,17 +127,20 @@ def test_ddp_sends_its_buckets_during_the_compute_phase(tmp_path):
     # 8 MiB is under 4 buckets of 25 MiB: buckets of 2 MiB, the first
     # ceil(1 MiB x 8/100), so the first bucket is ready after about 1% of the
     # compute phase and the last at its end.
-    size, compute_s = 8 * MIB, 0.2
-    ranks = run_job(tmp_path, 2, size, "200ms", 3, ["--pattern", "ddp"])
+    # The bounds leave a loaded host (CI's other work, a guest) tens of
+    # milliseconds of scheduling delay; a burst would send nothing before
+    # comm_start.
+    size, compute_s = 8 * MIB, 0.3
+    ranks = run_job(tmp_path, 2, size, "300ms", 3, ["--pattern", "ddp"])
     for steps in ranks:
         for r in steps:
             assert r["socket_bytes"] == [size]
             assert r["bytes_sent"] == r["bytes_received"] == size
             first_after = r["first_send"] - r["start"]
-            assert first_after < 0.1 * compute_s, r
+            assert first_after < 0.25 * compute_s, r
             # comm_start is the compute phase's end: the buckets before the
             # last went while it ran.
-            assert r["comm_start"] - r["first_send"] > 0.8 * compute_s, r
+            assert r["comm_start"] - r["first_send"] > 0.6 * compute_s, r
             assert r["compute_s"] == pytest.approx(compute_s, abs=0.02)
 
 
