@@ -19,6 +19,7 @@ import subprocess
 import pytest
 
 from bench import driver, matrix, metrics, oracle, paths, rundir
+from testbed.paths import TRUST_ITERS
 
 ITERATIONS = 20
 
@@ -82,7 +83,12 @@ def test_the_compatible_pair_stays_interleaved_near_the_ideal(smoke):
         assert result["converged_iteration"] is not None and \
             result["converged_iteration"] <= 1, (alg, result)
         assert 1.0 <= result["ratio_to_ideal"] < 1.10, (alg, result)
-        assert result["rtos"] == [0], (alg, result)
+        # mltcp's first restart comes once the size is trusted, at
+        # iteration 1 + TRUST_ITERS, from a window cubic grew for three
+        # iterations: its slow start to 3/4 of that overshoots this
+        # drop-tail port, one RTO per job there (measured: 0.59 s against
+        # 0.36 s for that iteration; none later).
+        assert result["rtos"] == [0 if alg == "cubic" else 2], (alg, result)
 
 
 def sim_refuses(tmp_path, cfg, *expected):
@@ -328,13 +334,16 @@ def test_a_window_trace_follows_each_sender_and_changes_nothing(tmp_path):
             assert trace[0]["ssthresh"] is None
             seen |= {x["state"] for x in trace}
             if alg == "ai":
-                # F is 1 (and r 0) until the detector has learned the
-                # iteration's size, in the first iteration.
-                learned = [x for x in trace if not (x["r"] == 0 and x["f"] == 1)]
-                assert len(learned) > len(trace) // 2, (job, len(learned), len(trace))
-                for x in learned:
-                    assert 0 <= x["r"] <= 1 and x["f"] == pytest.approx(
-                        0.2 + 1.6 * x["r"], abs=0.01), (job, x)
+                # F is 1 until the detector has learned the iteration's size
+                # and trusted it (TRUST_ITERS more iterations agreed: the
+                # first three of six here), and again through an iteration
+                # that disagreed; otherwise on the line.
+                on_line = [x for x in trace if x["r"] > 0 and
+                           x["f"] == pytest.approx(0.2 + 1.6 * x["r"], abs=0.01)]
+                assert len(on_line) > len(trace) // 4, (job, len(on_line), len(trace))
+                for x in trace:
+                    assert 0 <= x["r"] <= 1, (job, x)
+                    assert x["f"] == 1 or x in on_line, (job, x)
             # The other worker only receives: its socket's window and
             # ssthresh are set at connect (a line each) and never move.
             assert [x["cwnd"] for x in traced.window_trace(job, 1)] == [10, 10]
@@ -631,8 +640,10 @@ def test_progress_priority_classes_go_on_the_wire_and_keep_ecn(tmp_path):
                                                 "none_dscp": 0, "static": False}
             for host, (flow,) in meta["flows"].items():
                 if host.startswith("L"):
-                    # Up three classes an iteration, down one at its start.
-                    assert flow["dscp_changes"] >= 4 * 6, (host, flow)
+                    # Up three classes an iteration, down one at its start,
+                    # from the first iteration whose size is trusted
+                    # (1 + TRUST_ITERS), one spared.
+                    assert flow["dscp_changes"] >= 4 * (8 - 2 - TRUST_ITERS), (host, flow)
 
 
 @pytest.mark.parametrize("change, words", [
