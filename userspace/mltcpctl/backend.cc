@@ -305,8 +305,9 @@ public:
 	{
 		if (client_->version() < MLTCP_GENL_VERSION)
 			throw Error("the loaded tcp_mltcp speaks mltcp netlink version " +
-				    std::to_string(client_->version()) + ", mltcpctl needs " +
-				    std::to_string(MLTCP_GENL_VERSION));
+					    std::to_string(client_->version()) + ", mltcpctl needs " +
+					    std::to_string(MLTCP_GENL_VERSION),
+				    EPROTO);
 	}
 	const char *name() const override { return "kmod"; }
 	void add_job(const Job &job) override { client_->add_job(job); }
@@ -380,11 +381,13 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	case BackendKind::Kmod:
 		if (probe.kmod)
 			return { BackendKind::Kmod, "" };
-		return { std::nullopt, kNoModule };
+		return { std::nullopt, kNoModule, ENODEV };
 	case BackendKind::Bpf:
 		if (probe.bpf == PinState::Present)
 			return { BackendKind::Bpf, "" };
-		return { std::nullopt, probe.bpf == PinState::NoAccess ? kBpfNoAccess : kNoBpf };
+		if (probe.bpf == PinState::NoAccess)
+			return { std::nullopt, kBpfNoAccess, EACCES };
+		return { std::nullopt, kNoBpf, ENODEV };
 	case BackendKind::Auto: break;
 	}
 	if (probe.kmod)
@@ -392,13 +395,17 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	if (probe.bpf == PinState::Present)
 		return { BackendKind::Bpf, "" };
 	if (probe.bpf == PinState::NoAccess)
-		return { std::nullopt, std::string("the tcp_mltcp module is not loaded, and ") +
-					       "only root may see whether the BPF backend is (" +
-					       MLTCP_BPF_PIN_DIR + ")" };
-	return { std::nullopt, "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
-			       "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
-			       "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
-			       "tcp_mltcp, or mltcpctl bpf load" };
+		return { std::nullopt,
+			 std::string("the tcp_mltcp module is not loaded, and ") +
+				 "only root may see whether the BPF backend is (" + MLTCP_BPF_PIN_DIR +
+				 ")",
+			 EACCES };
+	return { std::nullopt,
+		 "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
+		 "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
+		 "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
+		 "tcp_mltcp, or mltcpctl bpf load",
+		 ENODEV };
 }
 
 std::unique_ptr<Backend> open_backend(BackendKind requested)
@@ -422,14 +429,15 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 
 	Selection s = select_backend(requested, probe);
 	if (!s.kind)
-		throw Error(s.error);
+		throw Error(s.error, s.err);
 	if (*s.kind == BackendKind::Kmod)
 		return std::make_unique<KmodBackend>(std::move(client));
 #ifdef MLTCPCTL_BPF
 	return open_bpf_backend();
 #else
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
-		    "build time)");
+		    "build time)",
+		    EOPNOTSUPP);
 #endif
 }
 

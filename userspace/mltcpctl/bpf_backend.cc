@@ -86,7 +86,7 @@ public:
 		auto index = t.find(id);
 
 		if (!index)
-			throw Error(job_ref(id) + ": no such job");
+			throw Error(job_ref(id) + ": no such job", ENOENT);
 		Marks marks = t.marks[*index];
 		// The module's rule, under the directory's lock as the module's under its job lock.
 		if (mltcp_job_mark(&marks.count, &marks.last_step, step.value_or(0)))
@@ -257,16 +257,18 @@ private:
 	[[noreturn]] void fail_open(const std::string &what, int err) const
 	{
 		if (err == EACCES || err == EPERM)
-			throw Error(kPermission);
+			throw Error(kPermission, err);
 		if (err == ENOENT) {
 			if (access(dir_.c_str(), F_OK) == 0)
 				throw Error("the loaded BPF backend has no " + what +
 					    " (loaded by an older version: mltcpctl bpf unload, "
-					    "then load)");
+					    "then load)",
+				    EPROTO);
 			throw Error("the BPF backend is not loaded (no " + dir_ +
-				    "; mltcpctl bpf load)");
+					    "; mltcpctl bpf load)",
+				    ENODEV);
 		}
-		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err));
+		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err), err);
 	}
 
 	Fd lock_dir(const char *what)
@@ -274,7 +276,8 @@ private:
 		// Changing jobs is what CAP_NET_ADMIN guards in the module too.
 		if (!bpf::has_capability(CAP_NET_ADMIN))
 			throw Error(std::string("permission denied: ") + what +
-				    " needs CAP_NET_ADMIN");
+					    " needs CAP_NET_ADMIN",
+				    EPERM);
 		Fd dir(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 		if (!dir.valid())
 			fail_open(MLTCP_BPF_PIN_JOBS, errno);
@@ -335,9 +338,9 @@ private:
 		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
 			int err = errno;
 			if (err == EPERM || err == EACCES)
-				throw Error(kPermission);
-			throw Error("cannot write the BPF job table: " +
-				    std::string(strerror(err)));
+				throw Error(kPermission, err);
+			throw Error("cannot write the BPF job table: " + std::string(strerror(err)),
+				    err);
 		}
 	}
 
