@@ -130,3 +130,18 @@ def test_step_marker_reports_a_failed_mark_once_and_stops(job, capsys):
     assert marker.failed == "job 9: no such job" and marker.error.errno == errno.ENOENT
     err = capsys.readouterr().err
     assert err.count("marking stopped") == 1 and "no such job" in err, err
+
+
+def test_a_marker_follows_its_job_to_another_slot(job):
+    # A marker reads the slot it found its job in last: after the job is
+    # deleted and another takes that slot, the job's marks still reach it alone.
+    with mltcp.Marker(job, "bpf") as m:
+        m.mark(1)
+        ctl("job", "del", job)
+        ctl("job", "add", 8, *NOWHERE, "marked")  # the first free slot: job 9's
+        try:
+            ctl("job", "add", job, *NOWHERE, "marked")
+            m.mark(1)
+            assert marks(job) == 1 and marks(8) == 0
+        finally:
+            ctl("job", "del", 8, check=False)

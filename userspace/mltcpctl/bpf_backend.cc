@@ -82,15 +82,26 @@ public:
 	void mark_job(uint32_t id, std::optional<uint32_t> step) override
 	{
 		Writer w(*this, "marking jobs");
-		Table t = read(w.map);
-		auto index = t.find(id);
+		mltcp_bpf_job_slot slot{};
 
-		if (!index)
-			throw Error(job_ref(id) + ": no such job", ENOENT);
-		Marks marks = t.marks[*index];
+		// A training process marks every step: the slot its job was in at
+		// the last mark is read alone, and the table (a read per slot)
+		// only when the job is not there. Ids are unique, so the slot that
+		// holds the id under the lock is the job's.
+		if (!mark_slot_ || !read_slot(w.map, *mark_slot_, slot) || slot.spec.id != id) {
+			Table t = read(w.map);
+
+			mark_slot_ = t.find(id);
+			if (!mark_slot_)
+				throw Error(job_ref(id) + ": no such job", ENOENT);
+			slot.spec = t.slots[*mark_slot_];
+			slot.marks = t.marks[*mark_slot_].count;
+			slot.last_step = t.marks[*mark_slot_].last_step;
+		}
+		Marks marks{ slot.marks, slot.last_step };
 		// The module's rule, under the directory's lock as the module's under its job lock.
 		if (mltcp_job_mark(&marks.count, &marks.last_step, step.value_or(0)))
-			write(w.map, *index, t.slots[*index], marks);
+			write(w.map, *mark_slot_, slot.spec, marks);
 	}
 
 	void del_job(uint32_t id) override
@@ -303,6 +314,17 @@ private:
 		return fd;
 	}
 
+	// One slot, read whole under its lock; false if the table has no such slot.
+	bool read_slot(const Fd &map, uint32_t index, mltcp_bpf_job_slot &slot)
+	{
+		if (index >= slots_)
+			return false;
+		if (bpf_map_lookup_elem_flags(map.get(), &index, &slot, BPF_F_LOCK) != 0)
+			throw Error("cannot read the BPF job table: " + std::string(strerror(errno)),
+				    errno);
+		return true;
+	}
+
 	Table read(const Fd &map)
 	{
 		Table t;
@@ -311,9 +333,7 @@ private:
 		for (uint32_t i = 0; i < slots_; i++) {
 			mltcp_bpf_job_slot slot{};
 
-			if (bpf_map_lookup_elem_flags(map.get(), &i, &slot, BPF_F_LOCK) != 0)
-				throw Error("cannot read the BPF job table: " +
-					    std::string(strerror(errno)));
+			read_slot(map, i, slot);
 			t.slots.push_back(slot.spec);
 			t.marks.push_back(Marks{ slot.marks, slot.last_step });
 		}
@@ -362,6 +382,7 @@ private:
 
 	std::string dir_;
 	uint32_t slots_ = 0;
+	std::optional<uint32_t> mark_slot_; // where mark_job() found its job last
 };
 
 } // namespace
