@@ -35,6 +35,12 @@ def ctl(tool, *args, check=True):
                           check=check, timeout=60)
 
 
+def twin(tool):
+    """The loaded twin's struct_ops ids (which tell one load from another), or None."""
+    status = json.loads(ctl(tool, "-j", "bpf", "status", check=False).stdout)
+    return sorted(s["id"] for s in status["struct_ops"]) if status["loaded"] else None
+
+
 def summary(name, seconds):
     us = [s * 1e6 for s in seconds]
     return "%-34s %6d marks  median %8.1f us  p99 %8.1f us  max %8.1f us" % (
@@ -89,11 +95,10 @@ def main():
         p.error("--marks: at least 100 (a p99 needs them)")
     tool = args.mltcpctl
     with host_lock():
-        loaded_here = False
-        if args.backend == "bpf" and not json.loads(
-                ctl(tool, "-j", "bpf", "status", check=False).stdout)["loaded"]:
+        loaded_here = None
+        if args.backend == "bpf" and twin(tool) is None:
             ctl(tool, "bpf", "load")
-            loaded_here = True
+            loaded_here = twin(tool)
         try:
             ctl(tool, "-b", args.backend, "job", "add", JOB, "peer", "192.0.2.1/32", "marked")
             try:
@@ -107,7 +112,8 @@ def main():
             finally:
                 ctl(tool, "-b", args.backend, "job", "del", JOB, check=False)
         finally:
-            if loaded_here:
+            # Only the twin loaded here: not one another user loaded since.
+            if loaded_here and twin(tool) == loaded_here:
                 ctl(tool, "bpf", "unload", check=False)
 
 
