@@ -15,7 +15,8 @@
  * or else the BPF twin (its pinned job table; root's).
  *
  * Every function returns 0 or a negative errno; mltcp_error() then holds a
- * one-line message for the calling thread, as mltcpctl would print it.
+ * one-line message for the calling thread, as mltcpctl would print it. A
+ * marker is one thread's at a time; each thread (rank) may open its own.
  */
 #ifndef MLTCP_H
 #define MLTCP_H
