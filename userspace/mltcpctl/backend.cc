@@ -305,7 +305,8 @@ public:
 	{
 		if (client_->version() < MLTCP_GENL_VERSION)
 			throw Error("the loaded tcp_mltcp speaks mltcp netlink version " +
-					    std::to_string(client_->version()) + ", mltcpctl needs " +
+					    std::to_string(client_->version()) +
+					    ", mltcpctl needs " +
 					    std::to_string(MLTCP_GENL_VERSION),
 				    EPROTO);
 	}
@@ -397,8 +398,8 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	if (probe.bpf == PinState::NoAccess)
 		return { std::nullopt,
 			 std::string("the tcp_mltcp module is not loaded, and ") +
-				 "only root may see whether the BPF backend is (" + MLTCP_BPF_PIN_DIR +
-				 ")",
+				 "only root may see whether the BPF backend is (" +
+				 MLTCP_BPF_PIN_DIR + ")",
 			 EACCES };
 	return { std::nullopt,
 		 "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "

@@ -272,9 +272,9 @@ private:
 		if (err == ENOENT) {
 			if (access(dir_.c_str(), F_OK) == 0)
 				throw Error("the loaded BPF backend has no " + what +
-					    " (loaded by an older version: mltcpctl bpf unload, "
-					    "then load)",
-				    EPROTO);
+						    " (loaded by an older version: mltcpctl bpf "
+						    "unload, then load)",
+					    EPROTO);
 			throw Error("the BPF backend is not loaded (no " + dir_ +
 					    "; mltcpctl bpf load)",
 				    ENODEV);
@@ -320,7 +320,8 @@ private:
 		if (index >= slots_)
 			return false;
 		if (bpf_map_lookup_elem_flags(map.get(), &index, &slot, BPF_F_LOCK) != 0)
-			throw Error("cannot read the BPF job table: " + std::string(strerror(errno)),
+			throw Error("cannot read the BPF job table: " +
+					    std::string(strerror(errno)),
 				    errno);
 		return true;
 	}
