@@ -382,13 +382,11 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	case BackendKind::Kmod:
 		if (probe.kmod)
 			return { BackendKind::Kmod, "" };
-		return { std::nullopt, kNoModule, ENODEV };
+		return { std::nullopt, kNoModule };
 	case BackendKind::Bpf:
 		if (probe.bpf == PinState::Present)
 			return { BackendKind::Bpf, "" };
-		if (probe.bpf == PinState::NoAccess)
-			return { std::nullopt, kBpfNoAccess, EACCES };
-		return { std::nullopt, kNoBpf, ENODEV };
+		return { std::nullopt, probe.bpf == PinState::NoAccess ? kBpfNoAccess : kNoBpf };
 	case BackendKind::Auto: break;
 	}
 	if (probe.kmod)
@@ -396,17 +394,13 @@ Selection select_backend(BackendKind requested, const Probe &probe)
 	if (probe.bpf == PinState::Present)
 		return { BackendKind::Bpf, "" };
 	if (probe.bpf == PinState::NoAccess)
-		return { std::nullopt,
-			 std::string("the tcp_mltcp module is not loaded, and ") +
-				 "only root may see whether the BPF backend is (" +
-				 MLTCP_BPF_PIN_DIR + ")",
-			 EACCES };
-	return { std::nullopt,
-		 "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
-		 "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
-		 "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
-		 "tcp_mltcp, or mltcpctl bpf load",
-		 ENODEV };
+		return { std::nullopt, std::string("the tcp_mltcp module is not loaded, and ") +
+					       "only root may see whether the BPF backend is (" +
+					       MLTCP_BPF_PIN_DIR + ")" };
+	return { std::nullopt, "no MLTCP backend: the tcp_mltcp module is not loaded (no generic "
+			       "netlink family \"" MLTCP_GENL_NAME "\") and the BPF backend is "
+			       "not loaded (no " MLTCP_BPF_PIN_DIR "); load one: modprobe "
+			       "tcp_mltcp, or mltcpctl bpf load" };
 }
 
 std::unique_ptr<Backend> open_backend(BackendKind requested)
@@ -429,8 +423,8 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 		probe.bpf = probe_pin();
 
 	Selection s = select_backend(requested, probe);
-	if (!s.kind)
-		throw Error(s.error, s.err);
+	if (!s.kind) // libmltcp's errno: there but not this process's to reach, or none
+		throw Error(s.error, probe.bpf == PinState::NoAccess ? EACCES : ENODEV);
 	if (*s.kind == BackendKind::Kmod)
 		return std::make_unique<KmodBackend>(std::move(client));
 #ifdef MLTCPCTL_BPF

@@ -56,7 +56,6 @@ struct Probe {
 struct Selection {
 	std::optional<BackendKind> kind; // set on success
 	std::string error;		 // one line, on failure
-	int err = 0;			 // and the errno it amounts to (libmltcp's)
 };
 
 // Pure: which backend to use, or why none can be. requested Auto prefers
