@@ -30,7 +30,7 @@ the first bucket is ready; end is when backward returns, which DDP holds
 until every bucket is reduced.
 
 With --mark-steps, the hook also marks each step for MLTCP job JOB
-(contrib/torch/mltcp_steps.py: `mltcpctl job mark JOB follow`), whose flows
+(the package mltcp's StepMarker, over libmltcp: no mltcpctl process), whose flows
 then count iterations by step (a "marked" job); a record's mark_s is how
 long the step's mark took (part of comm_s), null for a step that made no
 mark. A mark that fails stops marking (the hook's rule) but is no silent
@@ -96,7 +96,8 @@ def parser():
                    help="stay connected this long after the last step (to list the flows)")
     p.add_argument("--mark-steps", type=int, metavar="JOB",
                    help="mark each step for this MLTCP job (a marked job)")
-    p.add_argument("--mltcpctl", default="mltcpctl")
+    p.add_argument("--mltcpctl", default="mltcpctl",
+                   help="unused since the marks go through libmltcp (the driver still passes it)")
     return p
 
 
@@ -165,9 +166,9 @@ def main(argv=None):
 
     allreduce, marker = default_hooks.allreduce_hook, None
     if args.mark_steps:
-        sys.path.insert(0, os.path.join(TOP, "contrib", "torch"))
-        from mltcp_steps import StepMarker
-        marker = StepMarker(args.mark_steps, mltcpctl=args.mltcpctl)
+        sys.path.insert(0, os.path.join(TOP, "userspace", "libmltcp", "python"))
+        from mltcp import StepMarker
+        marker = StepMarker(args.mark_steps)
         allreduce = marker.wrap(allreduce)
 
     def timed(state, bucket):

@@ -12,7 +12,7 @@
 # lowest free, from 1) or an operator's. Slurm's own ids stay below 2^26
 # (MaxJobId); a federation's carry the cluster in bits 26-31 and fit up to
 # cluster 31. A job's processes find their id as MLTCP_JOB would give it
-# (contrib/torch/mltcp_steps.py: StepMarker(job=2147483648 + SLURM_JOB_ID)).
+# (python3-mltcp: mltcp.StepMarker(job=2147483648 + SLURM_JOB_ID)).
 #
 # The job is recorded as this prolog's (the cgroup's id in $STATE_DIR/ID)
 # before it is added: the epilog deletes only a job it finds recorded (and

@@ -17,7 +17,9 @@
 #   6. tests/bpf/test_prio_wire.py: progress priority's classes on the wire (DSCP
 #      per class, never lower within an iteration, class 0 first, none for
 #      cubic, bulk or prio off, an application's DSCP kept), IPv4 and IPv6,
-#      and its defaults.
+#      and its defaults;
+#   7. tests/bpf/test_libmltcp.py: libmltcp and its Python binding marking
+#      the twin's job table, and their refusals.
 # pytest runs from the top of the checkout, so that `import testbed` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
@@ -44,6 +46,7 @@ scripts/build-kmod >/dev/null
 	--skeleton "$bpf_out/mltcp.skel.h" --module "$top/tcp_mltcp.ko"
 
 export MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o
+export MLTCP_LIBRARY=$build/userspace/libmltcp/libmltcp.so.0
 # The tests load and unload the host's twin: not while a bench point on the
 # host uses it (bench/paths.py: HOST_LOCK).
 exec {host_lock}>/tmp/mltcp-host.lock

@@ -4,12 +4,13 @@
 their idles (issue 15). The step here is shaped as PyTorch DDP's over gloo
 is on two ranks far apart: a short notice, a wait, half the gradients, a
 longer wait, the other half; by idles alone it is three iterations."""
+import os
 import subprocess
 import time
 
 import pytest
 
-from dp import ONOFF, OTHER_PORT, PYTHON
+from dp import ONOFF, OTHER_PORT, PYTHON, TOP
 
 HALF = 256 << 10
 NOTICE = 192
@@ -81,3 +82,41 @@ def test_mark_of_a_missing_job_fails_with_one_line(backend):
     done = backend.job("mark", 77, check=False)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == ["mltcpctl: job 77: no such job"], done.stderr
+
+
+# A rank's marks through libmltcp (the package mltcp), from a process in the
+# sender's network namespace (the module's jobs are that namespace's): a
+# mark per line read, "ok" once made. nsenter joins the namespace without
+# `ip netns exec`'s private /sys, so the BPF twin's pins stay in reach.
+LIB_MARKER = """
+import sys
+import mltcp
+marker = mltcp.Marker(int(sys.argv[1]), sys.argv[2])
+for line in sys.stdin:
+    marker.mark(int(line))
+    print("ok", flush=True)
+"""
+
+
+def test_marks_through_libmltcp_start_the_iterations(backend, net):
+    backend.job("add", 1, "dport", OTHER_PORT, "marked")
+    marker = subprocess.Popen(
+        ["nsenter", "--net=/run/netns/" + net.snd.name, PYTHON, "-c", LIB_MARKER, "1",
+         backend.name], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=dict(os.environ, PYTHONPATH=os.path.join(TOP, "userspace", "libmltcp",
+                                                                "python")))
+    flow = Steps(net)
+    try:
+        for step in range(1, 5):
+            marker.stdin.write("%d\n%d\n" % (step, step))  # two ranks' marks of one step
+            marker.stdin.flush()
+            for _ in range(2):
+                assert marker.stdout.readline().strip() == "ok", marker.stderr.read()
+            flow.step()
+        shown = net.flow_by_sport(flow.sport)
+        assert shown["iterations"] == 4, shown
+        assert backend.jobs(1)[0]["marks"] == 4
+    finally:
+        flow.close()
+        marker.stdin.close()
+        marker.wait(timeout=30)

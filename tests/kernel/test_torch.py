@@ -2,7 +2,7 @@
 """A real framework over MLTCP: two ranks of PyTorch DDP training (gloo, CPU;
 bench/torch_worker.py) across the bottleneck, with mltcp as the namespaces'
 default algorithm. Each rank's host has a marked job, and the ranks mark
-their steps through a DDP communication hook (contrib/torch/mltcp_steps.py):
+their steps through a DDP communication hook (mltcp.StepMarker, over libmltcp):
 the gradient-carrying flow's iteration count is the training steps (within
 2), and its learned bytes per iteration are within 10% of what the flow
 carried per step.

@@ -2,7 +2,8 @@
 """The Debian packages installed, used and purged in a guest with a writable
 root (scripts/vm-run --writable --no-load): apt-get install builds the module
 with DKMS for the guest's kernel, selecting an algorithm by name loads it,
-and dpkg --purge removes it and leaves no file behind. Run from the top:
+python3-mltcp's hook and libmltcp's C ABI mark a job through the module, and
+dpkg --purge removes it all and leaves no file behind. Run from the top:
 
     scripts/build-deb
     scripts/vm-run --writable --no-load -- /usr/bin/python3 -m pytest -p no:cacheprovider \\
@@ -85,8 +86,9 @@ def test_not_installed_before():
 
 def test_apt_installs_and_dkms_builds_for_the_guest_kernel():
     debs = sorted(glob.glob(os.path.join(DEBS, "tcp-mltcp-dkms_*.deb")) +
-                  glob.glob(os.path.join(DEBS, "mltcp-tools_*.deb")))
-    assert len(debs) == 2, "no packages in %s (scripts/build-deb)" % DEBS
+                  glob.glob(os.path.join(DEBS, "mltcp-tools_*.deb")) +
+                  glob.glob(os.path.join(DEBS, "python3-mltcp_*.deb")))
+    assert len(debs) == 3, "no packages in %s (scripts/build-deb)" % DEBS
     # man-db's trigger re-indexes every manual page after each install and
     # purge: Debian's index, not our package (test_tools_are_installed finds
     # our pages with man -w). Under TCG a full index takes about 290 s
@@ -172,6 +174,59 @@ def test_tools_are_installed():
         assert os.access("/usr/share/mltcp/contrib/" + script, os.X_OK), script
 
 
+# A training script's two lines, as README shows them, with a DDP bucket
+# stood in for (no torch needed): each step marked once through the
+# installed libmltcp, whose module backend the job's count shows.
+HOOK = """
+import mltcp
+from mltcp import StepMarker
+class Bucket:
+    def is_last(self):
+        return True
+marker = StepMarker(job=5, backend="kmod")
+hook = marker.wrap(lambda state, bucket: "future")
+for _ in range(3):
+    assert hook(None, Bucket()) == "future"
+assert marker.failed is None, marker.failed
+print(mltcp.__file__)
+"""
+
+# libmltcp's C ABI from the installed header and library.
+C_MARK = """
+#include <errno.h>
+#include <stdio.h>
+#include <mltcp.h>
+int main(void)
+{
+	struct mltcp_marker *m;
+	if (mltcp_marker_open(&m, 0, MLTCP_BACKEND_KMOD) != -EINVAL)
+		return 1;
+	if (mltcp_marker_open(&m, 5, MLTCP_BACKEND_KMOD) || mltcp_mark(m, 0))
+		return fprintf(stderr, "%s\\n", mltcp_error()), 1;
+	mltcp_marker_close(m);
+	return 0;
+}
+"""
+
+
+def test_installed_hook_and_library_mark_a_job(tmp_path):
+    sh("modprobe", "tcp_mltcp")
+    sh("mltcpctl", "job", "add", "5", "peer", "192.0.2.1/32", "marked")
+    try:
+        # From / and without the checkout on the path: the package's module.
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MLTCP_LIBRARY")}
+        out = sh("/usr/bin/python3", "-c", HOOK, cwd="/", env=env).stdout
+        assert out.strip() == "/usr/lib/python3/dist-packages/mltcp/__init__.py", out
+        (tmp_path / "mark.c").write_text(C_MARK)
+        sh("cc", "-Wall", "-Werror", "-o", str(tmp_path / "mark"), str(tmp_path / "mark.c"),
+           "-lmltcp")
+        sh(str(tmp_path / "mark"))
+        assert "marks 4" in sh("mltcpctl", "job", "show", "id", "5").stdout
+    finally:
+        sh("mltcpctl", "job", "del", "5", check=False)
+        unload()
+
+
 def bpf_unit_condition():
     """The exit status of mltcp-bpf.service's ExecCondition, run as systemd
     runs it: 0 starts the unit, 1 to 254 skip it, anything else fails it."""
@@ -208,7 +263,7 @@ def test_bpf_unit_runs_where_the_module_cannot_load():
 
 def test_purge_leaves_nothing_behind():
     unload()
-    proc = sh("dpkg", "--purge", "mltcp-tools", "tcp-mltcp-dkms", check=False)
+    proc = sh("dpkg", "--purge", "python3-mltcp", "mltcp-tools", "tcp-mltcp-dkms", check=False)
     print(proc.stdout, proc.stderr)
     assert proc.returncode == 0
     assert sh("modinfo", "tcp_mltcp", check=False).returncode != 0

@@ -313,8 +313,10 @@ public:
 	{
 		if (client_->version() < MLTCP_GENL_VERSION)
 			throw Error("the loaded tcp_mltcp speaks mltcp netlink version " +
-				    std::to_string(client_->version()) + ", mltcpctl needs " +
-				    std::to_string(MLTCP_GENL_VERSION));
+					    std::to_string(client_->version()) +
+					    ", mltcpctl needs " +
+					    std::to_string(MLTCP_GENL_VERSION),
+				    EPROTO);
 	}
 	const char *name() const override { return "kmod"; }
 	void add_job(const Job &job) override { client_->add_job(job); }
@@ -465,15 +467,16 @@ std::unique_ptr<Backend> open_backend(BackendKind requested)
 	}
 
 	Selection s = select_backend(requested, probe);
-	if (!s.kind)
-		throw Error(s.error);
+	if (!s.kind) // libmltcp's errno: there but not this process's to reach, or none
+		throw Error(s.error, probe.bpf == PinState::NoAccess ? EACCES : ENODEV);
 	if (*s.kind == BackendKind::Kmod)
 		return std::make_unique<KmodBackend>(std::move(client));
 #ifdef MLTCPCTL_BPF
 	return open_bpf_backend(probe.bpf_dir);
 #else
 	throw Error("this mltcpctl was built without the BPF backend (libbpf-dev missing at "
-		    "build time)");
+		    "build time)",
+		    EOPNOTSUPP);
 #endif
 }
 

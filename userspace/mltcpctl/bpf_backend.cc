@@ -82,15 +82,26 @@ public:
 	void mark_job(uint32_t id, std::optional<uint32_t> step) override
 	{
 		Writer w(*this, "marking jobs");
-		Table t = read(w.map);
-		auto index = t.find(id);
+		mltcp_bpf_job_slot slot{};
 
-		if (!index)
-			throw Error(job_ref(id) + ": no such job");
-		Marks marks = t.marks[*index];
+		// A training process marks every step: the slot its job was in at
+		// the last mark is read alone, and the table (a read per slot)
+		// only when the job is not there. Ids are unique, so the slot that
+		// holds the id under the lock is the job's.
+		if (!mark_slot_ || !read_slot(w.map, *mark_slot_, slot) || slot.spec.id != id) {
+			Table t = read(w.map);
+
+			mark_slot_ = t.find(id);
+			if (!mark_slot_)
+				throw Error(job_ref(id) + ": no such job", ENOENT);
+			slot.spec = t.slots[*mark_slot_];
+			slot.marks = t.marks[*mark_slot_].count;
+			slot.last_step = t.marks[*mark_slot_].last_step;
+		}
+		Marks marks{ slot.marks, slot.last_step };
 		// The module's rule, under the directory's lock as the module's under its job lock.
 		if (mltcp_job_mark(&marks.count, &marks.last_step, step.value_or(0)))
-			write(w.map, *index, t.slots[*index], marks);
+			write(w.map, *mark_slot_, slot.spec, marks);
 	}
 
 	void del_job(uint32_t id) override
@@ -257,16 +268,18 @@ private:
 	[[noreturn]] void fail_open(const std::string &what, int err) const
 	{
 		if (err == EACCES || err == EPERM)
-			throw Error(kPermission);
+			throw Error(kPermission, err);
 		if (err == ENOENT) {
 			if (access(dir_.c_str(), F_OK) == 0)
 				throw Error("the loaded BPF backend has no " + what +
-					    " (loaded by an older version: mltcpctl bpf unload, "
-					    "then load)");
+						    " (loaded by an older version: mltcpctl bpf "
+						    "unload, then load)",
+					    EPROTO);
 			throw Error("the BPF backend is not loaded (no " + dir_ +
-				    "; mltcpctl bpf load)");
+					    "; mltcpctl bpf load)",
+				    ENODEV);
 		}
-		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err));
+		throw Error("cannot open " + path(what.c_str()) + ": " + strerror(err), err);
 	}
 
 	Fd lock_dir(const char *what)
@@ -274,7 +287,8 @@ private:
 		// Changing jobs is what CAP_NET_ADMIN guards in the module too.
 		if (!bpf::has_capability(CAP_NET_ADMIN))
 			throw Error(std::string("permission denied: ") + what +
-				    " needs CAP_NET_ADMIN");
+					    " needs CAP_NET_ADMIN",
+				    EPERM);
 		Fd dir(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 		if (!dir.valid())
 			fail_open(MLTCP_BPF_PIN_JOBS, errno);
@@ -300,6 +314,18 @@ private:
 		return fd;
 	}
 
+	// One slot, read whole under its lock; false if the table has no such slot.
+	bool read_slot(const Fd &map, uint32_t index, mltcp_bpf_job_slot &slot)
+	{
+		if (index >= slots_)
+			return false;
+		if (bpf_map_lookup_elem_flags(map.get(), &index, &slot, BPF_F_LOCK) != 0)
+			throw Error("cannot read the BPF job table: " +
+					    std::string(strerror(errno)),
+				    errno);
+		return true;
+	}
+
 	Table read(const Fd &map)
 	{
 		Table t;
@@ -308,9 +334,7 @@ private:
 		for (uint32_t i = 0; i < slots_; i++) {
 			mltcp_bpf_job_slot slot{};
 
-			if (bpf_map_lookup_elem_flags(map.get(), &i, &slot, BPF_F_LOCK) != 0)
-				throw Error("cannot read the BPF job table: " +
-					    std::string(strerror(errno)));
+			read_slot(map, i, slot);
 			t.slots.push_back(slot.spec);
 			t.marks.push_back(Marks{ slot.marks, slot.last_step });
 		}
@@ -335,9 +359,9 @@ private:
 		if (bpf_map_update_elem(map.get(), &index, &slot, BPF_F_LOCK) != 0) {
 			int err = errno;
 			if (err == EPERM || err == EACCES)
-				throw Error(kPermission);
-			throw Error("cannot write the BPF job table: " +
-				    std::string(strerror(err)));
+				throw Error(kPermission, err);
+			throw Error("cannot write the BPF job table: " + std::string(strerror(err)),
+				    err);
 		}
 	}
 
@@ -359,6 +383,7 @@ private:
 
 	std::string dir_;
 	uint32_t slots_ = 0;
+	std::optional<uint32_t> mark_slot_; // where mark_job() found its job last
 };
 
 } // namespace
