@@ -396,18 +396,20 @@ TEST(TrainsimLoopback, SlotPeriodHoldsEachIterationToItsSlot)
 			EXPECT_NEAR(it["slot"].get<double>(), slot, 1e-6) << i;
 			double began = it["start"].get<double>() + it["slot_wait_s"].get<double>();
 			// 100K on loopback takes well under the 35 ms left of a slot:
-			// every iteration after the first waits, and begins on time.
+			// every iteration after the first waits, and begins on time
+			// (within 10 ms: a loaded host's scheduling; a missed slot is
+			// 40 ms late).
 			EXPECT_GE(began, slot - 1e-6) << i;
-			EXPECT_LE(began, slot + 0.003) << i;
+			EXPECT_LE(began, slot + 0.010) << i;
 			if (i > 0) {
-				EXPECT_GT(it["slot_wait_s"].get<double>(), 0.010) << i;
+				EXPECT_GT(it["slot_wait_s"].get<double>(), 0.005) << i;
 			}
 		}
 		// The iterations after the first last a period each on the mean,
 		// the wait included: they run end to end, from iteration 0's end.
 		EXPECT_NEAR((log.iterations[4]["end"].get<double>() -
 			     log.iterations[0]["end"].get<double>()) / 4,
-			    0.040, 0.002);
+			    0.040, 0.005);
 	}
 }
 
