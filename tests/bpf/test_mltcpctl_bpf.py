@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from hostnet import ONOFF, ns_popen, run, veth_pair
+from testbed.paths import TRUST_ITERS
 
 TOP = Path(__file__).resolve().parents[2]
 PIN_DIR = Path("/sys/fs/bpf/mltcp")
@@ -258,19 +259,23 @@ def test_exempt_flows_never_restart(pair):
     starts nor at the drains before them (here the ACK of the first write
     may already have grown a restarted window by one or two segments: no
     bottleneck, microsecond RTT)."""
+    # Restarts begin once the size is learned (the second burst) and
+    # trusted (TRUST_ITERS more agreed): from burst `first` on.
+    first, iterations = 1 + TRUST_ITERS, 4 + TRUST_ITERS
     ctl("job", "add", 1, "dport", JOB_PORT, "exempt")
-    trace = traced_onoff()
-    for t in trace[1:]:  # restarts begin once the size is learned
+    trace = traced_onoff(iterations)
+    for t in trace[1:]:
         assert t["before"]["snd_cwnd"] > 20, trace
         assert t["after"]["snd_cwnd"] >= t["before"]["snd_cwnd"], trace
     ctl("job", "set", 1, "exempt", "off")
-    trace = traced_onoff()
-    # The first start with a size restarts there; the later ones were
-    # restarted at the drain before them (mltcp_restart_at_drain()).
-    assert trace[1]["before"]["snd_cwnd"] > 20, trace
-    for t in trace[1:]:
+    trace = traced_onoff(iterations)
+    # The first start with a trusted size restarts there; the later ones
+    # were restarted at the drain before them (mltcp_restart_at_drain()).
+    for t in trace[1:first + 1]:
+        assert t["before"]["snd_cwnd"] > 20, trace
+    for t in trace[first:]:
         assert t["after"]["snd_cwnd"] <= 12, trace
-    for t in trace[2:]:
+    for t in trace[first + 1:]:
         assert t["before"]["snd_cwnd"] <= 12, trace
 
 
