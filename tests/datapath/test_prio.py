@@ -68,11 +68,16 @@ def test_classes_rise_through_each_iteration(backend, net, prio):
     # last quarter before r reaches 3/4 (seen on the host, 4 MB at 1 Gbit/s).
     for run in whole:
         assert run[0] == CLASSES[0] and run[-1] > CLASSES[0], text
-    assert any(run[-1] == CLASSES[-1] for run in whole), text
+    # The top class itself may show on no segment there (7 runs of 4 MB on
+    # the host's 1 Gbit/s, seen once in five); the one below it always
+    # does, and the socket ends each iteration in the top class (below).
+    assert any(run[-1] >= CLASSES[-2] for run in whole), text
     # flow show gives the socket's DSCP and its class: at least the last one
     # on the wire (the ACKs after the last segment may have raised it).
     (flow,) = listed
     assert flow["iter_trusted"] is True, text
+    if flow["r"] == 1.0:
+        assert flow["dscp"] == CLASSES[-1], text
     assert flow["dscp"] in CLASSES and flow["dscp"] >= seq[-1], text
     assert flow["class"] == CLASSES.index(flow["dscp"]), text
 
