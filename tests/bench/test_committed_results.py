@@ -18,7 +18,7 @@ import subprocess
 
 from bench import paths
 
-RESULTS_LIMIT = 3 * 1000 * 1000
+RESULTS_LIMIT = 3_500_000  # bench/results/README.md: room for the yardstick's tables (issue 37)
 STAMP = re.compile(r"(\d{8})T(\d{4})Z")
 RANGE = re.compile(r"`(\d{8}T\d{4}Z)-([^`/\s]+)` to `(\d{8}T\d{4}Z)-\2`")
 
@@ -70,7 +70,7 @@ def uncited(files):
     return sorted(name for name in results_dirs(files) if not citations(name, text))
 
 
-def test_tracked_results_are_at_most_3_mb():
+def test_tracked_results_are_at_most_3_5_mb():
     files = [f for f in tracked() if f.startswith("bench/results/")]
     total = sum(os.path.getsize(os.path.join(paths.TOP, f)) for f in files)
     assert total <= RESULTS_LIMIT, (
