@@ -95,11 +95,21 @@ def established(ports):
                if any(line.split()[2].endswith(":%d" % p) for p in ports))
 
 
+def most_established(ports, seconds):
+    """The most connections accepted on the ports seen within seconds
+    (polled: workers start and connect at the scheduler's pace)."""
+    most, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        most = max(most, established(ports))
+        time.sleep(0.02)
+    return most
+
+
 def test_nccl_opens_n_sockets_per_connection_and_deals_the_chunks(tmp_path):
     size = MIB + 100 * KIB + 7  # chunks of ceil(size / 4), the last short
     seen = []
     ranks = run_job(tmp_path, 2, size, "400ms", 2, ["--pattern", "nccl", "--sockets", "4"],
-                    during=lambda ports: (time.sleep(0.25), seen.append(established(ports))))
+                    during=lambda ports: seen.append(most_established(ports, 0.6)))
     assert seen == [2 * 4], "two workers, four sockets accepted each"
     expected = chunked([size], 4)
     assert expected[3] < expected[0]
