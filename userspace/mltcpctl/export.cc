@@ -109,13 +109,14 @@ std::string prometheus_text(const Scrape &s)
 	       "MLTCP flows open in the network namespace (initialized, not listening).")
 		.sample({ netns, backend }, number(static_cast<uint64_t>(s.flows.size())));
 
-	// Flows whose iterations are not told reliably run as their base algorithm.
+	// Flows with a size whose iterations are not told reliably run as their
+	// base algorithm (a flow still learning, or bulk, has no size).
 	uint64_t untrusted = 0;
 	for (const Flow &fl : s.flows)
-		untrusted += fl.iter_trusted && !*fl.iter_trusted;
+		untrusted += fl.iter_bytes && fl.iter_trusted && !*fl.iter_trusted;
 	Family(out, "mltcp_flows_untrusted", "gauge",
-	       "MLTCP flows in the network namespace whose iterations are not told reliably: "
-	       "they run as their base algorithm (F = 1, no restart, no class).")
+	       "MLTCP flows in the network namespace with a learned size whose iterations are "
+	       "not told reliably: they run as their base algorithm (F = 1, no restart, no class).")
 		.sample({ netns, backend }, number(untrusted));
 
 	Family live(out, "mltcp_job_flows", "gauge",

@@ -106,9 +106,11 @@ void print_flow(Printer &p, const Flow &f)
 		"iter-bytes " +
 			(f.iter_bytes ? mltcp::format_size(f.iter_bytes) : std::string("-")));
 	p.field("iter_fixed", f.iter_fixed, f.iter_fixed ? "fixed" : "learned");
-	// Iterations not told reliably: the flow runs as its base algorithm.
+	// A size whose iterations are not told reliably: the flow runs as its
+	// base algorithm (without a size, iter-bytes "-" says it is learning).
 	if (f.iter_trusted)
-		p.field("iter_trusted", *f.iter_trusted, *f.iter_trusted ? "" : "untrusted");
+		p.field("iter_trusted", *f.iter_trusted,
+			*f.iter_trusted || !f.iter_bytes ? "" : "untrusted");
 	p.field("bytes_this_iter", f.bytes_this_iter,
 		"this-iter " + std::to_string(f.bytes_this_iter));
 	p.field("last_iter_us", f.last_iter_us,
