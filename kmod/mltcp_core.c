@@ -43,13 +43,14 @@
  * beyond its learned size in the current iteration: a bulk flow is never
  * boosted for having paused once.
  *
- * Do no harm. A size learned from idles is trusted only once the two
- * completed iterations after the one it was learned from have agreed with
- * it, and is distrusted again by any completed iteration that disagrees,
- * until two in a row agree again (MLTCP_TRUST_ITERS). Where a framework's
- * idles do not separate its steps (gloo's all-reduce sends in halves and
- * waits between them, DDP's buckets leave gaps of their own), the pieces
- * come in sizes that disagree, and acting on them would restart windows
+ * Do no harm. A size learned from idles is trusted only once two completed
+ * iterations after the one it was learned from have agreed with it, in size
+ * and in start-to-start period, and is distrusted again by any completed
+ * iteration whose size disagrees, until two agree again (MLTCP_TRUST_ITERS).
+ * Where a framework's idles do not separate its steps (gloo's all-reduce
+ * sends in halves and waits between them, DDP's buckets leave gaps of their
+ * own), the pieces come in sizes that disagree, or in one size at periods
+ * that alternate short and long, and acting on them would restart windows
  * inside a step and hand one rank's flow more of the link than its peer's,
  * which the step then waits for. Such a flow runs as its base algorithm
  * (F = 1, no restart, no class) and says so (the flow record's
@@ -360,17 +361,38 @@ bool mltcp_iter_trusted(const struct mltcp_iter *it, const struct mltcp_params *
 	return p->marked || (it->flags & MLTCP_ITER_FIXED) || it->agreed >= MLTCP_TRUST_ITERS;
 }
 
-/* How a completed iteration found from idles moves the trust in the size. */
-static void mltcp_trust_learn(struct mltcp_iter *it, enum mltcp_learn learned)
+static bool mltcp_periods_agree(u32 period_us, u32 ref_us)
 {
+	u32 diff = period_us > ref_us ? period_us - ref_us : ref_us - period_us;
+
+	return diff <= ref_us >> MLTCP_TRUST_PERIOD_SHIFT;
+}
+
+/*
+ * How a completed iteration found from idles moves the trust in the size.
+ * One whose size agrees but whose period does not neither adds trust nor
+ * takes it away: jobs whose phases are sliding apart change their periods
+ * for a few iterations, and a flow that was acted on keeps being acted on.
+ * Pieces of a step that alternate short and long periods never add any.
+ */
+static void mltcp_trust_learn(struct mltcp_iter *it, enum mltcp_learn learned,
+			      u32 period_us)
+{
+	/*
+	 * The first iteration began when the flow did, not at a start, so
+	 * its period (setup, perhaps a compute phase first) is no reference.
+	 */
+	bool period_agrees = it->count < 2 ||
+			     mltcp_periods_agree(period_us, it->last_duration_us);
+
 	switch (learned) {
 	case MLTCP_LEARN_AGREED:
-		if (it->agreed < MLTCP_TRUST_ITERS)
+		if (period_agrees && it->agreed < MLTCP_TRUST_ITERS)
 			it->agreed++;
 		break;
 	case MLTCP_LEARN_CONFIRMED:
 		/* The candidate and this iteration: the new size, seen twice in a row. */
-		it->agreed = 1;
+		it->agreed = period_agrees;
 		break;
 	case MLTCP_LEARN_FIXED:
 		break;
@@ -486,6 +508,7 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 					bool in_recovery, bool data_outstanding, u32 marks)
 {
 	bool drained = it->flags & MLTCP_ITER_DRAINED;
+	u32 period_us;
 
 	/* Each resumption consumes the drain it follows. */
 	it->flags &= ~MLTCP_ITER_DRAINED;
@@ -501,9 +524,10 @@ enum mltcp_tx_verdict mltcp_on_tx_start(struct mltcp_iter *it,
 	if (bytes_acked - it->start_acked < it->bytes >> MLTCP_FRAGMENT_SHIFT)
 		return MLTCP_TX_FRAGMENT;
 
-	mltcp_trust_learn(it, mltcp_iter_learn(it, bytes_acked - it->start_acked));
+	period_us = mltcp_iter_duration(it, now_us);
+	mltcp_trust_learn(it, mltcp_iter_learn(it, bytes_acked - it->start_acked), period_us);
 	mltcp_gate_learn(it, p);
-	it->last_duration_us = mltcp_iter_duration(it, now_us);
+	it->last_duration_us = period_us;
 	it->start_acked = bytes_acked;
 	it->start_us = (u32)now_us;
 	it->count++;

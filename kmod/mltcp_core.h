@@ -132,12 +132,17 @@ struct mltcp_iter {
 
 /*
  * Do no harm: a size learned from idles is acted on (F, the restart, a
- * priority class) only after MLTCP_TRUST_ITERS completed iterations in a row
- * have agreed with it, and not again after one that disagreed until as many
+ * priority class) only after MLTCP_TRUST_ITERS completed iterations have
+ * agreed with it, and not again after one that disagreed until as many
  * have agreed again (mltcp_iter_trusted()). Two: steps whose idles cut them
  * into pieces of two sizes, A B A B, never have two agreeing in a row.
+ * An iteration agrees only if its start-to-start time is also within
+ * 1/2^MLTCP_TRUST_PERIOD_SHIFT of the one before: pieces of one size
+ * (gloo's two halves of an all-reduce) alternate a short wait for the peer
+ * with the long compute phase, where whole steps repeat their period.
  */
 #define MLTCP_TRUST_ITERS	2
+#define MLTCP_TRUST_PERIOD_SHIFT 2
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
 enum mltcp_tx_verdict {

@@ -423,7 +423,7 @@ TEST(Learning, DisagreeingIterationDistrustsTheSizeUntilOneAgrees)
 	ASSERT_EQ(next(bytes / 2), MLTCP_TX_NEW_ITERATION);
 	EXPECT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
 	EXPECT_EQ(flow.iter().bytes, bytes);
-	flow.Ack(bytes / 2);
+	flow.Ack(bytes / 2, 25 * kMs);
 	EXPECT_EQ(flow.F(), MLTCP_ONE);
 	// The restart is not made for an untrusted size either.
 	uint32_t cwnd = 100, ssthresh = 50;
@@ -432,13 +432,13 @@ TEST(Learning, DisagreeingIterationDistrustsTheSizeUntilOneAgrees)
 					  MLTCP_INIT_CWND, &cwnd, &ssthresh));
 	EXPECT_EQ(cwnd, 100u);
 
-	// Whole steps again: trusted after two, and acted on.
-	flow.Ack(bytes / 2);
+	// Whole steps again (at the same period): trusted after two, and acted on.
+	flow.Ack(bytes / 2, 25 * kMs);
 	flow.Drain();
 	flow.Wait(100 * kMs);
 	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
 	EXPECT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
-	flow.Ack(bytes);
+	flow.Ack(bytes, 50 * kMs);
 	flow.Drain();
 	flow.Wait(100 * kMs);
 	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
@@ -462,6 +462,55 @@ TEST(Learning, AlternatingSizesAreNeverTrusted)
 		flow.Wait(100 * kMs);
 	}
 	EXPECT_EQ(flow.iter().count, 39u); // every piece but the first (no drain before it)
+}
+
+// Pieces of one size whose periods alternate (gloo's two halves of an
+// all-reduce: a short wait for the peer between them, the compute phase
+// after the second) are never trusted either; the size is learned.
+TEST(Learning, EqualPiecesAtAlternatingPeriodsAreNeverTrusted)
+{
+	FlowEvents flow;
+
+	for (int i = 0; i < 40; i++) {
+		ASSERT_NE(flow.Burst(1 << 20), MLTCP_TX_FRAGMENT);
+		ASSERT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params())) << i;
+		ASSERT_EQ(flow.F(), MLTCP_ONE) << i;
+		flow.Wait(i % 2 ? 600 * kMs : 30 * kMs);
+	}
+	EXPECT_EQ(flow.iter().count, 39u);
+	EXPECT_EQ(flow.iter().bytes, 1u << 20);
+}
+
+// Whole steps whose periods wander by less than a quarter are trusted as
+// soon as steps of one period are (the first step's period, from the
+// connection's setup and a compute phase first, is no reference); once
+// trusted, a step whose period changes more (phases sliding apart) keeps
+// the trust, and one of another size takes it away.
+TEST(Learning, PeriodsWithinAQuarterAgreeAndAChangedPeriodKeepsTheTrust)
+{
+	FlowEvents flow;
+	const uint32_t compute_ms[] = {100, 120, 96, 300, 100};
+
+	flow.Wait(600 * kMs);
+	flow.Burst(1 << 20);
+	flow.Wait(100 * kMs);
+	for (int i = 0; i < MLTCP_TRUST_ITERS; i++) {
+		ASSERT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params())) << i;
+		flow.Burst(1 << 20);
+		flow.Wait(compute_ms[i + 1] * kMs);
+	}
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_TRUE(mltcp_iter_trusted(&flow.iter(), &flow.params()));
+	flow.Ack(1 << 20);
+	flow.Drain();
+	flow.Wait(compute_ms[3] * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_TRUE(mltcp_iter_trusted(&flow.iter(), &flow.params())) << "period tripled";
+	flow.Ack(1 << 19);
+	flow.Drain();
+	flow.Wait(compute_ms[4] * kMs);
+	ASSERT_EQ(flow.Resume(), MLTCP_TX_NEW_ITERATION);
+	EXPECT_FALSE(mltcp_iter_trusted(&flow.iter(), &flow.params())) << "half a step";
 }
 
 // The operator's size and a marked job's are trusted once known.
