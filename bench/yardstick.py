@@ -272,6 +272,36 @@ def host_points(iterations, repeats):
     return out
 
 
+# Real DDP (issue 38 item 5): PyTorch over gloo, two jobs, on the host
+# with the BPF twin through the emulated switch with pure ACKs first. Rules:
+# cubic; today's default finding iterations from idles (md-restart);
+# the default told the steps by DDP's hook (mltcp.StepMarker, a marked job
+# per torch job); and progress priority (K = 4) on the marked steps, which
+# idles alone rarely make trusted for gloo.
+TORCH_RULES = [{"name": "cubic", "cc": "cubic"},
+               matrix.mltcp_alg("md-restart", "md-restart"),
+               dict(matrix.mltcp_alg("md-restart-marked", "md-restart"), marked=True),
+               dict(host_prio_alg("prio-marked", 4), marked=True)]
+TORCH_REPEATS, TORCH_ITERATIONS = 5, 20
+
+
+def torch_points(iterations=TORCH_ITERATIONS, repeats=TORCH_REPEATS):
+    """bench.matrix.torch_ddp()'s points (two jobs of fraction 0.4 of a 1 s
+    ideal period: two ranks with one all-reduce per step, two ranks with
+    1 MB buckets, four ranks in gloo's ring with one all-reduce, two ranks
+    with DDP's default buckets overlapping half the compute) on the host at
+    the host points' rate and buffer (bytes scaled with the rate, keeping
+    the fraction), ACKs first: yard-host-torch-<point>-acksfirst. The
+    ideal ignores the overlap of the last point (a bound, not a target)."""
+    out = []
+    for cfg in matrix.torch_ddp(iterations=iterations, repeats=repeats):
+        host = matrix.on_host(cfg, rate_mbit=matrix.HOST_RATE_MBIT, buffer_bytes=262144)
+        host.update(HOST_SWITCH, ack_priority="dscp", algorithms=TORCH_RULES,
+                    name="yard-host-%s-acksfirst" % cfg["name"])
+        out.append(host)
+    return out
+
+
 def yardstick(iterations=100, repeats=None):
     """The yardstick (issue 37, item 1) as the bench can run it today:
     points with headroom (cubic at 1.15x the ideal or worse) and without,
@@ -290,6 +320,8 @@ def yardstick(iterations=100, repeats=None):
       from random starts, on both; the pair with ACKs first and 1% random
       loss; the pair with ACKs first sending as NCCL over 4 sockets; the
       progress-priority rules beside the baselines (HOST_PRIO_RULES).
+    - Real DDP on the host (torch_points(): TORCH_RULES, TORCH_REPEATS (5)
+      repeats of TORCH_ITERATIONS (20) steps, whatever iterations says).
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the
       paper's ai (in the simulator at the line the data-center set measured
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
@@ -308,7 +340,8 @@ def yardstick(iterations=100, repeats=None):
     repeats, where given, replaces every point's own."""
     points = (sim_points(iterations, repeats or SIM_SEEDS) +
               cluster_points(iterations, repeats or CLUSTER_SEEDS) +
-              host_points(iterations, repeats or HOST_REPEATS))
+              host_points(iterations, repeats or HOST_REPEATS) +
+              torch_points(repeats=repeats or TORCH_REPEATS))
     return points
 
 

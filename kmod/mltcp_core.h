@@ -120,8 +120,9 @@ struct mltcp_iter {
 	u8 flags;
 	union {
 		u8 marks_seen;	/* marked: the job's mark count at the last start, low 8 bits */
-		u8 agreed;	/* from idles: completed iterations in a row that agreed
-				 * with the learned size, up to MLTCP_TRUST_ITERS */
+		u8 agreed;	/* from idles: completed iterations since the last that
+				 * disagreed in size whose size and period agreed,
+				 * up to MLTCP_TRUST_ITERS */
 	};
 	union {
 		u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */

@@ -24,12 +24,14 @@ def test_the_yardstick_has_the_points_of_issue_37_that_the_bench_can_express():
     cfgs = yardstick.yardstick()
     sim = [c for c in cfgs if c["name"].startswith("yard-sim-")]
     cluster = [c for c in cfgs if c["name"].startswith("yard-cluster16-")]
-    host = [c for c in cfgs if c["name"].startswith("yard-host-")]
+    host = [c for c in cfgs if c["name"].startswith("yard-host-")
+            and not c["name"].startswith("yard-host-torch-")]
+    torch = [c for c in cfgs if c["name"].startswith("yard-host-torch-")]
     # 4 job counts x 2 starts x 2 ports, the mix on both ports from both
     # starts, the incompatible point, two patterns; two placements; 3 host
-    # points x 2, the lossy pair and the NCCL pair.
-    assert (len(sim), len(cluster), len(host)) == (23, 2, 8)
-    assert len(cfgs) == 33
+    # points x 2, the lossy pair and the NCCL pair; 4 DDP points.
+    assert (len(sim), len(cluster), len(host), len(torch)) == (23, 2, 8, 4)
+    assert len(cfgs) == 37
     assert len(set(names(cfgs))) == len(cfgs)
     assert all(c["repeats"] == 10 for c in sim)
     assert all(c["repeats"] == 3 for c in cluster)
@@ -68,7 +70,9 @@ def test_the_mix_is_heterogeneous_and_the_incompatible_point_sums_to_1_2():
 
 def test_every_point_has_the_baselines_and_dctcp_exactly_where_the_port_marks():
     for cfg in yardstick.yardstick():
-        assert {"cubic", "ai", "md-restart"} <= set(rules(cfg))
+        # Real DDP's are issue 38's (test_ddp_points_...).
+        assert {"cubic", "md-restart"} <= set(rules(cfg))
+        assert ("ai" in rules(cfg)) == ("torch" not in cfg["name"]), cfg["name"]
         assert ("dctcp" in rules(cfg)) == ("ecn_mark_bytes" in cfg)
         restart = next(a for a in cfg["algorithms"] if a["name"] == "md-restart")
         # Today's default as it ships.
@@ -105,7 +109,8 @@ def test_random_starts_are_seeded_apart_from_the_points_name():
 
 
 def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules():
-    host = {c["name"]: c for c in yardstick.yardstick() if c["backend"] == "bpf"}
+    host = {c["name"]: c for c in yardstick.yardstick()
+            if c["backend"] == "bpf" and "torch" not in c["name"]}
     for cfg in host.values():
         assert cfg["shaper"] == "prio", cfg["name"]
         assert {"cubic", "ai", "md-restart", "prio", "prio-k2", "prio-only", "prio-k1"} <= \
@@ -369,3 +374,29 @@ def test_a_directory_that_is_no_result_is_refused_in_one_line(tmp_path, capsys):
         cli.main(["yardstick-table", str(tmp_path)])
     assert "not a result set of bench run" in str(exit_.value)
     assert "\n" not in str(exit_.value)
+
+
+def test_ddp_points_are_real_torch_jobs_with_the_rules_of_issue_38():
+    torch = {c["name"]: c for c in yardstick.torch_points()}
+    assert sorted(torch) == ["yard-host-torch-%s-acksfirst" % p
+                             for p in ("buckets", "one-bucket", "overlap", "ring")]
+    from bench import driver
+    for cfg in torch.values():
+        assert cfg["backend"] == "bpf" and cfg["shaper"] == "prio"
+        assert cfg["ack_priority"] == "dscp"
+        assert (cfg["repeats"], cfg["iterations"]) == (5, 20)
+        assert all(j["workload"] == "torch" for j in cfg["jobs"]) and len(cfg["jobs"]) == 2
+        algs = {a["name"]: a for a in cfg["algorithms"]}
+        assert sorted(algs) == ["cubic", "md-restart", "md-restart-marked", "prio-marked"]
+        assert not algs["md-restart"].get("marked")
+        assert algs["md-restart-marked"]["marked"] and algs["prio-marked"]["marked"]
+        assert algs["md-restart-marked"]["params"] == algs["md-restart"]["params"]
+        assert algs["prio-marked"]["params"] == dict(algs["md-restart"]["params"], prio=4)
+        # Every job keeps the guest point's fraction at the host's rate.
+        ((period, comm),) = set(fractions(cfg))
+        assert comm / period == pytest.approx(0.4)
+        shaping, _ = driver.bottleneck_shaping(cfg)
+        assert shaping.shaper == "prio"
+    ring = torch["yard-host-torch-ring-acksfirst"]
+    assert {j["ranks"] for j in ring["jobs"]} == {4}
+    assert {j["bucket_mb"] for j in torch["yard-host-torch-buckets-acksfirst"]["jobs"]} == {1}
