@@ -23,3 +23,24 @@ def core_constant(name):
 # Iterations after the first that must agree with a learned size before the
 # flow acts on it (do no harm, mltcp_iter_trusted()).
 TRUST_ITERS = core_constant("MLTCP_TRUST_ITERS")
+# ... each also within 1/2^this of the period before it.
+TRUST_PERIOD_SHIFT = core_constant("MLTCP_TRUST_PERIOD_SHIFT")
+
+
+def trusted_after_starts(starts):
+    """Whether a flow's size is trusted after each of its iteration starts,
+    replayed from the starts' tracepoint events (iteration, duration_us:
+    the period of the iteration each ended) for a flow whose every
+    completed iteration agreed in size with the first: the first start
+    learns the size; each later one adds trust if its period is within
+    1/2^TRUST_PERIOD_SHIFT of the one before (the second's is no
+    reference), up to TRUST_ITERS (mltcp_trust_learn())."""
+    agreed, before, out = 0, None, []
+    for e in starts:
+        period = e["duration_us"]
+        if e["iteration"] > 1 and (e["iteration"] == 2 or
+                                   abs(period - before) <= before >> TRUST_PERIOD_SHIFT):
+            agreed = min(agreed + 1, TRUST_ITERS)
+        out.append(agreed >= TRUST_ITERS)
+        before = period
+    return out
