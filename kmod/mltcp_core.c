@@ -373,7 +373,8 @@ static bool mltcp_periods_agree(u32 period_us, u32 ref_us)
  * One whose size agrees but whose period does not neither adds trust nor
  * takes it away: jobs whose phases are sliding apart change their periods
  * for a few iterations, and a flow that was acted on keeps being acted on.
- * Pieces of a step that alternate short and long periods never add any.
+ * Pieces of a step that alternate short and long periods add none past the
+ * second iteration's, unless two periods in a row happen to agree.
  */
 static void mltcp_trust_learn(struct mltcp_iter *it, enum mltcp_learn learned,
 			      u32 period_us)

@@ -120,9 +120,9 @@ struct mltcp_iter {
 	u8 flags;
 	union {
 		u8 marks_seen;	/* marked: the job's mark count at the last start, low 8 bits */
-		u8 agreed;	/* from idles: completed iterations since the last that
-				 * disagreed in size whose size and period agreed,
-				 * up to MLTCP_TRUST_ITERS */
+		u8 agreed;	/* from idles: iterations since the last size
+				 * disagreement that agreed in size and period,
+				 * saturating at MLTCP_TRUST_ITERS */
 	};
 	union {
 		u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
@@ -143,7 +143,7 @@ struct mltcp_iter {
  * with the long compute phase, where whole steps repeat their period.
  */
 #define MLTCP_TRUST_ITERS	2
-#define MLTCP_TRUST_PERIOD_SHIFT 2
+#define MLTCP_TRUST_PERIOD_SHIFT	2
 
 /* Why a "sending resumed with nothing in flight" event did or did not start an iteration. */
 enum mltcp_tx_verdict {
