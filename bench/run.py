@@ -256,11 +256,26 @@ def refusal(args):
     return None
 
 
+def host_lacks(cfgs, python=paths.SYSTEM_PYTHON):
+    """What this host lacks to run the points (one line), or None, found
+    before any point runs rather than after hours of others: real DDP on
+    the host (backend bpf) needs PyTorch in the system's python3."""
+    torch_here = any(cfg.get("backend") == "bpf" and
+                     any(job.get("workload") == "torch" for job in cfg["jobs"]) for cfg in cfgs)
+    if torch_here and subprocess.run([python, "-c", "import torch.distributed"],
+                                     capture_output=True).returncode:
+        return "real DDP on the host needs PyTorch in %s (apt-get install python3-torch)" % python
+    return None
+
+
 def main(args):
     why = refusal(args)
     if why:
         raise SystemExit("bench run: " + why)
     cfgs = configurations(args)
+    lacks = None if args.dry_run else host_lacks(cfgs)
+    if lacks:
+        raise SystemExit("bench run: " + lacks)
     # A configuration file's point may be unnamed: the progress lines use its file's name.
     name = os.path.splitext(os.path.basename(args.config or ""))[0]
     shown = [dict(cfg, name=cfg.get("name", name)) for cfg in cfgs]

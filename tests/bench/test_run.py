@@ -279,3 +279,18 @@ def test_worker_failures_name_the_backend_and_the_first(tmp_path, monkeypatch):
                                    rundir.Point(str(tmp_path / "p")))
     assert summary == {"s": 1}
     assert error == "host run: 2 worker failures, first: job1 rank 0 exited 1: OSError: y"
+
+
+def test_host_ddp_points_need_torch_and_say_so_before_anything_runs(tmp_path):
+    ddp = configurations("yardstick", "--only", "yard-host-torch-ring")
+    others = configurations("yardstick", "--only", "yard-host-pair-fifo")
+    assert ddp and others
+    # A python without torch (an empty PYTHONPATH cannot give it one).
+    lacking = tmp_path / "python3"
+    lacking.write_text("#!/bin/sh\nexec %s -S -c 'import torch' 2>/dev/null\n" % sys.executable)
+    lacking.chmod(0o755)
+    why = run.host_lacks(ddp, python=str(lacking))
+    assert why == ("real DDP on the host needs PyTorch in %s "
+                   "(apt-get install python3-torch)" % lacking)
+    assert run.host_lacks(others, python=str(lacking)) is None
+    assert run.host_lacks(ddp, python="/bin/true") is None
