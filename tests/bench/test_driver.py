@@ -317,15 +317,9 @@ def test_the_driver_allows_the_points_ccs_around_its_experiment(tmp_path, monkey
 # A driver run whose experiment waits in its first run and takes a second
 # to close (as deleting namespaces does), its sysctls a file: what bench run
 # starts as its child, in a process group of its own, as a terminal's.
-# How long the fake driver takes to close its experiment, before it
-# restores the allowed CCs: longer than the host may take to deliver the
-# Ctrl-C to bench run and have subprocess.run kill the driver 0.25 s later
-# (at 1 s, a CI run restored in time and failed the control).
-CLOSE_S = 4
 CHILD = r"""
 import argparse, sys, time
 from bench import driver, rundir
-CLOSE_S = %d
 state, point = sys.argv[1], sys.argv[2]
 driver.read_sysctl = lambda path: (open(state).read() if path == driver.ALLOWED_CCS
                                    else "reno cubic\n")
@@ -343,11 +337,11 @@ class Experiment:
     def prio_off(self):
         pass
     def close(self):
-        time.sleep(CLOSE_S)
+        time.sleep(1)
 
 driver.Experiment = Experiment
 sys.exit(driver.main(argparse.Namespace(point=point)))
-""" % CLOSE_S
+"""
 PARENT = r"""
 import subprocess, sys
 from bench import driver
@@ -377,7 +371,7 @@ def interrupted_run(tmp_path, how):
     assert state.read_text().split() == ["reno", "cubic"]
     os.killpg(parent.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole group
     parent.wait(timeout=30)
-    time.sleep(CLOSE_S + 0.5)  # an orphaned driver would be done by now
+    time.sleep(1.5)  # an orphaned driver would be done by now
     return state.read_text().split()
 
 
