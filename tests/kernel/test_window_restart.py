@@ -122,6 +122,28 @@ def run_trace(net, cc="mltcp", nbytes=2 << 20, iterations=20, idle_ms=100):
     return out
 
 
+# Trust needs each agreeing iteration's period within 1/4 of the one before
+# (tcp_mltcp(7)): ECN's reductions vary these short bursts' length, and it
+# came 3 starts after FIRST_ACTED in 1 of 6 guest runs; up to this many.
+LATE_TRUST = 6
+
+
+def acted_in_open(trace):
+    """The Open (or Disorder) starts shown alone from the first the module
+    acted on: from FIRST_ACTED, or up to LATE_TRUST starts later, before
+    which one left untouched is a size not yet trusted."""
+    out, acted = [], False
+    for i, t in enumerate(trace[FIRST_ACTED:], FIRST_ACTED):
+        if acked_meanwhile(t) or t["before"]["ca_state"] not in (CA_OPEN, CA_DISORDER):
+            continue
+        above = t["before"]["snd_cwnd"] > RESTART_CWND
+        if not acted and i < FIRST_ACTED + LATE_TRUST and untouched(t):
+            continue
+        acted = acted or (above and restarted(t))
+        out.append(t)
+    return out
+
+
 @pytest.mark.parametrize("rig", [{"rate_mbit": 100, "delay_ms": 5}], indirect=True)
 def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
     """Whether an iteration ends in CWR is up to the marks on its last
@@ -142,6 +164,10 @@ def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
     6.1 a telling start within the first round (2 CWR starts in 20), on
     6.12 about one in 60 starts (3 rounds), so up to 20 rounds are run."""
     mark_ecn(rig, ce_threshold_ms=1)
+    # The size fixed, so trusted from the first start (ECN's reductions vary
+    # these bursts' periods, which delays a learned size's trust by several
+    # starts, tcp_mltcp(7)): this test is about CWR, not the detector.
+    ctl("-n", rig.sender.name, "job", "add", 1, "dport", PORT, "iter-bytes", str(512 << 10))
     cwr, opened, telling, text = [], [], [], ""
     for _ in range(20):
         out = run_trace(rig, nbytes=512 << 10, iterations=20)
@@ -151,7 +177,7 @@ def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
         assert out["end"]["delivered_ce"] > 0, text
         assert out["end"]["snd_ssthresh"] < 1 << 30, text
         cwr += [t for t in trace if t["before"]["ca_state"] == CA_CWR]
-        opened += [t for t in trace if t["before"]["ca_state"] in (CA_OPEN, CA_DISORDER)]
+        opened += acted_in_open(out["trace"])
         telling = [t for t in cwr if t["before"]["snd_cwnd"] > RESTART_CWND]
         if telling:
             break
@@ -159,9 +185,10 @@ def test_no_restart_in_cwr_and_the_ecn_reduction_is_kept(rig):
     assert telling, "no iteration ended in CWR with a window above 10:\n" + text
     for t in cwr:
         assert untouched(t), "restarted in CWR:\n" + text
-    # Where the kernel would restart, the module still does.
+    # Where the kernel would restart, the module still does, once the size
+    # is trusted.
     for t in opened:
-        assert restarted(t), "not restarted in Open:\n" + text
+        assert restarted(t), "not restarted in Open: %s\n%s" % (t, text)
 
 
 def test_exempt_flows_never_restart(rig):
