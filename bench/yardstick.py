@@ -283,9 +283,6 @@ TORCH_RULES = [{"name": "cubic", "cc": "cubic"},
                dict(matrix.mltcp_alg("md-restart-marked", "md-restart"), marked=True),
                dict(host_prio_alg("prio-marked", 4), marked=True)]
 TORCH_REPEATS, TORCH_ITERATIONS = 5, 20
-# Until the first step: eight ranks import torch and meet in about 5 s on
-# the host (the guest's 90 s are for emulation).
-TORCH_HOST_SETUP_S = 15
 
 
 def torch_points(iterations=TORCH_ITERATIONS, repeats=TORCH_REPEATS):
@@ -300,7 +297,7 @@ def torch_points(iterations=TORCH_ITERATIONS, repeats=TORCH_REPEATS):
     for cfg in matrix.torch_ddp(iterations=iterations, repeats=repeats):
         host = matrix.on_host(cfg, rate_mbit=matrix.HOST_RATE_MBIT, buffer_bytes=262144)
         host.update(HOST_SWITCH, ack_priority="dscp", algorithms=TORCH_RULES,
-                    name="yard-host-%s-acksfirst" % cfg["name"], setup_s=TORCH_HOST_SETUP_S)
+                    name="yard-host-%s-acksfirst" % cfg["name"])
         out.append(host)
     return out
 

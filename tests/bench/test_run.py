@@ -31,6 +31,15 @@ def test_host_points_are_the_same_jobs_on_the_bpf_backend():
     assert cfg["backend"] == "bpf" and cfg["name"] == "pair-host"
 
 
+def test_real_ddp_on_the_host_starts_without_the_guests_wait():
+    guest = configurations("torch", "--only", "torch-ring")
+    host = configurations("torch", "--only", "torch-ring", "--host")
+    assert guest[0]["setup_s"] == matrix.TORCH_GUEST_SETUP_S
+    assert host[0]["setup_s"] == matrix.TORCH_HOST_SETUP_S
+    # Points without real frameworks keep the driver's own delay.
+    assert "setup_s" not in configurations("pair", "--host")[0]
+
+
 def test_one_configuration_file(tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps(matrix.smoke()[0]))
