@@ -461,10 +461,15 @@ class Experiment:
                 # A marking rank enters its host's network namespace alone:
                 # `ip netns exec`'s private sysfs would hide the BPF twin's
                 # pins from its mltcpctl (topology.Netns.enter_argv()).
-                workers.append((job["name"], rank,
-                                host.spawn(*argv, stdout=subprocess.DEVNULL, text=False,
-                                           env=env, cgroup=cgroup,
-                                           host_mounts=cgroup is not None)))
+                # Its stderr to a file beside its log, not a pipe nobody
+                # drains while it runs: a worker that says more than a pipe
+                # holds would block on it, and one that hangs leaves its
+                # last words.
+                with open(worker_stderr(log), "wb") as err:
+                    workers.append((job["name"], rank,
+                                    host.spawn(*argv, stdout=subprocess.DEVNULL, stderr=err,
+                                               text=False, env=env, cgroup=cgroup,
+                                               host_mounts=cgroup is not None)))
         bulk_procs = []
         for b, (bulk, left, right) in enumerate(self.pairs[len(self.jobs):]):
             port = BULK_PORT + b
@@ -482,16 +487,19 @@ class Experiment:
         flows = self.list_flows(alg, rep, workers, deadline) if list_flows else None
         failures = []
         for name, rank, proc in workers:
+            err = worker_stderr(self.point.worker_log(alg["name"], rep, name, rank))
             try:
                 proc.wait(timeout=max(1, deadline - time.time()))
             except subprocess.TimeoutExpired:
+                where = threads_waiting(proc.pid)
                 proc.kill()
                 proc.wait()
-                failures.append("%s rank %d timed out" % (name, rank))
+                failures.append("%s rank %d timed out (%s)%s" % (name, rank, where,
+                                                                last_words(err, ": ")))
                 continue
             if proc.returncode != 0:
-                err = proc.stderr.read().decode(errors="replace").strip()
-                failures.append("%s rank %d exited %d: %s" % (name, rank, proc.returncode, err))
+                failures.append("%s rank %d exited %d%s" % (name, rank, proc.returncode,
+                                                            last_words(err, ": ")))
         sampler.stop.set()
         sampler.join()
         counters.close()
@@ -684,6 +692,41 @@ def logged_steps(log):
             return sum('"type":"iteration"' in line for line in f)
     except FileNotFoundError:
         return 0
+
+
+def worker_stderr(log):
+    """Where a worker's stderr goes: beside its log (NAME.jsonl: NAME.stderr)."""
+    return os.path.splitext(log)[0] + ".stderr"
+
+
+def threads_waiting(pid):
+    """What a hung process's threads are doing, for its failure: each
+    thread's state and kernel wait channel (R running, S futex_do_wait...)."""
+    out = []
+    try:
+        tids = sorted(os.listdir("/proc/%d/task" % pid), key=int)
+    except OSError:
+        return "gone"
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open("/proc/%d/task/%s/wchan" % (pid, tid)) as f:
+                wchan = f.read().strip()
+        except OSError:
+            continue
+        out.append(state + ("" if wchan in ("", "0") else " " + wchan))
+    return "threads: " + ", ".join(out)
+
+
+def last_words(path, prefix):
+    """prefix and the last line a worker wrote to its stderr file, or ""."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode(errors="replace").strip().splitlines()
+    except FileNotFoundError:
+        return ""
+    return prefix + lines[-1].strip() if lines else ""
 
 
 def torch_argv(cfg, job, rank, world, port, master_ip, start_at, tag, log):

@@ -2,6 +2,7 @@
 """The driver's command lines for mltcp-trainsim and its start offsets (no namespaces needed)."""
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -495,3 +496,28 @@ def test_prio_settings_are_mltcpctl_words():
     from testbed import mltcpctl
     assert mltcpctl.setting_words({"prio": "4", "prio_dscp": [8, 16, 24, 32], "prio_none": 0}) \
         == ["prio", "4", "prio-dscp", "8,16,24,32", "prio-none", "0"]
+
+
+def test_a_workers_stderr_goes_to_a_file_whose_last_line_its_failure_quotes(tmp_path):
+    log = str(tmp_path / "job1-r0.jsonl")
+    err = driver.worker_stderr(log)
+    assert err == str(tmp_path / "job1-r0.stderr")
+    assert driver.last_words(err, ": ") == ""
+    with open(err, "w") as f:
+        f.write("[W gloo] a warning\nTraceback (most recent call last):\nOSError: y\n\n")
+    assert driver.last_words(err, ": ") == ": OSError: y"
+
+
+def test_a_hung_workers_failure_says_what_its_threads_wait_on():
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        deadline = time.time() + 5
+        where = driver.threads_waiting(sleeper.pid)
+        while not where.startswith("threads: S") and time.time() < deadline:
+            time.sleep(0.05)
+            where = driver.threads_waiting(sleeper.pid)
+        assert where.startswith("threads: S"), where  # asleep (and its wait channel, if shown)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert driver.threads_waiting(sleeper.pid) == "gone"
