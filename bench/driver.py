@@ -460,11 +460,10 @@ class Experiment:
                                          tag, log)
                 # A marking rank enters its host's network namespace alone:
                 # `ip netns exec`'s private sysfs would hide the BPF twin's
-                # pins from its mltcpctl (topology.Netns.enter_argv()).
-                # Its stderr to a file beside its log, not a pipe nobody
+                # pins from its mltcpctl (topology.Netns.enter_argv()). Its
+                # stderr goes to a file beside its log, not to a pipe nobody
                 # drains while it runs: a worker that says more than a pipe
-                # holds would block on it, and one that hangs leaves its
-                # last words.
+                # holds would block, and one that hangs leaves its last words.
                 with open(worker_stderr(log), "wb") as err:
                     workers.append((job["name"], rank,
                                     host.spawn(*argv, stdout=subprocess.DEVNULL, stderr=err,
@@ -700,9 +699,10 @@ def worker_stderr(log):
 
 
 def threads_waiting(pid):
-    """What a hung process's threads are doing, for its failure: each
-    thread's state and kernel wait channel (R running, S futex_do_wait...)."""
-    out = []
+    """What a hung process's threads are doing, for its failure: their
+    states and kernel wait channels (R running, S futex_do_wait...), each
+    with how many threads share it, the main thread's first."""
+    seen = {}
     try:
         tids = sorted(os.listdir("/proc/%d/task" % pid), key=int)
     except OSError:
@@ -715,8 +715,9 @@ def threads_waiting(pid):
                 wchan = f.read().strip()
         except OSError:
             continue
-        out.append(state + ("" if wchan in ("", "0") else " " + wchan))
-    return "threads: " + ", ".join(out)
+        where = state + ("" if wchan in ("", "0") else " " + wchan)
+        seen[where] = seen.get(where, 0) + 1
+    return "threads: " + ", ".join("%s x%d" % item for item in seen.items())
 
 
 def last_words(path, prefix):

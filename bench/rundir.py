@@ -9,6 +9,7 @@ repeat):
         meta.json                  start time, RTOs, bottleneck drops, failures, defaults in force
         samples.json               [[unix time, [bytes each sampled flow sent into the switch]], ...]
         <job>-r<rank>.jsonl        one worker's mltcp-trainsim log (docs/trainsim.md)
+        <job>-r<rank>.stderr       what a host worker wrote to stderr
         <job>-r<rank>.window.jsonl the simulator's trace of that worker's
                                    sending window ("window_trace", sim/point.h)
     sim-seeds.json                 a simulated point's workers' seeds and random

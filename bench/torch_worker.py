@@ -50,6 +50,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -235,7 +236,13 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    status = main()
+    try:
+        status = main()
+    except SystemExit as exc:  # argparse's errors, with its status
+        status = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: B902 (said on stderr; the run sees the status)
+        traceback.print_exc()
+        status = 1
     # Its records are written and flushed: leave without the interpreter's
     # teardown, in which one of torch's threads once spun for minutes after
     # the summary (a host run, job2 rank 1 of 4, until the driver's timeout).

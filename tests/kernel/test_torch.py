@@ -119,8 +119,8 @@ IDLE_STEPS = 12
 def test_ddp_from_idles_trusts_only_whole_steps(dumbbell, tmp_path):
     """Do no harm (tcp_mltcp(7), MLTCP_TRUST_ITERS): DDP without marks,
     steps found from idles. Whatever size each gradient flow learned, whole
-    steps or gloo's halves, a flow acted on (iter_trusted) learned a whole
-    step, and one not acted on runs as its base algorithm (F = 1)."""
+    steps or gloo's halves, a flow acted on (iter_trusted: F, the restart
+    and a class act) learned a whole step."""
     steps, flows = run_ddp(dumbbell, tmp_path, IDLE_STEPS, marked=False)
     assert len(steps) == IDLE_STEPS and all(r["cc"] == "mltcp" for r in steps), steps
     carried = steps[0]["bytes_sent"]
@@ -136,6 +136,4 @@ def test_ddp_from_idles_trusts_only_whole_steps(dumbbell, tmp_path):
             whole = abs(f["iter_bytes"] - carried) <= 0.10 * carried
             if f["iter_trusted"]:
                 assert whole, ("a size that is not the step's was trusted", name, f, carried)
-            else:
-                assert f["f"] == 1.0, ("an untrusted flow's F", name, f)
     assert seen, flows
