@@ -11,8 +11,8 @@ From idles alone (no job) the detector learns this on 6.1 but not on 6.12,
 where the ranks ran 58-136 ms apart and gloo's ring all-reduce for two
 ranks, which sends half, waits for the peer's half, then sends the other
 half, split each step in two (issue 15, fifth session's note). Then it must
-do no harm: a size that is not the step's is never trusted, and such a flow
-runs as its base algorithm (test_ddp_from_idles_trusts_only_whole_steps)."""
+do no harm: a size that is not the step's is never trusted, so never acted
+on (test_ddp_from_idles_trusts_only_whole_steps)."""
 import json
 import os
 import time
