@@ -124,6 +124,11 @@ MLTCP_BPF_CORE u32 mltcp_prio_tie(u32 job);
 MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
 				    u64 bytes_acked, u32 now_us, u32 classes, u32 tie);
 MLTCP_BPF_CORE int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
+MLTCP_BPF_CORE int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
+				   const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
+				   bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd);
+MLTCP_BPF_CORE bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
+				       u32 *cwnd);
 MLTCP_BPF_CORE u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 MLTCP_BPF_CORE u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
 MLTCP_BPF_CORE void mltcp_cubic_init(struct mltcp_cubic *c);
@@ -566,12 +571,19 @@ static __always_inline u32 mltcp_sock_tos(struct sock *sk)
 	return inet->tos;
 }
 
+/* tcp_packets_in_flight(): sent, less what was SACKed or taken for lost, plus retransmissions. */
+static __always_inline u32 mltcp_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
 /*
  * Puts the flow's packets in the class of its progress: the policy's
  * mltcp_flow_prio_dscp(), as the module's hooks call it (the core's class,
  * none for an exempt flow, and the DSCP to write against the socket's
  * current one: only on a change, and an application's own DSCP is left
- * alone while no class applies).
+ * alone while no class applies); a move up holds the window until the data
+ * in flight is acknowledged (mltcp_prio_move()).
  * The flow keeps no class of its own: the socket's DSCP is the state, so a
  * write happens at most once per class change, a few times an iteration,
  * and nothing is done per packet. The ECN bits are the kernel's (ECT is set
@@ -581,8 +593,10 @@ static __always_inline u32 mltcp_sock_tos(struct sock *sk)
 static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca,
 					      u64 bytes_acked, u32 now_us)
 {
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_prio_config *pc;
-	u32 zero = 0, tos;
+	u32 zero = 0, tos, cwnd;
 	int dscp, val;
 
 	/*
@@ -596,7 +610,12 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	if (!pc || !pc->classes)
 		return;
 	tos = mltcp_sock_tos(sk);
-	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2);
+	cwnd = tp->snd_cwnd;
+	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out != 0,
+				    mltcp_packets_in_flight(tp),
+				    BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state), &cwnd);
+	if (cwnd != tp->snd_cwnd)
+		tp->snd_cwnd = cwnd;
 	if (dscp < 0)
 		return;
 	val = ((dscp << 2) & 0xfc) | (tos & MLTCP_ECN_MASK);

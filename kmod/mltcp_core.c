@@ -611,7 +611,8 @@ bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
 	u64 delivered = bytes_acked - it->start_acked;
 	u32 old = *cwnd;
 
-	if ((p->mode & MLTCP_MODE_GATE) || it->armed_cwnd || !it->bytes || old > 0xffffU ||
+	if ((p->mode & MLTCP_MODE_GATE) || it->armed_cwnd || !it->bytes ||
+	    old > MLTCP_ARMED_CWND_MAX ||
 	    delivered < it->bytes - (it->bytes >> MLTCP_WHOLE_SHIFT) ||
 	    mltcp_overhang(it, bytes_acked) || old <= init_cwnd)
 		return false;
@@ -630,7 +631,7 @@ bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
 bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
 		  enum mltcp_tx_verdict verdict, u32 *cwnd)
 {
-	u32 saved = it->armed_cwnd;
+	u32 saved = it->armed_cwnd & MLTCP_ARMED_CWND_MAX;
 
 	if (!mltcp_armed(it, p))
 		return false;
@@ -932,6 +933,81 @@ int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
 	if (mltcp_prio_class_of_dscp(pc, cur_dscp) != MLTCP_PRIO_NONE)
 		return pc->none_dscp;
 	return -1;
+}
+
+/*
+ * A class's move up reorders the flow's own packets: those sent after it
+ * are served ahead of those still queued in the lower class, and the
+ * receiver's SACKs then have the sender retransmit the overtaken ones
+ * (spurious retransmissions, RACK's reordering window grown the hard way)
+ * or, without RACK, enter recovery. So a move up with data in flight waits
+ * for that data to be acknowledged: the window is held at what is in
+ * flight, so nothing new is sent in the old class, the window saved in
+ * armed_cwnd (MLTCP_ARMED_PRIO), and at the ACK that leaves nothing
+ * outstanding the window comes back with the new class. The flow pauses
+ * for about the time its queue takes to drain, at most K - 1 times an
+ * iteration, and the link serves meanwhile the queue it leaves.
+ *
+ * Moves down do not reorder (the newer packets queue behind the older) and
+ * are made at once, as is any move with nothing in flight. In CWR and
+ * Recovery the kernel's reduction owns the window: a move up waits for
+ * Open. A move at an RTO (Loss) is made at once: all in flight is taken
+ * for lost already, and a flow starved in its class climbs by aging. The
+ * gate's threshold shares armed_cwnd's bits, so GATE mode moves at once,
+ * as does a window above MLTCP_ARMED_CWND_MAX segments.
+ *
+ * cls is the class of the flow's progress (mltcp_prio_class()), cur_dscp
+ * the socket's DSCP, in_flight the segments in flight and outstanding
+ * whether any data is unacknowledged. Returns the DSCP to write, or -1;
+ * *cwnd is the socket's window, changed while a move up is held.
+ */
+static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
+{
+	u32 cur = mltcp_prio_class_of_dscp(pc, cur_dscp);
+
+	if (cls >= pc->classes || cls >= MLTCP_PRIO_CLASSES_MAX)
+		return false;
+	return cur == MLTCP_PRIO_NONE || cls > cur;
+}
+
+int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
+		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
+		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd)
+{
+	u32 window = min_u32(*cwnd, max_u32(in_flight, 1));
+
+	if (mltcp_prio_held(it, p)) {
+		if (outstanding && ca_state <= MLTCP_CA_DISORDER) {
+			*cwnd = window;
+			return -1;
+		}
+		mltcp_prio_release(it, p, cwnd);
+	}
+	if (outstanding && mltcp_prio_above(pc, cls, cur_dscp)) {
+		if (ca_state == MLTCP_CA_CWR || ca_state == MLTCP_CA_RECOVERY)
+			return -1;
+		if (ca_state <= MLTCP_CA_DISORDER && !(p->mode & MLTCP_MODE_GATE) &&
+		    !it->armed_cwnd && *cwnd <= MLTCP_ARMED_CWND_MAX) {
+			it->armed_cwnd = (u16)(*cwnd | MLTCP_ARMED_PRIO);
+			*cwnd = window;
+			return -1;
+		}
+	}
+	return mltcp_prio_dscp(pc, cls, cur_dscp);
+}
+
+/*
+ * Ends a held move up (mltcp_prio_move()): *cwnd gets the saved window back.
+ * At the drain, before the drain's own restart, and at a reduction's
+ * ssthresh, which the window before the hold is the one to reduce.
+ */
+bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd)
+{
+	if (!mltcp_prio_held(it, p))
+		return false;
+	*cwnd = it->armed_cwnd & MLTCP_ARMED_CWND_MAX;
+	it->armed_cwnd = 0;
+	return true;
 }
 
 /*

@@ -126,8 +126,10 @@ struct mltcp_iter {
 	};
 	union {
 		u16 gate_queue_us;	/* GATE: queueing delay that means another job's queue */
-		u16 armed_cwnd;		/* RESTART alone: the window before a restart at a
-					 * drain, until the next start (0: none) */
+		u16 armed_cwnd;		/* not GATE: a window held below, to give back (0:
+					 * none): by a restart at a drain until the next
+					 * start, or (MLTCP_ARMED_PRIO) by a class's move
+					 * up until the flow's data in flight is acked */
 	};
 };
 
@@ -229,10 +231,25 @@ bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
 bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
 		  enum mltcp_tx_verdict verdict, u32 *cwnd);
 
-/* A restart at the drain holds the window until the next start: it must not grow. */
+/*
+ * armed_cwnd: the window saved, in segments, and whether progress priority
+ * saved it (mltcp_prio_move()); a larger window is never held.
+ */
+#define MLTCP_ARMED_PRIO	0x8000U
+#define MLTCP_ARMED_CWND_MAX	0x7fffU
+
+/*
+ * A restart at the drain holds the window until the next start, and a
+ * class's move up until the flow's queue has drained: it must not grow.
+ */
 static inline bool mltcp_armed(const struct mltcp_iter *it, const struct mltcp_params *p)
 {
 	return !(p->mode & MLTCP_MODE_GATE) && it->armed_cwnd;
+}
+
+static inline bool mltcp_prio_held(const struct mltcp_iter *it, const struct mltcp_params *p)
+{
+	return mltcp_armed(it, p) && (it->armed_cwnd & MLTCP_ARMED_PRIO);
 }
 
 static inline bool mltcp_gated(const struct mltcp_iter *it)
@@ -281,6 +298,10 @@ u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
 		     u64 bytes_acked, u32 now_us, u32 classes, u32 tie);
 int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
+int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
+		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
+		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd);
+bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd);
 
 /* Reno */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f);

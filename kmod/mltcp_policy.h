@@ -335,15 +335,18 @@ static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited,
  * An ACK that left nothing in flight (app_idle: nor anything unsent): the
  * drain the next start is judged by, and in RESTART mode the restart that
  * start would make, made now, before the next iteration's first skb is sized
- * (mltcp_restart_at_drain()). Returns whether *cwnd and *ssthresh changed.
+ * (mltcp_restart_at_drain()); first, a move up held until this drain ends
+ * (mltcp_prio_release()). Returns whether *cwnd and *ssthresh changed.
  */
 static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool app_idle,
 				      u64 bytes_acked, u32 ca_state, u32 init_cwnd,
 				      u32 *cwnd, u32 *ssthresh)
 {
+	bool released = mltcp_prio_release(&fl->iter, &fl->params, cwnd);
+
 	mltcp_on_ack_drain(&fl->iter, now_us, app_idle);
-	return app_idle && mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, ca_state,
-						  init_cwnd, cwnd, ssthresh);
+	return (app_idle && mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, ca_state,
+						  init_cwnd, cwnd, ssthresh)) || released;
 }
 
 /*
@@ -381,10 +384,12 @@ static inline u32 mltcp_flow_ai_w(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ac
 /*
  * At a loss or ECN signal: the base's ssthresh, its decrease softened by f
  * (mltcp_f_decrease()); while the start gate holds the window, the gate
- * opens and ssthresh (the socket's) stays (mltcp_gate_ssthresh()).
+ * opens and ssthresh (the socket's) stays (mltcp_gate_ssthresh()). A move
+ * up held (mltcp_prio_move()) ends: the window it saved is the one reduced.
  */
 static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ssthresh)
 {
+	mltcp_prio_release(&fl->iter, &fl->params, &cwnd);
 	if (mltcp_gated(&fl->iter))
 		return mltcp_gate_ssthresh(&fl->iter, ssthresh);
 	if (fl->params.base == MLTCP_BASE_CUBIC)
@@ -395,20 +400,23 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
 /*
  * Progress priority, per ACK, at an iteration's first transmit and at a
  * loss: the DSCP to write on a flow whose DSCP is now cur_dscp, or -1 to
- * leave it (mltcp_prio_dscp()). An exempt flow has no class, so a class it
- * carried goes back to pc->none_dscp. The flow keeps no class of its own:
- * the socket's DSCP is the state, so nothing can disagree with the wire.
+ * leave it; a move up waits, the window held, for the data in flight to be
+ * acknowledged (mltcp_prio_move(): *cwnd, the socket's window, changes
+ * then). An exempt flow has no class, so a class it carried goes back to
+ * pc->none_dscp. The flow keeps no class of its own: the socket's DSCP is
+ * the state, so nothing can disagree with the wire.
  */
-static inline int mltcp_flow_prio_dscp(const struct mltcp_flow *fl,
-				       const struct mltcp_prio_config *pc,
-				       u64 bytes_acked, u32 now_us, u32 cur_dscp)
+static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp_prio_config *pc,
+				       u64 bytes_acked, u32 now_us, u32 cur_dscp,
+				       bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd)
 {
 	u32 cls = MLTCP_PRIO_NONE;
 
 	if (!fl->params.exempt)
 		cls = mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
 				       mltcp_prio_tie(fl->job));
-	return mltcp_prio_dscp(pc, cls, cur_dscp);
+	return mltcp_prio_move(&fl->iter, &fl->params, pc, cls, cur_dscp, outstanding,
+			       in_flight, ca_state, cwnd);
 }
 
 /*

@@ -308,16 +308,25 @@ static void mltcp_sk_set_dscp(struct sock *sk, u32 dscp)
 #endif
 }
 
-/* Progress priority: the flow's class as its DSCP, rewritten when it changes. */
-static void mltcp_prio_update(struct sock *sk, const struct mltcp_flow *ca)
+/*
+ * Progress priority: the flow's class as its DSCP, rewritten when it
+ * changes; a move up holds the window until the flow's data in flight is
+ * acknowledged (mltcp_prio_move()).
+ */
+static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_prio_config pc;
+	u32 cwnd = tcp_snd_cwnd(tp);
 	int dscp;
 
 	if (!mltcp_net_prio(sock_net(sk), &pc))
 		return;
-	dscp = mltcp_flow_prio_dscp(ca, &pc, tcp_sk(sk)->bytes_acked,
-				    (u32)mltcp_now_us(tcp_sk(sk)), mltcp_sk_tos(sk) >> 2);
+	dscp = mltcp_flow_prio_dscp(ca, &pc, tp->bytes_acked, (u32)mltcp_now_us(tp),
+				    mltcp_sk_tos(sk) >> 2, tp->packets_out != 0,
+				    tcp_packets_in_flight(tp), inet_csk(sk)->icsk_ca_state, &cwnd);
+	if (cwnd != tcp_snd_cwnd(tp))
+		tcp_snd_cwnd_set(tp, cwnd);
 	if (dscp >= 0)
 		mltcp_sk_set_dscp(sk, dscp);
 }

@@ -342,8 +342,10 @@ std::vector<std::string> run_once(const Run &run)
 					{ "iter_bytes", flow.iter.bytes },
 					{ "bytes_acked", cc->BytesAcked() } };
 			// Progress priority: how often the flow's class moved.
-			if (cc->PrioConfig().classes)
+			if (cc->PrioConfig().classes) {
 				record["dscp_changes"] = cc->DscpChanges();
+				record["prio_holds"] = cc->PrioHolds();
+			}
 			// DCQCN's: ACKs taken as CNPs, and every rate cut (CNPs and losses).
 			if (Ptr<TcpDcqcn> dcqcn = DynamicCast<TcpDcqcn>(cc)) {
 				record["cnps"] = dcqcn->Cnps();

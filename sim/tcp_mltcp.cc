@@ -352,10 +352,13 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 }
 
 // The flow's class now, written to the socket if its DSCP differs (the
-// flow keeps no class of its own: the socket's DSCP is the state). An
-// exempt flow has none. The static control keeps the core's "no class"
-// (an unknown size) and replaces any class by its job's.
-void TcpMltcp::UpdateClass()
+// flow keeps no class of its own: the socket's DSCP is the state); a move
+// up holds the window until the data in flight is acknowledged
+// (mltcp_prio_move()). An exempt flow has none. The static control keeps
+// the core's "no class" (an unknown size) and replaces any class by its
+// job's. ns-3 updates m_bytesInFlight before the ACK is processed, so the
+// segments in flight are its figure less this ACK's (acked: 0 where no ACK).
+void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked)
 {
 	if (!m_prio.classes || m_getTos.IsNull() || m_setTos.IsNull())
 		return;
@@ -366,8 +369,18 @@ void TcpMltcp::UpdateClass()
 						  mltcp_prio_tie(m_prioJob));
 	if (m_prioStatic && cls != MLTCP_PRIO_NONE)
 		cls = m_prioJob ? (m_prioJob - 1) % m_prio.classes : 0;
+	const uint32_t mss = tcb->m_segmentSize;
+	const uint32_t inFlight = tcb->m_bytesInFlight.Get() / mss;
+	const bool held = mltcp_prio_held(&m_flow.iter, &m_flow.params);
+	const uint32_t cwnd = m_window.cwnd;
 	const uint8_t tos = m_getTos();
-	const int dscp = mltcp_prio_dscp(&m_prio, cls, tos >> 2);
+	const int dscp = mltcp_prio_move(&m_flow.iter, &m_flow.params, &m_prio, cls, tos >> 2,
+					 Outstanding(tcb), inFlight > acked ? inFlight - acked : 0,
+					 tcb->m_congState, &m_window.cwnd);
+	if (!held && mltcp_prio_held(&m_flow.iter, &m_flow.params))
+		m_holds++;
+	if (m_window.cwnd != cwnd)
+		Store(tcb);
 	if (dscp < 0)
 		return;
 	m_setTos(static_cast<uint8_t>(dscp << 2 | (tos & 3)));
@@ -432,7 +445,7 @@ uint32_t TcpMltcp::RttSampleUs(const Time &srtt)
 
 // mltcp_pkts_acked(): a drain may begin an idle; a held window may open.
 // CUBIC reads the smoothed RTT (RFC 6298, as the kernel's srtt).
-void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe_unused]],
+void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
 			 const Time &rtt)
 {
 	Sync(tcb);
@@ -449,7 +462,7 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked [[maybe
 			      mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
 			      &m_window.cwnd) != MLTCP_GATE_HOLD)
 		Store(tcb);
-	UpdateClass();
+	UpdateClass(tcb, segmentsAcked);
 }
 
 // Whether the application has nothing unsent (the module's tcp_write_queue_empty()).
@@ -518,7 +531,7 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		// A flow starved of ACKs still climbs by aging at its RTOs.
 		m_timeouts++;
 		Sync(tcb);
-		UpdateClass();
+		UpdateClass(tcb, 0);
 	}
 	if (event == TcpSocketState::CA_EVENT_COMPLETE_CWR)
 		ReductionEnded(tcb);
@@ -542,7 +555,7 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		Restarted(tcb);
 	mltcp_cubic_pause(&m_flow.cubic, static_cast<uint32_t>(now));
 	// After the verdict: a new iteration's first segment carries r = 0's class.
-	UpdateClass();
+	UpdateClass(tcb, 0);
 }
 
 } // namespace ns3

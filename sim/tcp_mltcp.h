@@ -37,8 +37,8 @@
 //    module flow that matched a job; marks (a marked job's step count) come
 //    from the simulation through Mark().
 //  - Progress priority's class (PrioClasses > 0): the core's
-//    mltcp_prio_class() and mltcp_prio_dscp() at every ACK, at TX_START and
-//    at an RTO, as the module's hooks call them. TcpCongestionOps has no
+//    mltcp_prio_class() and mltcp_prio_move() at every ACK, at TX_START and
+//    at an RTO, as the module's hooks call them (a move up holds the window). TcpCongestionOps has no
 //    socket, so the application hands the model the socket's TOS to read
 //    and write (SetTosAccess()). ns-3 3.37's stream sockets keep the TOS's
 //    ECN bits to themselves (Socket::SetIpTos() keeps the old ones, 00) and
@@ -101,6 +101,8 @@ public:
 	const mltcp_prio_config &PrioConfig() const { return m_prio; }
 	// Times the model rewrote the socket's DSCP.
 	uint64_t DscpChanges() const { return m_dscpChanges; }
+	// Moves up held until the data in flight was acknowledged.
+	uint64_t PrioHolds() const { return m_holds; }
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
@@ -144,7 +146,7 @@ private:
 	uint8_t GetPrioNone() const { return m_prio.none_dscp; }
 	void SetPrioDscp(std::string text);
 	std::string GetPrioDscp() const;
-	void UpdateClass();
+	void UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked);
 
 	mltcp_params m_params; // the defaults Init() latches
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)
@@ -172,6 +174,7 @@ private:
 	Callback<uint8_t> m_getTos;
 	Callback<void, uint8_t> m_setTos;
 	uint64_t m_dscpChanges{ 0 };
+	uint64_t m_holds{ 0 };
 };
 
 } // namespace ns3

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from hostnet import dual_stack_veth, run
+from testbed import topology as topology_mod
 
 TOP = Path(__file__).resolve().parents[2]
 TOOL = Path(os.environ.get("MLTCPCTL_TOOL", TOP / "build/userspace/mltcpctl/mltcpctl"))
@@ -126,8 +127,9 @@ def pair():
 def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=False,
          sndbuf=65536):
     """Runs the sender in A while capturing A's device: its data segments in
-    the order sent, as (iteration, dscp, ecn, retransmitted), and, with show,
-    its entry of "mltcpctl -j flow show" once the last iteration is over.
+    the order they left it, as (iteration, dscp, ecn, retransmitted, offset
+    in the stream), and, with show, its entry of "mltcpctl -j flow show"
+    once the last iteration is over.
     A bulk send (count 1) gets the kernel's send buffer: with a small one
     the pipe can drain while the sender waits for the CPU, and a long
     enough stall is an iteration boundary to the detector."""
@@ -160,7 +162,7 @@ def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=F
         if p["payload"] <= 0:
             continue
         offset = (p["seq"] - isn - 1) % (1 << 32)
-        segments.append((offset // size, p["dscp"], p["ecn"], offset in seen))
+        segments.append((offset // size, p["dscp"], p["ecn"], offset in seen, offset))
         seen.add(offset)
     assert sum(1 for s in segments if not s[3]) > 0
     return segments, flow
@@ -168,7 +170,7 @@ def send(family, cc="mltcp", size=SIZE, count=COUNT, idle_ms=60, dscp=-1, show=F
 
 def by_iteration(segments):
     iters = {}
-    for it, dscp, _, _ in segments:
+    for it, dscp, *_ in segments:
         iters.setdefault(it, []).append(dscp)
     return [iters[i] for i in sorted(iters)]
 
@@ -193,7 +195,7 @@ def test_data_carry_the_class_of_their_progress(pair, family):
     # iteration unsent until progress has moved on).
     assert {d for n in known for d in iters[n]} == set(CLASSES), iters
     # The kernel's ECT(0) on new data is kept under the class's DSCP.
-    assert all(ecn == ECT0 for _, _, ecn, retx in segments if not retx), segments
+    assert all(ecn == ECT0 for _, _, ecn, retx, _ in segments if not retx), segments
     # At the end of an iteration everything is acknowledged: r = 1, the top class.
     assert len(flow) == 1 and flow[0]["dscp"] == CLASSES[3] and flow[0]["class"] == 3, flow
 
@@ -201,28 +203,56 @@ def test_data_carry_the_class_of_their_progress(pair, family):
 @pytest.mark.parametrize("family", [4, 6])
 def test_no_class_for_cubic_bulk_or_prio_off(pair, family):
     segments, _ = send(family, cc="cubic")
-    assert {d for _, d, _, _ in segments} == {0}
+    assert {s[1] for s in segments} == {0}
     # One 4 MiB send: the size of an iteration is never known.
     segments, flow = send(family, size=4 << 20, count=1, show=True)
-    assert {d for _, d, _, _ in segments} == {0}
+    assert {s[1] for s in segments} == {0}
     assert flow[0]["dscp"] == 0 and flow[0]["class"] is None, flow
     tool("defaults", "set", "global", "prio", "0")
     try:
         segments, _ = send(family)
     finally:
         tool("defaults", "set", "global", "prio", "4")
-    assert {d for _, d, _, _ in segments} == {0}
+    assert {s[1] for s in segments} == {0}
 
 
 @pytest.mark.parametrize("family", [4, 6])
 def test_an_applications_dscp_is_left_while_no_class_applies(pair, family):
     segments, flow = send(family, size=4 << 20, count=1, dscp=AF11, show=True)
-    assert {d for _, d, _, _ in segments} == {AF11}
+    assert {s[1] for s in segments} == {AF11}
     assert flow[0]["dscp"] == AF11 and flow[0]["class"] is None, flow
     # Iterated: its own DSCP while learning, then the classes'.
     iters = by_iteration(send(family, dscp=AF11)[0])
     assert set(iters[0]) == {AF11}, iters[0]
     assert iters[-1][0] == CLASSES[0] and set(iters[-1]) <= set(CLASSES), iters[-1]
+
+
+def test_a_move_up_waits_for_the_data_in_flight(pair):
+    """On a bottleneck that serves the classes in strict priority (the
+    emulated switch: testbed's shaper "prio"), segments sent after a move up
+    would overtake the flow's own still queued in the class below, and the
+    receiver's SACKs would have them retransmitted. A move up with data in
+    flight waits, the window held, until that data is acknowledged
+    (mltcp_prio_move()): new data leave in the order of the stream, and
+    every class still reaches the wire. IPv4: the emulated switch's filters
+    match IPv4."""
+    shaping = topology_mod.Shaping(rate_mbit=200, limit_bytes=4 << 20, shaper="prio",
+                                   prio_dscp=tuple(CLASSES))
+    run("tc", "-n", NS_A, "qdisc", "del", "dev", DEV_A, "root")
+    try:
+        for cmd in shaping.qdisc_commands(DEV_A):
+            run("tc", "-n", NS_A, *cmd)
+        segments, _ = send(4)
+    finally:
+        run("tc", "-n", NS_A, "qdisc", "del", "dev", DEV_A, "root", check=False)
+        run("tc", "-n", NS_A, "qdisc", "add", "dev", DEV_A, "root", "tbf", "rate", "200mbit",
+            "burst", "64kb", "limit", "4mb")
+    iters = by_iteration(segments)
+    assert {d for dscps in iters for d in dscps} == set(CLASSES) | {0}, iters
+    new_data = [(offset, dscp) for _, dscp, _, retx, offset in segments if not retx]
+    overtaken = [(before, after) for before, after in zip(new_data, new_data[1:])
+                 if after[0] < before[0]]
+    assert not overtaken, overtaken[:5]
 
 
 def test_defaults_prio_round_trips_and_refusals_change_nothing(pair):

@@ -6,9 +6,16 @@ loss and a receiver that stops reading, with the module's debugfs view:
 the guest's rig.
 
 On-off flows are mltcp-trainsim's, except in the zero-window test: that one
-needs a receiver that stops reading, which trainsim's is not (flowgen.py)."""
+needs a receiver that stops reading, which trainsim's is not (flowgen.py).
+
+Each runs with progress priority off and with four classes: a class's move
+up holds the window until the data in flight is acknowledged
+(mltcp_prio_move()), and a stall, an RTO or a recovery in the middle of a
+hold must neither lose the window nor merge or split iterations."""
 import threading
 import time
+
+import pytest
 
 
 from testbed.topology import TO_LEFT
@@ -17,6 +24,13 @@ from netlab import explain_starts, onoff, read_module_stats, start_server, train
 ITERATIONS = 12
 NBYTES = 1_000_000
 IDLE_MS = 100
+
+
+@pytest.fixture(params=[0, 4], ids=["prio-off", "prio-4"])
+def classes(request, dumbbell):
+    """Progress priority's K in the sender's namespace."""
+    dumbbell.left[0].run("sysctl", "-q", "-w", "net.mltcp.prio_classes=%d" % request.param)
+    return request.param
 
 
 def check_learned(result, nbytes, iterations):
@@ -38,7 +52,7 @@ def check_learned(result, nbytes, iterations):
     return flow
 
 
-def test_zero_window_stalls_do_not_start_iterations(dumbbell):
+def test_zero_window_stalls_do_not_start_iterations(dumbbell, classes):
     """The receiver stops reading for 200 ms (ten idle gaps) four times per
     iteration; the sender's pipe drains with data queued each time."""
     snd, rcv = dumbbell.left[0], dumbbell.right[0]
@@ -53,7 +67,7 @@ def test_zero_window_stalls_do_not_start_iterations(dumbbell):
     assert after["tx_start_not_idle"] - before["tx_start_not_idle"] >= 6
 
 
-def test_retransmission_timeouts_do_not_start_iterations(dumbbell, tmp_path):
+def test_retransmission_timeouts_do_not_start_iterations(dumbbell, classes, tmp_path):
     """All ACKs are dropped for 1.5 s (more than one iteration), forcing RTOs."""
     snd, rcv = dumbbell.left[0], dumbbell.right[0]
     nbytes = 2_000_000
@@ -76,7 +90,7 @@ def test_retransmission_timeouts_do_not_start_iterations(dumbbell, tmp_path):
     assert rejected >= 1, (before, after)
 
 
-def test_recovery_held_without_sack_does_not_merge_iterations(dumbbell):
+def test_recovery_held_without_sack_does_not_merge_iterations(dumbbell, classes):
     """Without SACK, NewReno holds Recovery (or Loss) after an iteration's
     last retransmission is acknowledged until an ACK above high_seq, which
     only the next iteration's data brings (RFC 6582; tcp_try_undo_recovery()).

@@ -1250,13 +1250,93 @@ TEST(PrioFlow, ExemptFlowsLoseTheirClass)
 	mltcp_prio_config pc = PrioDefaults();
 	mltcp_flow fl{};
 
+	uint32_t cwnd = 20;
+
 	pc.classes = 4;
 	mltcp_flow_init(&fl, 0, 0);
 	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0), 32); // r 0.88: CS4
+	// Nothing in flight: the move up is made at once.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, false, 0, MLTCP_CA_OPEN, &cwnd),
+		  32); // r 0.88: CS4
 	fl.params.exempt = 1;
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 32), 0);
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0), -1);
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 32, true, 20, MLTCP_CA_OPEN, &cwnd),
+		  0);
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, true, 20, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 20u);
+}
+
+// A move up waits, the window held at what is in flight, until that is
+// acknowledged; the flow cannot grow meanwhile; the window comes back with
+// the class at the drain, and a reduction meanwhile reduces the saved one.
+TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	mltcp_flow fl{};
+	uint32_t cwnd = 40, ssthresh = 1000;
+
+	pc.classes = 4;
+	mltcp_flow_init(&fl, 0, 0);
+	mltcp_params_default(&fl.params); // md-restart
+	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
+	// r 0.3 in class 0 (CS1, 8): class 1 is due, 30 segments in flight.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 30u);
+	EXPECT_TRUE(mltcp_prio_held(&fl.iter, &fl.params));
+	EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 1000));
+	// Each ACK lowers the window to what is still in flight.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 310 << 10, 1100, 8, true, 12, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 12u);
+	// The ACK that leaves nothing outstanding: the window and the class.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 330 << 10, 1200, 8, false, 0, MLTCP_CA_OPEN, &cwnd),
+		  16);
+	EXPECT_EQ(cwnd, 40u);
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 1200));
+
+	// Held again at r 0.55; an ECN echo's ssthresh reduces the saved window,
+	// as it would the window of the flow not held.
+	mltcp_flow unheld = fl;
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1300, 16, true, 35, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 35u);
+	EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, cwnd, ssthresh),
+		  mltcp_flow_ssthresh(&unheld, MLTCP_ONE, 40, ssthresh));
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	// In CWR the reduction owns the window: the move waits for Open.
+	cwnd = 34;
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1400, 16, true, 34, MLTCP_CA_CWR, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 34u);
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	// At an RTO it is made at once: what was in flight is taken for lost.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1500, 16, true, 1, MLTCP_CA_LOSS, &cwnd),
+		  24);
+	EXPECT_EQ(cwnd, 34u);
+}
+
+// A move up held until the iteration drains ends at the drain, before the
+// drain's own restart, which then sees the window the flow had.
+TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	mltcp_flow fl{};
+	uint32_t cwnd = 40, ssthresh = 1000;
+
+	pc.classes = 4;
+	mltcp_flow_init(&fl, 0, 0);
+	mltcp_params_default(&fl.params); // md-restart
+	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 1000 << 10, 1000, 16, true, 30, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_EQ(cwnd, 30u);
+	ASSERT_TRUE(mltcp_flow_drained(&fl, 2000, true, 1 << 20, MLTCP_CA_OPEN, 10, &cwnd, &ssthresh));
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	EXPECT_EQ(cwnd, 10u);				// restarted from the 40 it had
+	EXPECT_EQ(fl.iter.armed_cwnd, 40u);		// and given back if no iteration starts
+	EXPECT_TRUE(mltcp_armed(&fl.iter, &fl.params));
 }
 
 } // namespace
