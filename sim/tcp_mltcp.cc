@@ -356,8 +356,10 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 // up holds the window until the data in flight is acknowledged
 // (mltcp_prio_move()). An exempt flow has none. The static control keeps
 // the core's "no class" (an unknown size) and replaces any class by its
-// job's. ns-3 updates m_bytesInFlight before the ACK is processed, so the
-// segments in flight are its figure less this ACK's (acked: 0 where no ACK).
+// job's. The segments in flight: m_bytesInFlight less this ACK's (acked: 0
+// where no ACK), at most what is in flight whether ns-3 updated it before
+// the ACK was processed or after; a held window below what is in flight
+// sends nothing either.
 void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked)
 {
 	if (!m_prio.classes || m_getTos.IsNull() || m_setTos.IsNull())
