@@ -583,7 +583,8 @@ static __always_inline u32 mltcp_packets_in_flight(const struct tcp_sock *tp)
  * none for an exempt flow, and the DSCP to write against the socket's
  * current one: only on a change, and an application's own DSCP is left
  * alone while no class applies); a move up holds the window until the data
- * in flight is acknowledged (mltcp_prio_move()).
+ * in flight is acknowledged (mltcp_prio_move()). ca_state: the socket's, or
+ * TCP_CA_Loss at an RTO, which tcp_enter_loss() reports before it sets it.
  * The flow keeps no class of its own: the socket's DSCP is the state, so a
  * write happens at most once per class change, a few times an iteration,
  * and nothing is done per packet. The ECN bits are the kernel's (ECT is set
@@ -591,9 +592,8 @@ static __always_inline u32 mltcp_packets_in_flight(const struct tcp_sock *tp)
  * (or owned by the softirq that runs the hook), as setsockopt would be.
  */
 static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca,
-					      u64 bytes_acked, u32 now_us)
+					      u64 bytes_acked, u32 now_us, u32 ca_state)
 {
-	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_prio_config *pc;
 	u32 zero = 0, tos, cwnd;
@@ -612,8 +612,7 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	tos = mltcp_sock_tos(sk);
 	cwnd = tp->snd_cwnd;
 	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out != 0,
-				    mltcp_packets_in_flight(tp),
-				    BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state), &cwnd);
+				    mltcp_packets_in_flight(tp), ca_state, &cwnd);
 	if (cwnd != tp->snd_cwnd)
 		tp->snd_cwnd = cwnd;
 	if (dscp < 0)
@@ -664,7 +663,7 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	 * (mltcp_prio_class()'s aging), at its retransmissions.
 	 */
 	if (event == CA_EVENT_LOSS)
-		mltcp_prio_update(sk, ca, tp->bytes_acked, now);
+		mltcp_prio_update(sk, ca, tp->bytes_acked, now, TCP_CA_Loss);
 	if (event == CA_EVENT_COMPLETE_CWR)
 		mltcp_reduction_ended(sk, ca);
 	if (event != CA_EVENT_TX_START)
@@ -685,13 +684,14 @@ void BPF_PROG(mltcp_cwnd_evt, struct sock *sk, enum tcp_ca_event event)
 	 * Inside the transmit, before the IP header is built: the first
 	 * segment of an iteration already carries class 0's DSCP.
 	 */
-	mltcp_prio_update(sk, ca, tp->bytes_acked, now);
+	mltcp_prio_update(sk, ca, tp->bytes_acked, now, ca_state);
 }
 
 /* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
 SEC("struct_ops")
 void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 {
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct tcp_sock *tp = mltcp_tp(sk);
 
 	struct mltcp_flow *ca = mltcp_ca(sk);
@@ -711,7 +711,8 @@ void BPF_PROG(mltcp_acked, struct sock *sk, const struct ack_sample *sample)
 			mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + verdict);
 		}
 	}
-	mltcp_prio_update(sk, ca, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_prio_update(sk, ca, tp->bytes_acked, mltcp_now_us(tp),
+			  BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state));
 }
 
 SEC("struct_ops")

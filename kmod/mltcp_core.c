@@ -626,14 +626,15 @@ bool mltcp_restart_at_drain(struct mltcp_iter *it, const struct mltcp_params *p,
  * At the next start, after its verdict: a new iteration keeps the window
  * restarted at the drain (the start's own restart finds it there); any
  * other resumption gets back the window it had, ssthresh as raised (below
- * it). Returns whether cwnd changed.
+ * it). A move up held (mltcp_prio_move()) is not a restart: it ends at its
+ * own drain or reduction. Returns whether cwnd changed.
  */
 bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
 		  enum mltcp_tx_verdict verdict, u32 *cwnd)
 {
-	u32 saved = it->armed_cwnd & MLTCP_ARMED_CWND_MAX;
+	u32 saved = it->armed_cwnd;
 
-	if (!mltcp_armed(it, p))
+	if (!mltcp_armed(it, p) || (saved & MLTCP_ARMED_PRIO))
 		return false;
 	it->armed_cwnd = 0;
 	if (verdict == MLTCP_TX_NEW_ITERATION || *cwnd >= saved)
@@ -935,6 +936,16 @@ int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
 	return -1;
 }
 
+/* Whether class cls is above the class of cur_dscp; no class is below class 0. */
+static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
+{
+	u32 cur = mltcp_prio_class_of_dscp(pc, cur_dscp);
+
+	if (cls >= pc->classes || cls >= MLTCP_PRIO_CLASSES_MAX)
+		return false;
+	return cur == MLTCP_PRIO_NONE || cls > cur;
+}
+
 /*
  * A class's move up reorders the flow's own packets: those sent after it
  * are served ahead of those still queued in the lower class, and the
@@ -951,25 +962,20 @@ int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
  * Moves down do not reorder (the newer packets queue behind the older) and
  * are made at once, as is any move with nothing in flight. In CWR and
  * Recovery the kernel's reduction owns the window: a move up waits for
- * Open. A move at an RTO (Loss) is made at once: all in flight is taken
- * for lost already, and a flow starved in its class climbs by aging. The
- * gate's threshold shares armed_cwnd's bits, so GATE mode moves at once,
- * as does a window above MLTCP_ARMED_CWND_MAX segments.
+ * Open. A move at an RTO (ca_state MLTCP_CA_LOSS, which the datapaths pass
+ * at CA_EVENT_LOSS: the kernel raises it before it sets the state) is made
+ * at once: all in flight is taken for lost already, and a flow starved in
+ * its class climbs by aging. A hold found in any state but Open or
+ * Disorder is dropped, its window the reduction's (the reduction's
+ * ssthresh released it first: mltcp_prio_release()). The gate's threshold
+ * shares armed_cwnd's bits, so GATE mode moves at once, as does a window
+ * above MLTCP_ARMED_CWND_MAX segments.
  *
  * cls is the class of the flow's progress (mltcp_prio_class()), cur_dscp
  * the socket's DSCP, in_flight the segments in flight and outstanding
  * whether any data is unacknowledged. Returns the DSCP to write, or -1;
  * *cwnd is the socket's window, changed while a move up is held.
  */
-static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
-{
-	u32 cur = mltcp_prio_class_of_dscp(pc, cur_dscp);
-
-	if (cls >= pc->classes || cls >= MLTCP_PRIO_CLASSES_MAX)
-		return false;
-	return cur == MLTCP_PRIO_NONE || cls > cur;
-}
-
 int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
 		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd)
@@ -977,11 +983,14 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 	u32 window = min_u32(*cwnd, max_u32(in_flight, 1));
 
 	if (mltcp_prio_held(it, p)) {
-		if (outstanding && ca_state <= MLTCP_CA_DISORDER) {
+		if (ca_state > MLTCP_CA_DISORDER) {
+			it->armed_cwnd = 0;
+		} else if (outstanding) {
 			*cwnd = window;
 			return -1;
+		} else {
+			mltcp_prio_release(it, p, cwnd);
 		}
-		mltcp_prio_release(it, p, cwnd);
 	}
 	if (outstanding && mltcp_prio_above(pc, cls, cur_dscp)) {
 		if (ca_state == MLTCP_CA_CWR || ca_state == MLTCP_CA_RECOVERY)
@@ -999,7 +1008,7 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 /*
  * Ends a held move up (mltcp_prio_move()): *cwnd gets the saved window back.
  * At the drain, before the drain's own restart, and at a reduction's
- * ssthresh, which the window before the hold is the one to reduce.
+ * ssthresh, which reduces the window saved, not the one held.
  */
 bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd)
 {

@@ -311,9 +311,10 @@ static void mltcp_sk_set_dscp(struct sock *sk, u32 dscp)
 /*
  * Progress priority: the flow's class as its DSCP, rewritten when it
  * changes; a move up holds the window until the flow's data in flight is
- * acknowledged (mltcp_prio_move()).
+ * acknowledged (mltcp_prio_move()). ca_state: the socket's, or TCP_CA_Loss
+ * at an RTO, which tcp_enter_loss() reports before it sets that state.
  */
-static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca)
+static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_prio_config pc;
@@ -324,7 +325,7 @@ static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca)
 		return;
 	dscp = mltcp_flow_prio_dscp(ca, &pc, tp->bytes_acked, (u32)mltcp_now_us(tp),
 				    mltcp_sk_tos(sk) >> 2, tp->packets_out != 0,
-				    tcp_packets_in_flight(tp), inet_csk(sk)->icsk_ca_state, &cwnd);
+				    tcp_packets_in_flight(tp), ca_state, &cwnd);
 	if (cwnd != tcp_snd_cwnd(tp))
 		tcp_snd_cwnd_set(tp, cwnd);
 	if (dscp >= 0)
@@ -343,7 +344,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 
 	/* An RTO: a flow starved of ACKs still ages into a higher class. */
 	if (event == CA_EVENT_LOSS)
-		mltcp_prio_update(sk, ca);
+		mltcp_prio_update(sk, ca, TCP_CA_Loss);
 	if (event == CA_EVENT_COMPLETE_CWR)
 		mltcp_reduction_ended(sk, ca);
 	if (event != CA_EVENT_TX_START)
@@ -367,7 +368,7 @@ static void mltcp_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	}
 	mltcp_cubic_pause(&ca->cubic, now);
 	/* Before the IP header is built: the iteration's first skb has its class. */
-	mltcp_prio_update(sk, ca);
+	mltcp_prio_update(sk, ca, icsk->icsk_ca_state);
 }
 
 /* Runs after the ACK has cleaned the retransmit queue, so packets_out is current. */
@@ -380,7 +381,7 @@ static void mltcp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 		mltcp_drained(sk, ca);
 	if (mltcp_gated(&ca->iter))
 		mltcp_gate_ack(sk, ca, sample->rtt_us > 0 ? sample->rtt_us : 0);
-	mltcp_prio_update(sk, ca);
+	mltcp_prio_update(sk, ca, inet_csk(sk)->icsk_ca_state);
 }
 
 /*

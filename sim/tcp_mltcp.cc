@@ -356,11 +356,13 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 // up holds the window until the data in flight is acknowledged
 // (mltcp_prio_move()). An exempt flow has none. The static control keeps
 // the core's "no class" (an unknown size) and replaces any class by its
-// job's. The segments in flight: m_bytesInFlight less this ACK's (acked: 0
-// where no ACK), at most what is in flight whether ns-3 updated it before
-// the ACK was processed or after; a held window below what is in flight
-// sends nothing either.
-void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked)
+// job's. caState: the socket's, or CA_LOSS at an RTO (as the module passes
+// it: the kernel reports the RTO before it sets the state). The segments
+// in flight: m_bytesInFlight less this ACK's (acked: 0 where no ACK), at
+// most what is in flight whether ns-3 updated it before the ACK was
+// processed or after; a held window below what is in flight sends nothing
+// either.
+void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked, uint32_t caState)
 {
 	if (!m_prio.classes || m_getTos.IsNull() || m_setTos.IsNull())
 		return;
@@ -378,7 +380,7 @@ void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked)
 	const uint8_t tos = m_getTos();
 	const int dscp = mltcp_prio_move(&m_flow.iter, &m_flow.params, &m_prio, cls, tos >> 2,
 					 Outstanding(tcb), inFlight > acked ? inFlight - acked : 0,
-					 tcb->m_congState, &m_window.cwnd);
+					 caState, &m_window.cwnd);
 	if (!held && mltcp_prio_held(&m_flow.iter, &m_flow.params))
 		m_holds++;
 	if (m_window.cwnd != cwnd)
@@ -464,7 +466,7 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
 			      mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
 			      &m_window.cwnd) != MLTCP_GATE_HOLD)
 		Store(tcb);
-	UpdateClass(tcb, segmentsAcked);
+	UpdateClass(tcb, segmentsAcked, tcb->m_congState);
 }
 
 // Whether the application has nothing unsent (the module's tcp_write_queue_empty()).
@@ -533,7 +535,7 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		// A flow starved of ACKs still climbs by aging at its RTOs.
 		m_timeouts++;
 		Sync(tcb);
-		UpdateClass(tcb, 0);
+		UpdateClass(tcb, 0, TcpSocketState::CA_LOSS);
 	}
 	if (event == TcpSocketState::CA_EVENT_COMPLETE_CWR)
 		ReductionEnded(tcb);
@@ -557,7 +559,7 @@ void TcpMltcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEve
 		Restarted(tcb);
 	mltcp_cubic_pause(&m_flow.cubic, static_cast<uint32_t>(now));
 	// After the verdict: a new iteration's first segment carries r = 0's class.
-	UpdateClass(tcb, 0);
+	UpdateClass(tcb, 0, tcb->m_congState);
 }
 
 } // namespace ns3

@@ -38,7 +38,8 @@
 //    from the simulation through Mark().
 //  - Progress priority's class (PrioClasses > 0): the core's
 //    mltcp_prio_class() and mltcp_prio_move() at every ACK, at TX_START and
-//    at an RTO, as the module's hooks call them (a move up holds the window). TcpCongestionOps has no
+//    at an RTO, as the module's hooks call them (a move up may hold the
+//    window). TcpCongestionOps has no
 //    socket, so the application hands the model the socket's TOS to read
 //    and write (SetTosAccess()). ns-3 3.37's stream sockets keep the TOS's
 //    ECN bits to themselves (Socket::SetIpTos() keeps the old ones, 00) and
@@ -146,7 +147,7 @@ private:
 	uint8_t GetPrioNone() const { return m_prio.none_dscp; }
 	void SetPrioDscp(std::string text);
 	std::string GetPrioDscp() const;
-	void UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked);
+	void UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked, uint32_t caState);
 
 	mltcp_params m_params; // the defaults Init() latches
 	mltcp_job_spec m_job;  // the flow's job's settings (fields 0: no job)

@@ -11,12 +11,11 @@ needs a receiver that stops reading, which trainsim's is not (flowgen.py).
 Each runs with progress priority off and with four classes: a class's move
 up holds the window until the data in flight is acknowledged
 (mltcp_prio_move()), and a stall, an RTO or a recovery in the middle of a
-hold must neither lose the window nor merge or split iterations."""
+hold must not merge or split iterations."""
 import threading
 import time
 
 import pytest
-
 
 from testbed.topology import TO_LEFT
 from netlab import explain_starts, onoff, read_module_stats, start_server, trainsim_onoff

@@ -1317,6 +1317,45 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	EXPECT_EQ(cwnd, 34u);
 }
 
+// The kernel's RTO: ssthresh() first, which ends a hold and reduces the
+// window it saved, then CA_EVENT_LOSS while the socket is still Open, for
+// which the datapaths pass Loss: the move is made at once and nothing is
+// saved to come back after the RTO. A start's disarm leaves a hold alone,
+// and a hold found outside Open and Disorder is dropped, not given back.
+TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	mltcp_flow fl{};
+	uint32_t cwnd = 40;
+
+	pc.classes = 4;
+	mltcp_flow_init(&fl, 0, 0);
+	mltcp_params_default(&fl.params);
+	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
+	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	mltcp_flow_ssthresh(&fl, MLTCP_ONE, cwnd, 1000);
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	cwnd = 1; // tcp_enter_loss(): in flight + 1, after the event
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1100, 8, true, 0, MLTCP_CA_LOSS, &cwnd),
+		  16);
+	EXPECT_EQ(fl.iter.armed_cwnd, 0u);
+	EXPECT_EQ(cwnd, 1u);
+
+	cwnd = 40;
+	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1200, 16, true, 35, MLTCP_CA_OPEN, &cwnd),
+		  -1);
+	EXPECT_FALSE(mltcp_disarm(&fl.iter, &fl.params, MLTCP_TX_OUTSTANDING, &cwnd));
+	EXPECT_TRUE(mltcp_prio_held(&fl.iter, &fl.params));
+	EXPECT_EQ(cwnd, 35u);
+	cwnd = 20; // a reduction's window
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1300, 16, true, 20, MLTCP_CA_RECOVERY,
+				       &cwnd),
+		  -1);
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+	EXPECT_EQ(cwnd, 20u);
+}
+
 // A move up held until the iteration drains ends at the drain, before the
 // drain's own restart, which then sees the window the flow had.
 TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
