@@ -939,10 +939,11 @@ int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
 /* Whether class cls is above the class of cur_dscp; no class is below class 0. */
 static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp)
 {
-	u32 cur = mltcp_prio_class_of_dscp(pc, cur_dscp);
+	u32 cur;
 
-	if (cls >= pc->classes || cls >= MLTCP_PRIO_CLASSES_MAX)
+	if (cls >= pc->classes || cls >= MLTCP_PRIO_CLASSES_MAX || pc->dscp[cls] == cur_dscp)
 		return false;
+	cur = mltcp_prio_class_of_dscp(pc, cur_dscp);
 	return cur == MLTCP_PRIO_NONE || cls > cur;
 }
 

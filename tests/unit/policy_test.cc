@@ -1266,19 +1266,33 @@ TEST(PrioFlow, ExemptFlowsLoseTheirClass)
 	EXPECT_EQ(cwnd, 20u);
 }
 
+// K classes at their default codes.
+mltcp_prio_config PrioConfig(uint8_t classes)
+{
+	mltcp_prio_config pc = PrioDefaults();
+	pc.classes = classes;
+	return pc;
+}
+
+// A flow as shipped (md-restart) in iterations of a fixed 1 MiB, trusted.
+mltcp_flow IteratedFlow()
+{
+	mltcp_flow fl{};
+	mltcp_flow_init(&fl, 0, 0);
+	mltcp_params_default(&fl.params);
+	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
+	return fl;
+}
+
 // A move up waits, the window held at what is in flight, until that is
 // acknowledged; the flow cannot grow meanwhile; the window comes back with
 // the class at the drain, and a reduction meanwhile reduces the saved one.
 TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 {
-	mltcp_prio_config pc = PrioDefaults();
-	mltcp_flow fl{};
+	mltcp_prio_config pc = PrioConfig(4);
+	mltcp_flow fl = IteratedFlow();
 	uint32_t cwnd = 40, ssthresh = 1000;
 
-	pc.classes = 4;
-	mltcp_flow_init(&fl, 0, 0);
-	mltcp_params_default(&fl.params); // md-restart
-	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
 	// r 0.3 in class 0 (CS1, 8): class 1 is due, 30 segments in flight.
 	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd),
 		  -1);
@@ -1324,14 +1338,10 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 // and a hold found outside Open and Disorder is dropped, not given back.
 TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 {
-	mltcp_prio_config pc = PrioDefaults();
-	mltcp_flow fl{};
+	mltcp_prio_config pc = PrioConfig(4);
+	mltcp_flow fl = IteratedFlow();
 	uint32_t cwnd = 40;
 
-	pc.classes = 4;
-	mltcp_flow_init(&fl, 0, 0);
-	mltcp_params_default(&fl.params);
-	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
 	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd),
 		  -1);
 	mltcp_flow_ssthresh(&fl, MLTCP_ONE, cwnd, 1000);
@@ -1360,14 +1370,10 @@ TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 // drain's own restart, which then sees the window the flow had.
 TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
 {
-	mltcp_prio_config pc = PrioDefaults();
-	mltcp_flow fl{};
+	mltcp_prio_config pc = PrioConfig(4);
+	mltcp_flow fl = IteratedFlow();
 	uint32_t cwnd = 40, ssthresh = 1000;
 
-	pc.classes = 4;
-	mltcp_flow_init(&fl, 0, 0);
-	mltcp_params_default(&fl.params); // md-restart
-	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
 	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 1000 << 10, 1000, 16, true, 30, MLTCP_CA_OPEN, &cwnd),
 		  -1);
 	EXPECT_EQ(cwnd, 30u);
