@@ -146,6 +146,8 @@ Ptr<TcpCongestionOps> make_cc(const Algorithm &alg, const Point &point, uint64_t
 	cc->SetFixedBase(alg.fixed_base);
 	if (alg.kind == CcKind::base)
 		cc->SetAttribute("Exempt", BooleanValue(true));
+	if (alg.marked)
+		cc->SetAttribute("Marked", BooleanValue(true));
 	if (alg.prio.classes) {
 		std::string dscps;
 		for (unsigned c = 0; c < alg.prio.classes; c++)
@@ -176,6 +178,8 @@ json params_json(const Algorithm &alg)
 								alg.prio.dscp + alg.prio.classes) },
 				{ "none_dscp", alg.prio.none_dscp },
 				{ "static", alg.prio_static } };
+	if (alg.marked)
+		out["marked"] = true;
 	for (int p = 0; p < MLTCP_NR_PARAMS; p++) {
 		char text[MLTCP_PARAM_TEXT];
 		auto which = static_cast<mltcp_param>(p);

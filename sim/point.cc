@@ -292,8 +292,6 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 		refuse("an algorithm needs \"name\" and \"cc\"");
 	alg.name = a["name"].get<std::string>();
 	alg.cc = a["cc"].get<std::string>();
-	if (a.value("marked", false))
-		refuse("algorithm " + alg.name + ": marked jobs need a framework's marks");
 	mltcp_params_default(&alg.params);
 	if (alg.cc == "mltcp" || alg.cc == "mltcp_reno" || alg.cc == "mltcp_cubic") {
 		alg.kind = CcKind::mltcp;
@@ -342,6 +340,14 @@ Algorithm parse_algorithm(const json &a, const json &defaults)
 			refuse("algorithm " + alg.name + ": \"prio\" is MLTCP's (mltcp, "
 				"mltcp_reno, mltcp_cubic), not " + alg.cc + "'s");
 		parse_prio(alg, a["prio"]);
+	}
+	if (a.contains("marked")) {
+		if (!a["marked"].is_boolean())
+			refuse("algorithm " + alg.name + ": \"marked\" is true or false");
+		alg.marked = a["marked"].get<bool>();
+		if (alg.marked && alg.kind != CcKind::mltcp)
+			refuse("algorithm " + alg.name + ": \"marked\" is MLTCP's (mltcp, "
+				"mltcp_reno, mltcp_cubic), not " + alg.cc + "'s");
 	}
 	return alg;
 }

@@ -77,6 +77,11 @@ struct Algorithm {
 	// prints it (static: the control, a fixed class per job). classes 0: off.
 	mltcp_prio_config prio{};
 	bool prio_static = false;
+	// "marked": true (kind mltcp): each worker marks its job at every
+	// iteration's first send, as the DDP hook (python3-mltcp's StepMarker)
+	// marks each step before its first bucket, so the flows' iterations
+	// start at the marks and their sizes are trusted from the second.
+	bool marked = false;
 };
 
 // A leaf-spine fabric (sim/network.h); without one, the guest's dumbbell.

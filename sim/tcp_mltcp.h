@@ -107,6 +107,8 @@ public:
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
+	// Whether iterations start at marks (attribute Marked).
+	bool IsMarked() const { return m_job.marked; }
 
 	const mltcp_flow &Flow() const { return m_flow; }
 	uint64_t BytesAcked() const { return m_bytesAcked; }

@@ -281,6 +281,7 @@ void TrainingWorker::Release(size_t message, bool last)
 
 	if (message == 0) {
 		m_communicating = true;
+		MarkStep();
 		if (m_config.pattern != trainsim::Pattern::burst)
 			m_record.first_send_ns = now;
 	}
@@ -289,6 +290,16 @@ void TrainingWorker::Release(size_t message, bool last)
 	m_released = message + 1;
 	if (!m_inStep && m_step < m_plan.size() && m_plan[m_step].message < m_released)
 		BeginStep();
+}
+
+// A marked job's mark, made where the DDP hook makes it: before the
+// iteration's first byte is written, on every flow the worker sends on (each
+// TcpMltcp keeps the count its host's job would).
+void TrainingWorker::MarkStep()
+{
+	for (const Ptr<TcpCongestionOps> &cc : m_ccs)
+		if (Ptr<TcpMltcp> mltcp = DynamicCast<TcpMltcp>(cc); mltcp && mltcp->IsMarked())
+			mltcp->Mark();
 }
 
 void TrainingWorker::BeginStep()

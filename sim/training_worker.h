@@ -95,6 +95,7 @@ private:
 	void BeginIteration();
 	void BeginCompute();
 	void Release(size_t message, bool last);
+	void MarkStep();
 	void BeginStep();
 	void Pump(ns3::Ptr<ns3::Socket> socket, uint32_t available);
 	void PumpSocket(size_t k);

@@ -660,8 +660,44 @@ def test_progress_priority_classes_go_on_the_wire_and_keep_ecn(tmp_path):
     (lambda c: c.update(prio_dscps=[8, 64]), ("prio_dscps", "64")),
     (lambda c: c.update(prio_dscps=list(range(1, 9))), ("prio_dscps", "at most 7")),
     (lambda c: c.update(PRIO_PORT, prio_be_weight=1), ("prio_be_weight",)),
+    (lambda c: c["algorithms"].append({"name": "m", "cc": "cubic", "marked": True}),
+     ("m", "marked", "cubic")),
+    (lambda c: c["algorithms"].append(dict(prio_rule("m", 2), marked="yes")),
+     ("m", "marked", "true or false")),
 ])
 def test_bad_progress_priority_configurations_are_refused(tmp_path, change, words):
     cfg = smoke_config()
     change(cfg)
     sim_refuses(tmp_path, cfg, *words)
+
+
+def test_a_marked_job_is_trusted_from_its_second_mark(tmp_path):
+    """"marked": true makes each worker mark its job before every
+    iteration's first byte (where python3-mltcp's StepMarker marks a DDP
+    step), so the flows' iterations start at the marks and the size is
+    trusted from the second mark, where a size found from idles waits
+    TRUST_ITERS more iterations (tests/unit's trust tests say why). Same
+    point, same seeds: the marked rule's flows count a start at every mark
+    (the flows exist before the first) and learn the job's bytes, and their classes start
+    moving TRUST_ITERS iterations earlier: at least 4 more class changes
+    an iteration (three up, one down) for each of those iterations, less
+    one for the edge."""
+    jobs = matrix.identical_jobs(2, 0.4, 20, 1000, "exchange")
+    algorithms = [prio_rule("prio", 4), dict(prio_rule("prio-marked", 4), marked=True)]
+    cfg = matrix.sim_point("prio-marked", jobs, 1000, 0.1, 400000, 8, 1, algorithms,
+                           ecn_mark_bytes=30 * 1514, **matrix.DC_TCP, **PRIO_PORT)
+    cfg["default_params"] = dict(cfg["default_params"], idle_gap_us="2000")
+    point = run_config(tmp_path, cfg)
+    flows = {}
+    for alg in ("prio", "prio-marked"):
+        (repeat,) = point.repeats(alg)
+        assert repeat.meta["failures"] == []
+        flows[alg] = {host: flow for host, (flow,) in repeat.meta["flows"].items()
+                      if host.startswith("L")}
+    assert (point.repeats("prio-marked")[0].meta["defaults"].get("marked") is True)
+    for host, flow in flows["prio-marked"].items():
+        assert flow["iterations"] == 8, (host, flow)
+        assert flow["iter_bytes"] == jobs[0]["bytes"], (host, flow)
+        unmarked = flows["prio"][host]
+        assert flow["dscp_changes"] >= unmarked["dscp_changes"] + 4 * TRUST_ITERS - 1, (
+            host, flow, unmarked)
