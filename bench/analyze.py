@@ -147,6 +147,9 @@ def aggregate(reps):
         # Each repeat's p99 (p99_iter_ms is their mean): the spread the
         # yardstick's table gives (bench/yardstick.py).
         "per_repeat_p99_iter_ms": [ms(r["p99_iter_s"]) for r in reps],
+        # And past the settling allowance (bench.metrics.SETTLING_ITERATIONS).
+        "per_repeat_p99_past_settling_iter_ms": [ms(r.get("p99_past_settling_iter_s"))
+                                                 for r in reps],
         # The repeats' own numbers: a point merged from parts (bench merge)
         # may start at any.
         "repeat_indices": [r["repeat"] for r in reps],

@@ -21,6 +21,10 @@ ideal, and per point and rule:
     with their spread, from "per_repeat_p99_iter_ms"; summaries written
     before the analysis kept it give only "p99_iter_ms", the repeats' mean,
     marked "(mean)" (JSON: "p99_of");
+  - p99 / ideal past iteration 3: the same over the iterations after the
+    three issue 37 allows for settling (bench.metrics.SETTLING_ITERATIONS;
+    "-" for summaries written before it); informative: the target counted
+    below is the p99 of all;
   - worst job x cubic: the largest, over the point's jobs, of the job's mean
     iteration under the rule over its mean under cubic (means over the
     repeats: the summary keeps no per-repeat job figures);
@@ -81,10 +85,13 @@ def sim_prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS["
 # prio-only (K = 4 over the neutral line, slope 0 intercept 1 in mode ai:
 # F = 1 and no restart, ordering alone), prio-k1 (one training class: the
 # isolation from best effort without any order) and prio-static (K = 4, a
-# fixed class per job: order without progress).
+# fixed class per job: order without progress); prio-marked (prio with the
+# jobs marking their steps, as with the DDP hook: iterations at the marks,
+# sizes trusted from the second).
 SIM_PRIO_RULES = [sim_prio_alg("prio", 4), sim_prio_alg("prio-k2", 2),
                   sim_prio_alg("prio-only", 4, "ai", "0", "1"),
-                  sim_prio_alg("prio-k1", 1), sim_prio_alg("prio-static", 4, static=True)]
+                  sim_prio_alg("prio-k1", 1), sim_prio_alg("prio-static", 4, static=True),
+                  dict(sim_prio_alg("prio-marked", 4), marked=True)]
 # Every simulated point's ports are the emulated switch (design section 5)
 # with all seven class selectors CS1..CS7 as training classes, whatever the
 # rule: cubic's and DCTCP's DSCP 0 is best effort, alone on the port as
@@ -327,7 +334,8 @@ def yardstick(iterations=100, repeats=None):
       it at, SIM_SET_LINE; on the host at the shipped line, as host-rules),
       today's default md-restart at the shipped line (DEFAULT_PARAMS);
       in the simulator also progress priority and its controls
-      (SIM_PRIO_RULES: prio, prio-k2, prio-only, prio-k1, prio-static),
+      (SIM_PRIO_RULES: prio, prio-k2, prio-only, prio-k1, prio-static,
+      prio-marked),
       every simulated port the emulated switch (SIM_PORT_CLASSES: CS1..CS7
       served in strict priority, DSCP 0 best effort) whatever the rule; and
       the oracle time-shift schedule (bench/oracle.py: cubic, jobs started at
@@ -349,15 +357,20 @@ def yardstick(iterations=100, repeats=None):
 # iterations (the stability metric's tail is then the last half) and
 # repeats: QUICK_POINTS, each with its repeats. The simulator's estimate
 # runs short (issue 37 item 6: 2.6x at dc points), so its point keeps two.
+# The controls (QUICK_LEAVES: one training class, a fixed class per job)
+# answer how priority works, not which rule ships; they run in the full set.
 QUICK_POINTS = {"yard-sim-2jobs-random-ecn": 2, "yard-host-pair-fifo": 3}
 QUICK_ITERATIONS = 30
+QUICK_LEAVES = ("prio-k1", "prio-static")
 
 
 def yardstick_quick(iterations=QUICK_ITERATIONS, repeats=None):
     """A subset of the yardstick that runs in under 15 minutes on the
     project's 2-core machine: QUICK_POINTS at QUICK_ITERATIONS (30)
-    iterations, every rule of each; repeats, where given, replaces theirs."""
-    return [dict(cfg, repeats=repeats or QUICK_POINTS[cfg["name"]])
+    iterations, every rule of each but the controls (QUICK_LEAVES);
+    repeats, where given, replaces theirs."""
+    return [dict(cfg, repeats=repeats or QUICK_POINTS[cfg["name"]],
+                 algorithms=[a for a in cfg["algorithms"] if a["name"] not in QUICK_LEAVES])
             for cfg in yardstick(iterations) if cfg["name"] in QUICK_POINTS]
 
 
@@ -438,6 +451,7 @@ def row(name, cfg, summary, rule, cubic):
     # kept gives only their mean ("p99_of" says which).
     p99s = [x for x in a.get("per_repeat_p99_iter_ms") or [] if x is not None]
     p99_ms = statistics.median(p99s) if p99s else a["p99_iter_ms"]
+    lates = [x for x in a.get("per_repeat_p99_past_settling_iter_ms") or [] if x is not None]
     conv = a["converged_iteration"]
     conv = conv if isinstance(conv, list) else [conv]
     done = [c for c in conv if c is not None]
@@ -472,6 +486,9 @@ def row(name, cfg, summary, rule, cubic):
         "p99_ratio": p99_ms / ideal,
         "p99_of": "median" if p99s else "mean",
         "p99_spread": [x / ideal for x in spread(p99s)] if p99s else None,
+        # The same past the settling allowance; None for summaries older than it.
+        "late_p99_ratio": statistics.median(lates) / ideal if lates else None,
+        "late_p99_spread": [x / ideal for x in spread(lates)] if lates else None,
         "worst_job_x_cubic": worst,
         "stable": a["stable_repeats"],
         "convergence": regime.median_convergence(conv),
@@ -573,17 +590,19 @@ def point_label(r):
 def text(table_rows, counts, guards=None):
     guards = guards if guards is not None else guard_counts(table_rows)
     lines = ["| point | cubic x ideal | rule | N | efficiency (spread) | headroom | "
-             "p99/ideal: median of repeats' p99 (spread) | worst job x cubic | stable | "
-             "convergence (spread) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "p99/ideal: median of repeats' p99 (spread) | p99/ideal past iteration %d "
+             "(spread) | worst job x cubic | stable | convergence (spread) |"
+             % metrics.SETTLING_ITERATIONS,
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table_rows:
-        lines.append("| %s | %s | %s | %d | %s | %s | %s%s | %s | %d/%d | %s |" % (
+        lines.append("| %s | %s | %s | %d | %s | %s | %s%s | %s | %s | %d/%d | %s |" % (
             point_label(r), fmt(r["cubic_x_ideal"]),
             r["rule"] + (" (EXCLUDED: %d worker failure%s)" % (
                 r["failures"], "" if r["failures"] == 1 else "s") if r["failures"] else ""),
             r["repeats"], ranged(r["efficiency"], r["efficiency_spread"]),
             fmt(r["headroom"], "%.2f"), ranged(r["p99_ratio"], r["p99_spread"]),
             " (mean)" if r["p99_of"] == "mean" else "",
+            ranged(r["late_p99_ratio"], r["late_p99_spread"]),
             fmt(r["worst_job_x_cubic"]), r["stable"], r["repeats"],
             ranged(r["convergence"], r["convergence_spread"], "%g")))
     notes = {}

@@ -130,6 +130,23 @@ def test_convergence_after_a_few_iterations_and_steady_state():
     assert run["jobs"]["a"]["steady_mean_iter_s"] == pytest.approx(1.0)
     assert run["mean_iter_s"] == pytest.approx((3 * 1.4 + 10 * 1.0) / 13)
     assert run["steady_p99_iter_s"] == pytest.approx(1.0)
+    # Past the three settling iterations: the interleaved ones only, while
+    # the p99 of all is one of the overlapped three.
+    assert metrics.SETTLING_ITERATIONS == 3
+    assert run["p99_past_settling_iter_s"] == pytest.approx(1.0)
+    assert run["jobs"]["b"]["p99_past_settling_iter_s"] == pytest.approx(1.0)
+    assert run["p99_iter_s"] == pytest.approx(1.4)
+
+
+def test_p99_past_settling_keeps_a_late_slow_iteration():
+    nbytes = 0.4 * PAYLOAD / 8
+    cfg = {"a": {"compute_s": 0.6, "bytes": nbytes}}
+    t, a = 0.0, []
+    for i, dur in enumerate([1.4] * 3 + [1.0] * 5 + [2.0] + [1.0] * 3):
+        a.append(rec("a", 0, i, t, t + 0.6, t + dur))
+        t += dur
+    run = metrics.analyze_run(a, cfg, RATE)
+    assert run["p99_past_settling_iter_s"] == pytest.approx(2.0)
 
 
 def test_fractions_above_one_make_the_ideal_invalid():

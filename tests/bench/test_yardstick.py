@@ -86,8 +86,13 @@ def test_the_quick_subset_is_a_subset_and_its_estimate_is_under_15_minutes():
     quick = yardstick.yardstick_quick()
     assert quick and set(names(quick)) <= set(full)
     for cfg in quick:
-        assert {k: v for k, v in cfg.items() if k not in ("iterations", "repeats")} == \
-            {k: v for k, v in full[cfg["name"]].items() if k not in ("iterations", "repeats")}
+        same = ("iterations", "repeats", "algorithms")
+        assert {k: v for k, v in cfg.items() if k not in same} == \
+            {k: v for k, v in full[cfg["name"]].items() if k not in same}
+        # Every rule but the controls, as the full set has it.
+        assert cfg["algorithms"] == [a for a in full[cfg["name"]]["algorithms"]
+                                     if a["name"] not in ("prio-k1", "prio-static")]
+        assert {"cubic", "ai", "md-restart", "prio", "oracle"} <= set(rules(cfg))
     assert sum(progress.estimate_s(c) for c in quick) < 15 * 60
 
 
@@ -230,6 +235,22 @@ def test_p99_is_the_median_repeat_where_the_summary_keeps_each():
     assert head["good"]["p99_ratio"] == pytest.approx(1.06)
     assert head["good"]["p99_spread"] == pytest.approx([1.04, 1.20])
     assert head["half"]["p99_spread"] is None
+    assert head["good"]["late_p99_ratio"] is None  # a summary from before it
+
+
+def test_p99_past_settling_is_its_own_column_and_counts_toward_no_target():
+    name, cfg, summ, _ = headroom_point()
+    good = summ["algorithms"]["good"]
+    good["per_repeat_p99_iter_ms"] = [130, 140, 150]
+    good["per_repeat_p99_past_settling_iter_ms"] = [104, 106, None, 108]
+    rows = yardstick.rows([(name, cfg, summ, None)])
+    head = by_rule(rows, name)
+    assert head["good"]["late_p99_ratio"] == pytest.approx(1.06)
+    assert head["good"]["late_p99_spread"] == pytest.approx([1.04, 1.08])
+    assert "| 1.400 (1.300-1.500) | 1.060 (1.040-1.080) |" in yardstick.render(
+        [(name, cfg, summ, None)])
+    # The target is the p99 of all iterations: 1.40 misses it.
+    assert yardstick.target_counts(rows)["good"]["p99"] == 0
 
 
 def test_the_targets_count_only_headroom_points_with_a_reachable_ideal():
@@ -249,8 +270,8 @@ def test_text_and_json_print_the_same_table():
     text = yardstick.render(points)
     assert "| p-flat | 1.100 | good | 10 | 0.980 (0.980-0.980) | - |" in text
     # No per-repeat p99s in these summaries: the repeats' mean, and said so.
-    assert "| p-headroom | 1.500 | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 (mean) | 1.100 " \
-        "| 3/10 | - |" in text
+    assert "| p-headroom | 1.500 | half | 10 | 0.800 (0.800-0.800) | 0.50 | 1.800 (mean) | - " \
+        "| 1.100 | 3/10 | - |" in text
     assert "p99 marked (mean): the mean of the repeats' p99s" in text
     assert "good: 1 headroom points;" in text and "all: 1" in text
     doc = json.loads(yardstick.render(points, as_json=True))
