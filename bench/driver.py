@@ -76,13 +76,16 @@ job's two host namespaces (net.ipv4.tcp_congestion_control), as a user
 without mltcpctl would select it. An algorithm with "marked": true also
 gives each torch job a marked MLTCP job (id: the job's index + 1) in both
 hosts' job tables (once in the BPF backend's, the host's), whose ranks mark
-their steps (torch_worker.py --mark-steps). The job matches the cgroup v2
+their steps (torch_worker.py --mark-steps), and each trainsim job likewise,
+whose ranks mark each iteration before its first byte (mltcp-trainsim
+--mark, through libmltcp as the DDP hook). The job matches the cgroup v2
 its ranks run in (one per job and run, under the cgroup mount's root), so
 it holds only its own ranks' flows; the ranks enter their hosts' network
 namespaces alone (nsenter), where `ip netns exec`'s private sysfs would hide
-the BPF twin's pins from their mltcpctl. After each run, failed or
-interrupted too, its jobs and cgroups are removed (drop_marked_jobs()). A
-rank whose marking stopped exits non-zero: the run's failures say why.
+the BPF twin's pins from their mltcpctl or libmltcp. After each run, failed
+or interrupted too, its jobs and cgroups are removed (drop_marked_jobs()).
+A rank whose marking stopped (torch) or failed (trainsim: at once) exits
+non-zero: the run's failures say why.
 
 Under an mltcp algorithm, torch jobs' ranks linger after their last step
 while the driver lists each host's mltcp flows (`mltcpctl flow show`, module
@@ -359,13 +362,13 @@ class Experiment:
             time.sleep(0.2)
         return flows
 
-    def marked_job(self, hosts, job_id):
-        """A marked job for one torch job's ranks, in the hosts' job tables
-        (once in the BPF backend's, which is the host's), matching only the
-        flows of the ranks' own cgroup v2, made here: another job's flows,
-        or a later run's, never match it. drop_marked_jobs() removes both.
-        Returns the cgroup's directory, to start the ranks in, and
-        torch_worker's options to mark the job."""
+    def marked_job(self, hosts, job_id, workload):
+        """A marked job for one job's ranks, in the hosts' job tables (once
+        in the BPF backend's, which is the host's), matching only the flows
+        of the ranks' own cgroup v2, made here: another job's flows, or a
+        later run's, never match it. drop_marked_jobs() removes both.
+        Returns the cgroup's directory, to start the ranks in, and the
+        workload's ("torch" or "trainsim") options to mark the job."""
         tool = paths.in_tree(self.cfg.get("mltcpctl", paths.MLTCPCTL))
         relative = "/" + MARK_CGROUP % (os.getpid(), job_id)
         directory = topology.cgroup2_mount() + relative
@@ -376,7 +379,9 @@ class Experiment:
                                              "marked", "cgroup", relative),
                            check=True, capture_output=True, text=True)
             self.marked.append((table, job_id))
-        return directory, ["--mark-steps", str(job_id), "--mltcpctl", tool]
+        if workload == "torch":
+            return directory, ["--mark-steps", str(job_id), "--mltcpctl", tool]
+        return directory, ["--mark", str(job_id)]
 
     def drop_marked_jobs(self):
         """After a marked run, failed or interrupted too: its jobs out of
@@ -440,8 +445,9 @@ class Experiment:
                     host.run("sysctl", "-q", "-w",
                              "net.ipv4.tcp_congestion_control=" + alg["cc"])
             marking, cgroup = [], None
-            if torch and alg.get("marked"):
-                cgroup, marking = self.marked_job((left, right), j + 1)
+            if alg.get("marked"):
+                cgroup, marking = self.marked_job((left, right), j + 1,
+                                                  "torch" if torch else "trainsim")
             for rank in range(ranks):
                 host, peer = (left, right) if rank % 2 == 0 else (right, left)
                 log = self.point.worker_log(alg["name"], rep, job["name"], rank)
@@ -458,9 +464,10 @@ class Experiment:
                 else:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
                                          tag, log)
+                    argv += marking
                 # A marking rank enters its host's network namespace alone:
                 # `ip netns exec`'s private sysfs would hide the BPF twin's
-                # pins from its mltcpctl (topology.Netns.enter_argv()). Its
+                # pins from its mltcpctl or libmltcp (topology.Netns.enter_argv()). Its
                 # stderr goes to a file beside its log, not to a pipe nobody
                 # drains while it runs: a worker that says more than a pipe
                 # holds would block, and one that hangs leaves its last words.
@@ -538,7 +545,7 @@ class Experiment:
         return meta
 
 
-# A marked torch job's cgroup, under the cgroup v2 mount's root: the
+# A marked job's cgroup, under the cgroup v2 mount's root: the
 # driver's pid and the job's id.
 MARK_CGROUP = "mltcp-bench-%d-job%d"
 # How long the processes left in a cgroup get to die once killed.

@@ -114,11 +114,15 @@ def host_prio_alg(name, classes, mode="md-restart", slope=matrix.DEFAULT_PARAMS[
 # Progress priority on the host (BPF twin; issue 37): prio, today's default
 # line with K = 4; prio-k2, K = 2; prio-only, K = 4 over the neutral line
 # (slope 0, intercept 1 in mode ai: F = 1 and no restart, ordering alone,
-# as the simulator's); and the control prio-k1, one training class above
-# best effort, FIFO within.
+# as the simulator's); the control prio-k1, one training class above
+# best effort, FIFO within; and prio-marked, prio with each trainsim job's
+# ranks marking its iterations (a marked job per job, mltcp-trainsim
+# --mark), the simulator's prio-marked on a real TCP stack: iterations at
+# the marks, sizes trusted from the second.
 HOST_PRIO_RULES = [host_prio_alg("prio", 4), host_prio_alg("prio-k2", 2),
                    host_prio_alg("prio-only", 4, "ai", "0", "1"),
-                   host_prio_alg("prio-k1", 1)]
+                   host_prio_alg("prio-k1", 1),
+                   dict(host_prio_alg("prio-marked", 4), marked=True)]
 # Every host point's bottleneck: the emulated switch (testbed.topology,
 # shaper "prio"), a property of the fabric, not of the rule. Traffic of
 # DSCP 0 (cubic, and every rule's data without priority) meets one FIFO.
@@ -326,7 +330,8 @@ def yardstick(iterations=100, repeats=None):
       ACKs in the data's FIFO and with ACKs first, three jobs, four jobs
       from random starts, on both; the pair with ACKs first and 1% random
       loss; the pair with ACKs first sending as NCCL over 4 sockets; the
-      progress-priority rules beside the baselines (HOST_PRIO_RULES).
+      progress-priority rules beside the baselines (HOST_PRIO_RULES, with
+      prio-marked: the jobs marking their iterations).
     - Real DDP on the host (torch_points(): TORCH_RULES, TORCH_REPEATS (5)
       repeats of TORCH_ITERATIONS (20) steps, whatever iterations says).
     - Rules: cubic, DCTCP where the port marks ECN (the simulator's), the

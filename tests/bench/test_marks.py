@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Marked torch jobs in the bench on either backend (issue 38 item 4): the
-job tables and cgroups the driver adds to and removes from (its command
-lines, no kernel), a step's mark as torch_worker records it, and on this
-host's kernel with the BPF twin: mltcpctl reaching the twin's pins from a
-process in another network namespace, and a failed driver run leaving the
-job table empty.
+"""Marked jobs in the bench on either backend (issue 38 item 4; trainsim
+jobs since mltcp-trainsim --mark): the job tables and cgroups the driver
+adds to and removes from (its command lines, no kernel), a step's mark as
+torch_worker records it, and on this host's kernel with the BPF twin:
+mltcpctl reaching the twin's pins from a process in another network
+namespace, a failed driver run leaving the job table empty, and a marked
+run of trainsim jobs whose ranks mark every iteration and leave nothing
+behind.
 
 The live tests load the twin with mltcpctl if none is loaded (and unload it
 after); one another test loaded is used as it is, its jobs left alone."""
@@ -53,7 +55,7 @@ def job_words(argv):
 
 def test_module_marked_job_is_in_each_hosts_table_matching_its_cgroup(calls, tmp_path):
     exp = experiment("module")
-    cgroup, opts = exp.marked_job((Host("L1"), Host("R1")), 1)
+    cgroup, opts = exp.marked_job((Host("L1"), Host("R1")), 1, "torch")
     relative = "/" + driver.MARK_CGROUP % (os.getpid(), 1)
     assert cgroup == str(tmp_path) + relative and os.path.isdir(cgroup)
     assert opts[:2] == ["--mark-steps", "1"]
@@ -66,8 +68,8 @@ def test_bpf_marked_job_is_added_once_to_the_hosts_table(calls):
     """The BPF backend's table is the host's: one add, no -n (which it refuses
     for jobs); a second job's criterion is its own cgroup."""
     exp = experiment("bpf")
-    exp.marked_job((Host("L1"), Host("R1")), 1)
-    exp.marked_job((Host("L2"), Host("R2")), 2)
+    exp.marked_job((Host("L1"), Host("R1")), 1, "torch")
+    exp.marked_job((Host("L2"), Host("R2")), 2, "trainsim")
     assert [job_words(c) for c in calls] == [
         ["add", "1", "marked", "cgroup", "/" + driver.MARK_CGROUP % (os.getpid(), 1)],
         ["add", "2", "marked", "cgroup", "/" + driver.MARK_CGROUP % (os.getpid(), 2)]]
@@ -76,9 +78,43 @@ def test_bpf_marked_job_is_added_once_to_the_hosts_table(calls):
 
 
 @pytest.mark.parametrize("backend,tables", [("module", ["L1", "R1"]), ("bpf", [None])])
+def test_a_trainsim_jobs_ranks_mark_it_with_the_same_job_and_cgroup(calls, tmp_path, backend,
+                                                                   tables):
+    """A trainsim job gets the torch job's care (a criterion of its own
+    cgroup, once per table) and its ranks trainsim's --mark ID, through
+    libmltcp: no mltcpctl option."""
+    exp = experiment(backend)
+    cgroup, opts = exp.marked_job((Host("L1"), Host("R1")), 3, "trainsim")
+    relative = "/" + driver.MARK_CGROUP % (os.getpid(), 3)
+    assert cgroup == str(tmp_path) + relative and os.path.isdir(cgroup)
+    assert opts == ["--mark", "3"]
+    assert [job_words(c) for c in calls] == [["add", "3", "marked", "cgroup", relative]] * \
+        len(tables)
+    assert [c[c.index("-n") + 1] if "-n" in c else None for c in calls] == tables
+    assert exp.marked == [(table, 3) for table in tables]
+    calls.clear()
+    exp.drop_marked_jobs()
+    assert [job_words(c) for c in calls] == [["del", "3"]] * len(tables)
+    assert not os.path.exists(cgroup)
+
+
+def test_trainsim_accepts_the_marking_options_the_driver_gives_it():
+    """The driver's command line for a marked trainsim rank, as trainsim's
+    own parser checks it (--check: nothing opened)."""
+    trainsim = paths.TRAINSIM
+    assert os.access(trainsim, os.X_OK), "%s is not built" % trainsim
+    job = {"name": "j1", "bytes": 1048576, "compute_ms": 600, "pattern": "nccl"}
+    argv = driver.trainsim_argv({"trainsim": trainsim, "iterations": 3}, job,
+                                {"cc": "mltcp"}, 0, 7100, "10.0.0.2", 1763790000.25, "x/rep0",
+                                "-") + ["--mark", "1", "--check"]
+    out = subprocess.run(argv, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("backend,tables", [("module", ["L1", "R1"]), ("bpf", [None])])
 def test_cleanup_deletes_each_job_once_and_again_is_a_no_op(calls, backend, tables):
     exp = experiment(backend)
-    cgroup, _ = exp.marked_job((Host("L1"), Host("R1")), 1)
+    cgroup, _ = exp.marked_job((Host("L1"), Host("R1")), 1, "torch")
     calls.clear()
     exp.drop_marked_jobs()
     assert [job_words(c) for c in calls] == [["del", "1"]] * len(tables)
@@ -298,6 +334,35 @@ def test_an_interrupted_run_leaves_no_job(tmp_path, driver_ids):
     assert bench_cgroups() == []
 
 
+# The same point with trainsim jobs (nccl: several flows per job), whose
+# runs complete in a second.
+TRAINSIM_POINT = dict(POINT, description="test_marks trainsim", iterations=3,
+                      jobs=[{"name": "job1", "bytes": 100000, "compute_ms": 10,
+                             "pattern": "nccl", "sockets": 2},
+                            {"name": "job2", "bytes": 100000, "compute_ms": 10}])
+
+
+def test_a_marked_run_of_trainsim_jobs_marks_every_iteration_and_leaves_nothing(
+        tmp_path, driver_ids):
+    """Each trainsim job's ranks mark its own marked job (--mark, the job's
+    index + 1) before every iteration: every record has its mark's time,
+    and the run's jobs and cgroups are gone after it."""
+    proc = start_driver(tmp_path, TRAINSIM_POINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "FAILED" not in out, out
+    assert set(mltcpctl.job_ids(TOOL, "bpf", None)) == driver_ids
+    assert bench_cgroups() == []
+    point = rundir.Point(str(tmp_path))
+    for job in TRAINSIM_POINT["jobs"]:
+        for rank in (0, 1):
+            with open(point.worker_log("marked", 0, job["name"], rank)) as f:
+                records = [json.loads(line) for line in f]
+            steps = [r for r in records if r["type"] == "iteration"]
+            assert len(steps) == 3 and records[-1]["status"] == "complete", records
+            assert all(r["cc"] == "mltcp" and r["mark_s"] > 0 for r in steps), steps
+
+
 # One MLTCP connection, held until stdin closes: "serve PORT" accepts one,
 # "connect ADDR PORT" makes it; both select mltcp.
 PEER = r"""
@@ -331,7 +396,7 @@ def test_each_marked_job_holds_its_own_ranks_flows_alone(twin, tmp_path, monkeyp
     procs = []
     try:
         for j, (left, right) in enumerate(zip(net.left, net.right)):
-            cgroup, _ = exp.marked_job((left, right), j + 1)
+            cgroup, _ = exp.marked_job((left, right), j + 1, "trainsim")
             server = right.spawn(sys.executable, "-c", PEER, "serve", "7100",
                                  stdin=subprocess.PIPE, cgroup=cgroup, host_mounts=True)
             assert server.stdout.readline() == "listening\n", server.stderr.read()

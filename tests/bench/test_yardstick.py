@@ -122,9 +122,13 @@ def test_every_host_point_runs_through_the_emulated_switch_with_the_prio_rules()
             set(rules(cfg))
         prio = {a["name"]: a["params"] for a in cfg["algorithms"] if "params" in a}
         assert {name: p.get("prio") for name, p in prio.items() if p.get("prio")} == {
-            "prio": 4, "prio-k2": 2, "prio-only": 4, "prio-k1": 1}
+            "prio": 4, "prio-k2": 2, "prio-only": 4, "prio-k1": 1, "prio-marked": 4}
         # prio is today's default line with priority; prio-only the neutral line.
         assert prio["prio"] == dict(prio["md-restart"], prio=4)
+        # prio-marked is prio with its jobs marking their iterations, and
+        # the only marked rule of a trainsim point.
+        assert prio["prio-marked"] == prio["prio"]
+        assert [a["name"] for a in cfg["algorithms"] if a.get("marked")] == ["prio-marked"]
         assert (prio["prio-only"]["slope"], prio["prio-only"]["intercept"]) == ("0", "1")
         # "acksfirst": every host marks its ACKs EF for every rule.
         assert (cfg.get("ack_priority") == "dscp") == ("acksfirst" in cfg["name"])

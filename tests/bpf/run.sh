@@ -19,7 +19,9 @@
 #      cubic, bulk or prio off, an application's DSCP kept), IPv4 and IPv6,
 #      and its defaults;
 #   7. tests/bpf/test_libmltcp.py: libmltcp and its Python binding marking
-#      the twin's job table, and their refusals.
+#      the twin's job table, and their refusals;
+#   8. tests/bpf/test_trainsim_marks.py: mltcp-trainsim --mark: a two-rank
+#      job counting its iterations at its marks, and a mark that fails.
 # pytest runs from the top of the checkout, so that `import testbed` works.
 # Usage: tests/bpf/run.sh [BUILD_DIR]   (default: build). Needs root.
 set -euo pipefail
@@ -47,6 +49,7 @@ scripts/build-kmod >/dev/null
 
 export MLTCPCTL_TOOL=$tool MLTCP_BPF_OBJECT=$bpf_out/mltcp.bpf.o
 export MLTCP_LIBRARY=$build/userspace/libmltcp/libmltcp.so.0
+export MLTCP_TRAINSIM=$build/userspace/trainsim/mltcp-trainsim
 # The tests load and unload the host's twin: not while a bench point on the
 # host uses it (bench/paths.py: HOST_LOCK).
 exec {host_lock}>/tmp/mltcp-host.lock

@@ -234,6 +234,17 @@ const std::map<std::string, Handler, std::less<>> &handlers()
 				     max_bucket_bytes) },
 		{ "--first-bucket", number(&Config::first_bucket_bytes, need_size, 1,
 					   "between 1 byte and 1T", max_bucket_bytes) },
+		{ "--mark",
+		  [](Draft &d, std::string_view name, std::string_view value) {
+			  // mltcp_marker_open()'s range: job 0 is no job.
+			  uint64_t job = need_unsigned(name, value);
+			  if (job < 1 || job > std::numeric_limits<uint32_t>::max())
+				  throw OptionError(std::string(name) +
+						    ": the MLTCP job must be between 1 and " +
+						    std::to_string(std::numeric_limits<uint32_t>::max()) +
+						    ", got " + std::string(value));
+			  d.config.mark_job = static_cast<uint32_t>(job);
+		  } },
 		{ "--sockets",
 		  [](Draft &d, std::string_view name, std::string_view value) {
 			  uint64_t sockets = need_unsigned(name, value);
@@ -459,7 +470,7 @@ std::string usage_text()
                  [--collective exchange|ring|push] [--cc NAME] [--start-at UNIX_SECONDS]
                  [--offset DURATION] [--slot-period DURATION] [--log FILE] [--seed N]
                  [--connect-timeout DURATION] [--chunk SIZE] [--pattern burst|ddp|nccl]
-                 [--bucket SIZE] [--first-bucket SIZE] [--sockets N] [--check]
+                 [--bucket SIZE] [--first-bucket SIZE] [--sockets N] [--mark JOB] [--check]
   mltcp-trainsim --help
 
 Emulates one worker of a data-parallel training job: each iteration computes
@@ -504,6 +515,10 @@ the accepted connection.
                          where --bytes is under 4 buckets, so that there are 4 or more)
   --first-bucket SIZE    ddp: the first bucket's size (default 1M)
   --sockets N            sockets per connection, 1 to 64 (nccl: default 4; ddp: default 1)
+  --mark JOB             mark MLTCP job JOB (1-4294967295, a "marked" job) through
+                         libmltcp before each iteration's first byte, with step number
+                         iteration + 1; a marker that cannot open or a mark that fails
+                         is a runtime error (exit 1)
   --check                check the command line and exit (0, or 2 with its error)
 
 Output: one JSON object per iteration ("type":"iteration") and one at exit

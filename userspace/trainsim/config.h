@@ -79,6 +79,10 @@ struct Config {
 	uint64_t bucket_bytes = default_bucket_bytes;		  // ddp
 	uint64_t first_bucket_bytes = default_first_bucket_bytes; // ddp
 	unsigned sockets = 1; // per connection: 1 for burst, default_nccl_sockets for nccl
+	// --mark JOB: the MLTCP job (1-4294967295, made "marked" by whoever set up
+	// the run) that this worker marks through libmltcp before each
+	// iteration's first byte, as the DDP hook marks a step. None: no marks.
+	std::optional<uint32_t> mark_job;
 };
 
 struct ParseResult {

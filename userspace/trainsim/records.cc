@@ -142,6 +142,8 @@ std::string to_json(const IterationRecord &r)
 		out.add_seconds_ns("first_send", *r.first_send_ns);
 	if (!r.socket_bytes.empty())
 		out.add_uint_array("socket_bytes", r.socket_bytes);
+	if (r.mark_ns)
+		out.add_seconds_ns("mark_s", *r.mark_ns);
 	return out.str();
 }
 

@@ -62,6 +62,9 @@ struct IterationRecord {
 	// The bytes each socket to next carried this iteration, as its peer
 	// acknowledged them (tcpi_bytes_acked), in the plan's socket order.
 	std::vector<uint64_t> socket_bytes;
+	// With --mark only: how long the iteration's mark took (mltcp_mark()),
+	// part of the communication time, as torch_worker's mark_s.
+	std::optional<int64_t> mark_ns;
 };
 
 std::string to_json(const IterationRecord &record);

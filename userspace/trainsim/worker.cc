@@ -19,6 +19,7 @@
 #include "protocol.h"
 #include "records.h"
 #include "schedule.h"
+#include "step_marker.h"
 #include "units.h"
 
 namespace mltcp::trainsim
@@ -188,6 +189,7 @@ private:
 	std::optional<int64_t>
 		stop_wait_deadline_ns_;	     // until then, expect the STOP that explains it
 	std::optional<uint64_t> stop_after_; // the job's last iteration, once known
+	std::optional<StepMarker> marker_;   // --mark
 	SummaryRecord summary_;
 };
 
@@ -739,6 +741,15 @@ Worker::IterationEnd Worker::run_iteration(uint64_t index, int64_t start_ns, int
 			int64_t now = realtime_ns();
 			if (step == 0 && config_.pattern != Pattern::burst)
 				record.first_send_ns = now;
+			// A marked job's mark, where the DDP hook makes it: before the
+			// iteration's first byte (the ns-3 worker's MarkStep()). Its time
+			// is communication's, as torch_worker counts it: the stamps above
+			// are taken before it.
+			if (step == 0 && marker_) {
+				int64_t before = monotonic_ns();
+				marker_->mark(index);
+				record.mark_ns = monotonic_ns() - before;
+			}
 			// The compute phase's end: when its last message went, if that
 			// was not later (the bucket before it still going).
 			if (planned.ready_bytes == config_.bytes)
@@ -797,6 +808,11 @@ void Worker::run()
 		throw RuntimeError("it is already " +
 				   format_ms(realtime_ns() - *config_.start_at_ns - offset_ns) +
 				   " after --start-at + --offset; choose a later --start-at");
+	// The marker is opened before connecting, so that a worker that could
+	// not mark fails at once, each rank saying why, instead of after a run
+	// its job would have counted at idles.
+	if (config_.mark_job)
+		marker_.emplace(*config_.mark_job);
 	set_up(setup_deadline_ns);
 
 	int64_t first_start_ns;

@@ -245,6 +245,27 @@ TEST(TrainsimConfig, SlotPeriod)
 		  "--slot-period: invalid duration \"25\" (a unit is required: 250us, 20ms, 1.5s)");
 }
 
+// --mark JOB: an MLTCP job id as libmltcp takes it (1 to 2^32 - 1; 0 is no
+// job), checked before anything is opened.
+TEST(TrainsimConfig, MarkTakesAnMltcpJobId)
+{
+	EXPECT_FALSE(parse_ok(minimal()).mark_job.has_value());
+	EXPECT_EQ(parse_ok(with(minimal(), { "--mark", "7" })).mark_job, 7u);
+	EXPECT_EQ(parse_ok(with(minimal(), { "--mark=1" })).mark_job, 1u);
+	EXPECT_EQ(parse_ok(with(minimal(), { "--mark", "4294967295" })).mark_job, 4294967295u);
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark", "0" })),
+		  "--mark: the MLTCP job must be between 1 and 4294967295, got 0");
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark", "4294967296" })),
+		  "--mark: the MLTCP job must be between 1 and 4294967295, got 4294967296");
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark", "-1" })),
+		  "--mark: invalid number \"-1\" (a non-negative decimal integer)");
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark", "job7" })),
+		  "--mark: invalid number \"job7\" (a non-negative decimal integer)");
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark", "1", "--mark", "2" })),
+		  "--mark: given more than once");
+	EXPECT_EQ(parse_error(with(minimal(), { "--mark" })), "--mark: missing value");
+}
+
 TEST(TrainsimConfig, NamesAndTimes)
 {
 	EXPECT_NE(parse_error(replaced("--job", "a b")).find("--job: invalid name \"a b\""),

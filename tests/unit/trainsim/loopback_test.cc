@@ -450,6 +450,38 @@ TEST(TrainsimLoopback, UnknownCongestionControlFails)
 	EXPECT_EQ(log.summaries[0]["status"], "failed");
 }
 
+// --mark of a job no backend has: whether no backend is loaded here (the
+// marker cannot open) or one is but holds no job 4294967295 (the first mark
+// fails), every rank exits 1 with one line naming --mark and the reason,
+// logs no iteration, and its summary says failed: a run never goes on
+// unmarked, which would count its iterations at idles unnoticed.
+TEST(TrainsimLoopback, MarkWithoutBackendOrJobFailsLoudly)
+{
+	TempDir dir;
+	auto workers = start_job(dir, "mk", 2,
+				 { "--bytes", "64K", "--compute", "1ms", "--iterations", "3",
+				   "--mark", "4294967295" });
+	for (unsigned rank = 0; rank < 2; rank++) {
+		SCOPED_TRACE("rank " + std::to_string(rank));
+		EXPECT_EQ(workers[rank].wait(), 1);
+		std::string error = workers[rank].error_output();
+		EXPECT_EQ(error.rfind("mltcp-trainsim: job mk rank " + std::to_string(rank) +
+					      ": --mark 4294967295: ",
+				      0),
+			  0u)
+			<< error;
+		const bool no_backend = error.find("cannot open a marker: no MLTCP backend") !=
+					std::string::npos;
+		const bool no_job = error.find("iteration 0's mark failed") != std::string::npos;
+		EXPECT_TRUE(no_backend || no_job) << error;
+		EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << error;
+		Log log = read_log(dir.file("mk-" + std::to_string(rank) + ".jsonl"));
+		EXPECT_TRUE(log.iterations.empty());
+		ASSERT_EQ(log.summaries.size(), 1u);
+		EXPECT_EQ(log.summaries[0]["status"], "failed");
+	}
+}
+
 TEST(TrainsimLoopback, BadCommandLineExitsTwo)
 {
 	TempDir dir;

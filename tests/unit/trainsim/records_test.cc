@@ -86,6 +86,21 @@ TEST(TrainsimRecords, IterationLineWithASlot)
 	EXPECT_FALSE(json.contains("slot_wait_s"));
 }
 
+// A marking worker's records (--mark) end with the mark's time; the others
+// are as they were.
+TEST(TrainsimRecords, IterationLineWithAMark)
+{
+	IterationRecord r;
+	r.job = "j";
+	r.start_ns = 1763790000'000000000ll;
+	r.comm_start_ns = r.start_ns + 600'000'000;
+	r.end_ns = r.comm_start_ns + 100'000'000;
+	EXPECT_FALSE(nlohmann::json::parse(to_json(r)).contains("mark_s"));
+	r.mark_ns = 14'499;
+	std::string line = to_json(r);
+	EXPECT_NE(line.find(",\"mark_s\":0.000014}"), std::string::npos) << line;
+}
+
 TEST(TrainsimRecords, SummaryLine)
 {
 	SummaryRecord s;
