@@ -81,6 +81,7 @@ struct mltcp_cubic;
 enum mltcp_tx_verdict;
 enum mltcp_learn;
 enum mltcp_gate_verdict;
+enum mltcp_prio_hold;
 
 MLTCP_BPF_CORE void mltcp_params_default(struct mltcp_params *p);
 MLTCP_BPF_CORE bool mltcp_params_valid(const struct mltcp_params *p);
@@ -126,9 +127,11 @@ MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, const struct ml
 MLTCP_BPF_CORE int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 MLTCP_BPF_CORE int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 				   const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
-				   bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd);
-MLTCP_BPF_CORE bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
-				       u32 *cwnd);
+				   bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+				   enum mltcp_prio_hold *hold);
+MLTCP_BPF_CORE enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it,
+						       const struct mltcp_params *p, u32 *cwnd,
+						       enum mltcp_prio_hold why);
 MLTCP_BPF_CORE u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 MLTCP_BPF_CORE u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
 MLTCP_BPF_CORE void mltcp_cubic_init(struct mltcp_cubic *c);
@@ -229,6 +232,13 @@ static __always_inline void mltcp_stat_inc(u32 index)
 
 	if (count)
 		__sync_fetch_and_add(count, 1);
+}
+
+/* The module's mltcp_count_prio_hold(): what the core reported of a held move up, if anything. */
+static __always_inline void mltcp_stat_prio_hold(enum mltcp_prio_hold event)
+{
+	if (event != MLTCP_PRIO_HOLD_NONE)
+		mltcp_stat_inc(MLTCP_BPF_STAT_HOLD0 + event);
 }
 
 static __always_inline struct tcp_sock *mltcp_tp(struct sock *sk)
@@ -429,10 +439,14 @@ u32 BPF_PROG(mltcp_ssthresh, struct sock *sk)
 	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_flow *ca = mltcp_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
+	enum mltcp_prio_hold hold;
+	u32 ssthresh;
 
 	if (mltcp_gated(&ca->iter))
 		mltcp_stat_inc(MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_REDUCED);
-	return mltcp_flow_ssthresh(ca, f, tp->snd_cwnd, tp->snd_ssthresh);
+	ssthresh = mltcp_flow_ssthresh(ca, f, tp->snd_cwnd, tp->snd_ssthresh, &hold);
+	mltcp_stat_prio_hold(hold);
+	return ssthresh;
 }
 
 
@@ -514,12 +528,14 @@ static __always_inline void mltcp_drained(struct sock *sk, struct mltcp_flow *ca
 	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct tcp_sock *tp = mltcp_tp(sk);
 	u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+	enum mltcp_prio_hold hold;
 
 	/* tp->write_seq == tp->snd_nxt is tcp_write_queue_empty(). */
 	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tp->write_seq == tp->snd_nxt, tp->bytes_acked,
 			       BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state),
-			       mltcp_route_init_cwnd(sk), &cwnd, &ssthresh))
+			       mltcp_route_init_cwnd(sk), &cwnd, &ssthresh, &hold))
 		mltcp_restarted(sk, cwnd, ssthresh);
+	mltcp_stat_prio_hold(hold);
 }
 
 /* The module's mltcp_reduction_ended(): the restart a drain in a reduction could not make. */
@@ -596,6 +612,7 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 {
 	struct tcp_sock *tp = mltcp_tp(sk);
 	struct mltcp_prio_config *pc;
+	enum mltcp_prio_hold hold;
 	u32 zero = 0, tos, cwnd;
 	int dscp, val;
 
@@ -612,7 +629,8 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 	tos = mltcp_sock_tos(sk);
 	cwnd = tp->snd_cwnd;
 	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out != 0,
-				    mltcp_packets_in_flight(tp), ca_state, &cwnd);
+				    mltcp_packets_in_flight(tp), ca_state, &cwnd, &hold);
+	mltcp_stat_prio_hold(hold);
 	if (cwnd != tp->snd_cwnd)
 		tp->snd_cwnd = cwnd;
 	if (dscp < 0)

@@ -24,12 +24,14 @@
  *
  * mltcp_stats: BPF_MAP_TYPE_PERCPU_ARRAY of u64 counters, indexed as below:
  * the module's debugfs "stats" file as numbers. Index 1 + v counts verdict v
- * of mltcp_on_tx_start(), then the start gate's counts by its verdicts.
+ * of mltcp_on_tx_start(), then the start gate's counts by its verdicts, then
+ * progress priority's held moves up by enum mltcp_prio_hold.
  */
 #define MLTCP_BPF_STAT_FLOWS_STARTED 0
 #define MLTCP_BPF_STAT_VERDICT0 1
 #define MLTCP_BPF_STAT_GATE0 (MLTCP_BPF_STAT_VERDICT0 + MLTCP_TX_NR_VERDICTS)
-#define MLTCP_BPF_NR_STATS (MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_NR_VERDICTS)
+#define MLTCP_BPF_STAT_HOLD0 (MLTCP_BPF_STAT_GATE0 + MLTCP_GATE_NR_VERDICTS)
+#define MLTCP_BPF_NR_STATS (MLTCP_BPF_STAT_HOLD0 + MLTCP_PRIO_HOLD_NR_EVENTS)
 
 /*
  * mltcp_prio: BPF_MAP_TYPE_ARRAY, one entry (key 0), value the core's struct
@@ -74,7 +76,7 @@ struct mltcp_bpf_job_slot {
  * its own: the loaded object is another version. Change the magic when the
  * layout changes.
  */
-#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7404U /* "mlt", layout 4 */
+#define MLTCP_BPF_RECORD_MAGIC 0x6d6c7405U /* "mlt", layout 5 */
 
 struct mltcp_bpf_record {
 	u32 magic; /* MLTCP_BPF_RECORD_MAGIC */

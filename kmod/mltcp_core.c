@@ -975,24 +975,30 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * cls is the class of the flow's progress (mltcp_prio_class()), cur_dscp
  * the socket's DSCP, in_flight the segments in flight and outstanding
  * whether any data is unacknowledged. Returns the DSCP to write, or -1;
- * *cwnd is the socket's window, changed while a move up is held.
+ * *cwnd is the socket's window, changed while a move up is held; *hold
+ * what the call did to a hold (a hold dropped in a reduction's state counts
+ * as reduced: the reduction ended it, only without its ssthresh).
  */
 int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
-		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd)
+		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+		    enum mltcp_prio_hold *hold)
 {
 	u32 window = min_u32(*cwnd, max_u32(in_flight, 1));
 
+	*hold = MLTCP_PRIO_HOLD_NONE;
 	if (mltcp_prio_held(it, p)) {
 		if (ca_state > MLTCP_CA_DISORDER) {
 			it->armed_cwnd = 0;
+			*hold = MLTCP_PRIO_HOLD_REDUCED;
 		} else if (outstanding) {
 			*cwnd = window;
 			return -1;
 		} else {
-			mltcp_prio_release(it, p, cwnd);
+			*hold = mltcp_prio_release(it, p, cwnd, MLTCP_PRIO_HOLD_RELEASED);
 		}
 	}
+	/* A hold that just ended leaves nothing outstanding or a reduction: none begins. */
 	if (outstanding && mltcp_prio_above(pc, cls, cur_dscp)) {
 		if (ca_state == MLTCP_CA_CWR || ca_state == MLTCP_CA_RECOVERY)
 			return -1;
@@ -1000,6 +1006,7 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    !it->armed_cwnd && *cwnd <= MLTCP_ARMED_CWND_MAX) {
 			it->armed_cwnd = (u16)(*cwnd | MLTCP_ARMED_PRIO);
 			*cwnd = window;
+			*hold = MLTCP_PRIO_HOLD_BEGAN;
 			return -1;
 		}
 	}
@@ -1008,16 +1015,18 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 
 /*
  * Ends a held move up (mltcp_prio_move()): *cwnd gets the saved window back.
- * At the drain, before the drain's own restart, and at a reduction's
- * ssthresh, which reduces the window saved, not the one held.
+ * At the drain, before the drain's own restart (why: RELEASED), and at a
+ * reduction's ssthresh, which reduces the window saved, not the one held
+ * (REDUCED). Returns why, or MLTCP_PRIO_HOLD_NONE if no move up was held.
  */
-bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd)
+enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
+					u32 *cwnd, enum mltcp_prio_hold why)
 {
 	if (!mltcp_prio_held(it, p))
-		return false;
+		return MLTCP_PRIO_HOLD_NONE;
 	*cwnd = it->armed_cwnd & MLTCP_ARMED_CWND_MAX;
 	it->armed_cwnd = 0;
-	return true;
+	return why;
 }
 
 /*

@@ -298,10 +298,27 @@ u32 mltcp_prio_class(const struct mltcp_iter *it, const struct mltcp_params *p,
 		     u64 bytes_acked, u32 now_us, u32 classes, u32 tie);
 int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
+
+/*
+ * What a call did to a move up held (mltcp_prio_move()), for the counters:
+ * each hold begins once and ends once, released or reduced; one still held
+ * (or on a socket closed while held) has only begun. The datapaths count
+ * what the core reports and decide none of it.
+ */
+enum mltcp_prio_hold {
+	MLTCP_PRIO_HOLD_BEGAN,		/* a move up waits, the window held at what is in flight */
+	MLTCP_PRIO_HOLD_RELEASED,	/* nothing left in flight: the window back, the new class */
+	MLTCP_PRIO_HOLD_REDUCED,	/* a loss or ECN reduction began: the hold ends in it */
+	MLTCP_PRIO_HOLD_NR_EVENTS,
+	MLTCP_PRIO_HOLD_NONE = MLTCP_PRIO_HOLD_NR_EVENTS,	/* neither began nor ended one */
+};
+
 int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
-		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd);
-bool mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p, u32 *cwnd);
+		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+		    enum mltcp_prio_hold *hold);
+enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
+					u32 *cwnd, enum mltcp_prio_hold why);
 
 /* Reno */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f);

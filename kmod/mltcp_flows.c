@@ -503,7 +503,7 @@ static int mltcp_show_flow(struct sock *sk, void *arg)
 	mltcp_show_fixed(m, "f", rec.f);
 	mltcp_show_fixed(m, "slope", rec.slope);
 	mltcp_show_fixed(m, "intercept", rec.intercept);
-	seq_printf(m, " trusted=%u", rec.iter_trusted);
+	seq_printf(m, " trusted=%u held=%u", rec.iter_trusted, rec.prio_held);
 	seq_putc(m, '\n');
 	return 0;
 }

@@ -785,7 +785,8 @@ static int mltcp_nl_put_flow(struct sk_buff *skb, const struct mltcp_flow_record
 	       nla_put_u32(skb, MLTCP_FLOW_A_INTERCEPT, rec->intercept) ||
 	       nla_put_u32(skb, MLTCP_FLOW_A_IDLE_GAP_US, rec->idle_gap_us) ||
 	       nla_put_u8(skb, MLTCP_FLOW_A_DSCP, rec->tos >> 2) ||
-	       nla_put_u8(skb, MLTCP_FLOW_A_ITER_TRUSTED, rec->iter_trusted);
+	       nla_put_u8(skb, MLTCP_FLOW_A_ITER_TRUSTED, rec->iter_trusted) ||
+	       nla_put_u8(skb, MLTCP_FLOW_A_PRIO_HELD, rec->prio_held);
 }
 
 static int mltcp_nl_flow_one(struct sock *sk, void *arg)
@@ -835,6 +836,7 @@ static const struct nla_policy mltcp_stats_get_policy[MLTCP_STATS_A_PAD + 1] = {
 static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 counts[MLTCP_TX_NR_VERDICTS], gate[MLTCP_GATE_NR_VERDICTS];
+	u64 hold[MLTCP_PRIO_HOLD_NR_EVENTS];
 	struct sk_buff *msg;
 	void *hdr;
 	int i;
@@ -845,13 +847,17 @@ static int mltcp_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &mltcp_genl_family, 0, MLTCP_CMD_STATS_GET);
 	if (!hdr)
 		goto nospace;
-	mltcp_net_counts(genl_info_net(info), counts, gate);
+	mltcp_net_counts(genl_info_net(info), counts, gate, hold);
 	for (i = 0; i < MLTCP_TX_NR_VERDICTS; i++)
 		if (nla_put_u64_64bit(msg, mltcp_stats_verdict_attr(i), counts[i],
 				      MLTCP_STATS_A_PAD))
 			goto nospace;
 	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
 		if (nla_put_u64_64bit(msg, mltcp_stats_gate_attr(i), gate[i], MLTCP_STATS_A_PAD))
+			goto nospace;
+	for (i = 0; i < MLTCP_PRIO_HOLD_NR_EVENTS; i++)
+		if (nla_put_u64_64bit(msg, mltcp_stats_prio_hold_attr(i), hold[i],
+				      MLTCP_STATS_A_PAD))
 			goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -23,13 +23,15 @@ struct mltcp_job_cfg {
 
 /*
  * How the namespace's flows' "sending resumed" events were judged, and how
- * the start gate's holds began and ended, per CPU as the kernel's own
- * per-namespace MIB counters are: the hooks count every TX_START, and a
- * shared counter would bounce between the CPUs sending.
+ * the start gate's holds and progress priority's held moves up began and
+ * ended, per CPU as the kernel's own per-namespace MIB counters are: the
+ * hooks count every TX_START, and a shared counter would bounce between the
+ * CPUs sending.
  */
 struct mltcp_verdict_counts {
 	unsigned long n[MLTCP_TX_NR_VERDICTS];
 	unsigned long gate[MLTCP_GATE_NR_VERDICTS];	/* HOLD: starts held */
+	unsigned long hold[MLTCP_PRIO_HOLD_NR_EVENTS];	/* BEGAN: moves up held */
 };
 
 struct mltcp_jobs_net {
@@ -327,14 +329,23 @@ void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict
 	rcu_read_unlock();
 }
 
+void mltcp_net_count_prio_hold(const struct net *net, enum mltcp_prio_hold event)
+{
+	rcu_read_lock();
+	if (check_net(net))
+		this_cpu_inc(mltcp_jobs_pernet(net)->verdicts->hold[event]);
+	rcu_read_unlock();
+}
+
 void mltcp_net_counts(const struct net *net, u64 verdicts[MLTCP_TX_NR_VERDICTS],
-		      u64 gate[MLTCP_GATE_NR_VERDICTS])
+		      u64 gate[MLTCP_GATE_NR_VERDICTS], u64 hold[MLTCP_PRIO_HOLD_NR_EVENTS])
 {
 	struct mltcp_verdict_counts __percpu *counts = mltcp_jobs_pernet(net)->verdicts;
 	int cpu, i;
 
 	memset(verdicts, 0, MLTCP_TX_NR_VERDICTS * sizeof(*verdicts));
 	memset(gate, 0, MLTCP_GATE_NR_VERDICTS * sizeof(*gate));
+	memset(hold, 0, MLTCP_PRIO_HOLD_NR_EVENTS * sizeof(*hold));
 	for_each_possible_cpu(cpu) {
 		const struct mltcp_verdict_counts *c = per_cpu_ptr(counts, cpu);
 
@@ -342,6 +353,8 @@ void mltcp_net_counts(const struct net *net, u64 verdicts[MLTCP_TX_NR_VERDICTS],
 			verdicts[i] += READ_ONCE(c->n[i]);
 		for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
 			gate[i] += READ_ONCE(c->gate[i]);
+		for (i = 0; i < MLTCP_PRIO_HOLD_NR_EVENTS; i++)
+			hold[i] += READ_ONCE(c->hold[i]);
 	}
 }
 

@@ -75,15 +75,17 @@ void mltcp_job_account_release(const struct net *net, u32 key, u64 bytes);
 const struct mltcp_job_spec *mltcp_job_spec_of_key(const struct net *net, u32 key);
 
 /*
- * The namespace's counts of mltcp_on_tx_start()'s verdicts and of the start
+ * The namespace's counts of mltcp_on_tx_start()'s verdicts, of the start
  * gate's (enum mltcp_gate_verdict: HOLD counts the iteration starts held,
- * the others how holds ended): counted by the hooks in any context, summed
- * over the CPUs for netlink.
+ * the others how holds ended) and of progress priority's held moves up
+ * (enum mltcp_prio_hold: BEGAN, then how each ended; never NONE): counted
+ * by the hooks in any context, summed over the CPUs for netlink.
  */
 void mltcp_net_count_verdict(const struct net *net, enum mltcp_tx_verdict verdict);
 void mltcp_net_count_gate(const struct net *net, enum mltcp_gate_verdict verdict);
+void mltcp_net_count_prio_hold(const struct net *net, enum mltcp_prio_hold event);
 void mltcp_net_counts(const struct net *net, u64 verdicts[MLTCP_TX_NR_VERDICTS],
-		      u64 gate[MLTCP_GATE_NR_VERDICTS]);
+		      u64 gate[MLTCP_GATE_NR_VERDICTS], u64 hold[MLTCP_PRIO_HOLD_NR_EVENTS]);
 
 /*
  * The marks of the job with this key so far (0 if it is gone): what a marked

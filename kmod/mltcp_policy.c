@@ -434,6 +434,7 @@ void mltcp_flow_fill_record(struct mltcp_flow_record *rec, const struct mltcp_fl
 	rec->iter_bytes = fl->iter.bytes;
 	rec->iter_fixed = fl->iter.flags & MLTCP_ITER_FIXED ? 1 : 0;
 	rec->iter_trusted = mltcp_iter_trusted(&fl->iter, &fl->params) ? 1 : 0;
+	rec->prio_held = mltcp_prio_held(&fl->iter, &fl->params) ? 1 : 0;
 	rec->r = mltcp_ratio(&fl->iter, bytes_acked);
 	rec->f = mltcp_f(&fl->iter, &fl->params, bytes_acked);
 	rec->iterations = fl->iter.count;
@@ -500,6 +501,13 @@ static const char *const mltcp_gate_names[MLTCP_GATE_NR_VERDICTS] = {
 	[MLTCP_GATE_REDUCED] = "gate_reduced",
 };
 
+/* Per hold begun (held) and per hold ended; the module's debugfs and the BPF stats. */
+static const char *const mltcp_prio_hold_names[MLTCP_PRIO_HOLD_NR_EVENTS] = {
+	[MLTCP_PRIO_HOLD_BEGAN] = "prio_held",
+	[MLTCP_PRIO_HOLD_RELEASED] = "prio_released",
+	[MLTCP_PRIO_HOLD_REDUCED] = "prio_reduced",
+};
+
 #define MLTCP_NAMES(table)	(sizeof(table) / sizeof((table)[0]))
 
 _Static_assert(MLTCP_STATS_A_ITERATIONS + MLTCP_TX_NEW_ITERATION == MLTCP_STATS_A_ITERATIONS &&
@@ -515,8 +523,18 @@ _Static_assert(MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_HOLD == MLTCP_STATS_A_GATE_H
 	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_OPEN == MLTCP_STATS_A_GATE_OPENED &&
 	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_RAN_OUT == MLTCP_STATS_A_GATE_RAN_OUT &&
 	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_REDUCED == MLTCP_STATS_A_GATE_REDUCED &&
-	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS == __MLTCP_STATS_A_MAX,
-	       "one stats attribute per gate verdict, in the gate's order, last");
+	       MLTCP_STATS_A_GATE_HELD + MLTCP_GATE_NR_VERDICTS == MLTCP_STATS_A_PRIO_HELD,
+	       "one stats attribute per gate verdict, in the gate's order");
+_Static_assert(MLTCP_STATS_A_PRIO_HELD + MLTCP_PRIO_HOLD_BEGAN == MLTCP_STATS_A_PRIO_HELD &&
+	       MLTCP_STATS_A_PRIO_HELD + MLTCP_PRIO_HOLD_RELEASED == MLTCP_STATS_A_PRIO_RELEASED &&
+	       MLTCP_STATS_A_PRIO_HELD + MLTCP_PRIO_HOLD_REDUCED == MLTCP_STATS_A_PRIO_REDUCED &&
+	       MLTCP_STATS_A_PRIO_HELD + MLTCP_PRIO_HOLD_NR_EVENTS == __MLTCP_STATS_A_MAX,
+	       "one stats attribute per held move up's event, in their order, last");
+
+const char *mltcp_prio_hold_name(enum mltcp_prio_hold event)
+{
+	return (u32)event < MLTCP_PRIO_HOLD_NR_EVENTS ? mltcp_prio_hold_names[event] : NULL;
+}
 
 const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict)
 {

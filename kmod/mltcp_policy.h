@@ -315,6 +315,8 @@ struct mltcp_flow_record {
 	u8 tos;			/* the socket's TOS (IPv6: traffic class) byte, DSCP and ECN */
 	u8 iter_trusted;	/* 1: F, the restart and the class act on the iterations
 				 * (mltcp_iter_trusted()); 0: the base algorithm */
+	u8 prio_held;		/* 1: a class's move up waits, the window held at what is
+				 * in flight (mltcp_prio_held()) */
 };
 
 /*
@@ -336,17 +338,18 @@ static inline bool mltcp_flow_may_grow(struct mltcp_flow *fl, bool cwnd_limited,
  * drain the next start is judged by, and in RESTART mode the restart that
  * start would make, made now, before the next iteration's first skb is sized
  * (mltcp_restart_at_drain()); first, a move up held until this drain ends
- * (mltcp_prio_release()). Returns whether *cwnd and *ssthresh changed.
+ * (mltcp_prio_release(): *hold RELEASED, else NONE). Returns whether *cwnd
+ * and *ssthresh changed.
  */
 static inline bool mltcp_flow_drained(struct mltcp_flow *fl, u64 now_us, bool app_idle,
 				      u64 bytes_acked, u32 ca_state, u32 init_cwnd,
-				      u32 *cwnd, u32 *ssthresh)
+				      u32 *cwnd, u32 *ssthresh, enum mltcp_prio_hold *hold)
 {
-	bool released = mltcp_prio_release(&fl->iter, &fl->params, cwnd);
-
+	*hold = mltcp_prio_release(&fl->iter, &fl->params, cwnd, MLTCP_PRIO_HOLD_RELEASED);
 	mltcp_on_ack_drain(&fl->iter, now_us, app_idle);
 	return (app_idle && mltcp_restart_at_drain(&fl->iter, &fl->params, bytes_acked, ca_state,
-						  init_cwnd, cwnd, ssthresh)) || released;
+						  init_cwnd, cwnd, ssthresh)) ||
+	       *hold != MLTCP_PRIO_HOLD_NONE;
 }
 
 /*
@@ -385,11 +388,13 @@ static inline u32 mltcp_flow_ai_w(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ac
  * At a loss or ECN signal: the base's ssthresh, its decrease softened by f
  * (mltcp_f_decrease()); while the start gate holds the window, the gate
  * opens and ssthresh (the socket's) stays (mltcp_gate_ssthresh()). A move
- * up held (mltcp_prio_move()) ends: the window it saved is the one reduced.
+ * up held (mltcp_prio_move()) ends: the window it saved is the one reduced
+ * (*hold REDUCED, else NONE).
  */
-static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ssthresh)
+static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u32 ssthresh,
+				      enum mltcp_prio_hold *hold)
 {
-	mltcp_prio_release(&fl->iter, &fl->params, &cwnd);
+	*hold = mltcp_prio_release(&fl->iter, &fl->params, &cwnd, MLTCP_PRIO_HOLD_REDUCED);
 	if (mltcp_gated(&fl->iter))
 		return mltcp_gate_ssthresh(&fl->iter, ssthresh);
 	if (fl->params.base == MLTCP_BASE_CUBIC)
@@ -402,13 +407,15 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
  * loss: the DSCP to write on a flow whose DSCP is now cur_dscp, or -1 to
  * leave it; a move up waits, the window held, for the data in flight to be
  * acknowledged (mltcp_prio_move(): *cwnd, the socket's window, changes
- * then). An exempt flow has no class, so a class it carried goes back to
- * pc->none_dscp. The flow keeps no class of its own: the socket's DSCP is
- * the state, so nothing can disagree with the wire.
+ * then, and *hold says whether a hold began or ended). An exempt flow has
+ * no class, so a class it carried goes back to pc->none_dscp. The flow
+ * keeps no class of its own: the socket's DSCP is the state, so nothing
+ * can disagree with the wire.
  */
 static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp_prio_config *pc,
 				       u64 bytes_acked, u32 now_us, u32 cur_dscp,
-				       bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd)
+				       bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+				       enum mltcp_prio_hold *hold)
 {
 	u32 cls = MLTCP_PRIO_NONE;
 
@@ -416,7 +423,7 @@ static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp
 		cls = mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
 				       mltcp_prio_tie(fl->job));
 	return mltcp_prio_move(&fl->iter, &fl->params, pc, cls, cur_dscp, outstanding,
-			       in_flight, ca_state, cwnd);
+			       in_flight, ca_state, cwnd, hold);
 }
 
 /*
@@ -497,11 +504,15 @@ const char *mltcp_verdict_name(enum mltcp_tx_verdict verdict);
 /* The start gate's counts: "gate_held" (starts held), "gate_opened", "gate_ran_out", ... */
 const char *mltcp_gate_verdict_name(enum mltcp_gate_verdict verdict);
 
+/* Progress priority's held moves up: "prio_held" (holds begun), "prio_released", ... */
+const char *mltcp_prio_hold_name(enum mltcp_prio_hold event);
+
 /*
  * The MLTCP_CMD_STATS_GET attribute that carries each count: the detector's
  * verdicts in their order from MLTCP_STATS_A_ITERATIONS, then the gate's
- * from MLTCP_STATS_A_GATE_HELD (mltcp_policy.c checks the enums against the
- * uapi). A new verdict of either kind takes a new attribute at the end, and
+ * from MLTCP_STATS_A_GATE_HELD, then the held moves up's from
+ * MLTCP_STATS_A_PRIO_HELD (mltcp_policy.c checks the enums against the
+ * uapi). A new count of any kind takes a new attribute at the end, and
  * this mapping becomes a table.
  */
 static inline u16 mltcp_stats_verdict_attr(enum mltcp_tx_verdict verdict)
@@ -512,6 +523,11 @@ static inline u16 mltcp_stats_verdict_attr(enum mltcp_tx_verdict verdict)
 static inline u16 mltcp_stats_gate_attr(enum mltcp_gate_verdict verdict)
 {
 	return (u16)(MLTCP_STATS_A_GATE_HELD + verdict);
+}
+
+static inline u16 mltcp_stats_prio_hold_attr(enum mltcp_prio_hold event)
+{
+	return (u16)(MLTCP_STATS_A_PRIO_HELD + event);
 }
 
 /* A message for an error of mltcp_job_apply(), one line, no newline. */

@@ -31,7 +31,8 @@
  *
  * debugfs (tcp_mltcp/): "flows" lists every MLTCP socket in the global
  * established hash with its iteration state (mltcp_flows.c); "stats" counts
- * flows and how each "sending resumed" event was judged.
+ * flows, how each "sending resumed" event was judged, and how the start
+ * gate's holds and progress priority's held moves up began and ended.
  */
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
@@ -57,6 +58,7 @@ struct mltcp_stats {
 	unsigned long flows_started;
 	unsigned long verdicts[MLTCP_TX_NR_VERDICTS];
 	unsigned long gate[MLTCP_GATE_NR_VERDICTS];	/* HOLD: starts held */
+	unsigned long hold[MLTCP_PRIO_HOLD_NR_EVENTS];	/* BEGAN: moves up held */
 };
 
 static DEFINE_PER_CPU(struct mltcp_stats, mltcp_stats);
@@ -66,6 +68,15 @@ static void mltcp_count_gate(const struct sock *sk, enum mltcp_gate_verdict verd
 {
 	this_cpu_inc(mltcp_stats.gate[verdict]);
 	mltcp_net_count_gate(sock_net(sk), verdict);
+}
+
+/* What the core reported of a held move up, if anything (not NONE), counted as the gate's. */
+static void mltcp_count_prio_hold(const struct sock *sk, enum mltcp_prio_hold event)
+{
+	if (event == MLTCP_PRIO_HOLD_NONE)
+		return;
+	this_cpu_inc(mltcp_stats.hold[event]);
+	mltcp_net_count_prio_hold(sock_net(sk), event);
 }
 
 /* The TCP clock in microseconds; the core keeps 32 bits of it where they suffice. */
@@ -179,10 +190,14 @@ static u32 mltcp_ssthresh(struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_flow *ca = inet_csk_ca(sk);
 	u32 f = mltcp_f_decrease(&ca->iter, &ca->params, tp->bytes_acked);
+	enum mltcp_prio_hold hold;
+	u32 ssthresh;
 
 	if (mltcp_gated(&ca->iter))
 		mltcp_count_gate(sk, MLTCP_GATE_REDUCED);
-	return mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh);
+	ssthresh = mltcp_flow_ssthresh(ca, f, tcp_snd_cwnd(tp), tp->snd_ssthresh, &hold);
+	mltcp_count_prio_hold(sk, hold);
+	return ssthresh;
 }
 
 /*
@@ -238,11 +253,13 @@ static void mltcp_drained(struct sock *sk, struct mltcp_flow *ca)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+	enum mltcp_prio_hold hold;
 
 	if (mltcp_flow_drained(ca, mltcp_now_us(tp), tcp_write_queue_empty(sk), tp->bytes_acked,
 			       inet_csk(sk)->icsk_ca_state, mltcp_route_init_cwnd(sk),
-			       &cwnd, &ssthresh))
+			       &cwnd, &ssthresh, &hold))
 		mltcp_restarted(sk, cwnd, ssthresh);
+	mltcp_count_prio_hold(sk, hold);
 }
 
 /* A reduction's end: the restart a drain in it could not make (mltcp_flow_reopened()). */
@@ -319,13 +336,15 @@ static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca, u32 ca_sta
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_prio_config pc;
 	u32 cwnd = tcp_snd_cwnd(tp);
+	enum mltcp_prio_hold hold;
 	int dscp;
 
 	if (!mltcp_net_prio(sock_net(sk), &pc))
 		return;
 	dscp = mltcp_flow_prio_dscp(ca, &pc, tp->bytes_acked, (u32)mltcp_now_us(tp),
 				    mltcp_sk_tos(sk) >> 2, tp->packets_out != 0,
-				    tcp_packets_in_flight(tp), ca_state, &cwnd);
+				    tcp_packets_in_flight(tp), ca_state, &cwnd, &hold);
+	mltcp_count_prio_hold(sk, hold);
 	if (cwnd != tcp_snd_cwnd(tp))
 		tcp_snd_cwnd_set(tp, cwnd);
 	if (dscp >= 0)
@@ -435,6 +454,8 @@ static int mltcp_stats_show(struct seq_file *m, void *unused)
 			sum.verdicts[i] += READ_ONCE(s->verdicts[i]);
 		for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
 			sum.gate[i] += READ_ONCE(s->gate[i]);
+		for (i = 0; i < MLTCP_PRIO_HOLD_NR_EVENTS; i++)
+			sum.hold[i] += READ_ONCE(s->hold[i]);
 	}
 	seq_printf(m, "flows_started %lu\n", sum.flows_started);
 	seq_printf(m, "job_objects %ld\n", mltcp_jobs_objects());
@@ -442,6 +463,8 @@ static int mltcp_stats_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%s %lu\n", mltcp_verdict_name(i), sum.verdicts[i]);
 	for (i = 0; i < MLTCP_GATE_NR_VERDICTS; i++)
 		seq_printf(m, "%s %lu\n", mltcp_gate_verdict_name(i), sum.gate[i]);
+	for (i = 0; i < MLTCP_PRIO_HOLD_NR_EVENTS; i++)
+		seq_printf(m, "%s %lu\n", mltcp_prio_hold_name(i), sum.hold[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mltcp_stats);

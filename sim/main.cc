@@ -345,10 +345,15 @@ std::vector<std::string> run_once(const Run &run)
 					{ "iterations", flow.iter.count },
 					{ "iter_bytes", flow.iter.bytes },
 					{ "bytes_acked", cc->BytesAcked() } };
-			// Progress priority: how often the flow's class moved.
+			// Progress priority: how often the flow's class moved, its
+			// moves up held (prio_holds) and how they ended, by the
+			// module's names (prio_released, prio_reduced).
 			if (cc->PrioConfig().classes) {
 				record["dscp_changes"] = cc->DscpChanges();
 				record["prio_holds"] = cc->PrioHolds();
+				for (int e = MLTCP_PRIO_HOLD_RELEASED; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+					record[mltcp_prio_hold_name(static_cast<mltcp_prio_hold>(e))] =
+						cc->PrioHoldEvents()[e];
 			}
 			// DCQCN's: ACKs taken as CNPs, and every rate cut (CNPs and losses).
 			if (Ptr<TcpDcqcn> dcqcn = DynamicCast<TcpDcqcn>(cc)) {

@@ -375,20 +375,26 @@ void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked, uint32_t caS
 		cls = m_prioJob ? (m_prioJob - 1) % m_prio.classes : 0;
 	const uint32_t mss = tcb->m_segmentSize;
 	const uint32_t inFlight = tcb->m_bytesInFlight.Get() / mss;
-	const bool held = mltcp_prio_held(&m_flow.iter, &m_flow.params);
 	const uint32_t cwnd = m_window.cwnd;
 	const uint8_t tos = m_getTos();
+	mltcp_prio_hold hold;
 	const int dscp = mltcp_prio_move(&m_flow.iter, &m_flow.params, &m_prio, cls, tos >> 2,
 					 Outstanding(tcb), inFlight > acked ? inFlight - acked : 0,
-					 caState, &m_window.cwnd);
-	if (!held && mltcp_prio_held(&m_flow.iter, &m_flow.params))
-		m_holds++;
+					 caState, &m_window.cwnd, &hold);
+	CountHold(hold);
 	if (m_window.cwnd != cwnd)
 		Store(tcb);
 	if (dscp < 0)
 		return;
 	m_setTos(static_cast<uint8_t>(dscp << 2 | (tos & 3)));
 	m_dscpChanges++;
+}
+
+// The module's mltcp_count_prio_hold(): what the core reported, if anything.
+void TcpMltcp::CountHold(mltcp_prio_hold event)
+{
+	if (event != MLTCP_PRIO_HOLD_NONE)
+		m_holdEvents[event]++;
 }
 
 // mltcp_cong_avoid().
@@ -420,9 +426,12 @@ uint32_t TcpMltcp::GetSsThresh(Ptr<const TcpSocketState> tcb,
 {
 	Sync(tcb);
 	const uint32_t f = mltcp_f_decrease(&m_flow.iter, &m_flow.params, m_bytesAcked);
+	mltcp_prio_hold hold;
+	const uint32_t ssthresh =
+		mltcp_flow_ssthresh(&m_flow, f, m_window.cwnd, m_window.ssthresh, &hold);
 
-	return mltcp_flow_ssthresh(&m_flow, f, m_window.cwnd, m_window.ssthresh) *
-	       tcb->m_segmentSize;
+	CountHold(hold);
+	return ssthresh * tcb->m_segmentSize;
 }
 
 // The ACK's RTT sample (0: none), which ns-3 3.37 does not pass: it passes
@@ -455,11 +464,14 @@ void TcpMltcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
 	Sync(tcb);
 	const uint32_t sample = rtt.IsStrictlyPositive() ? RttSampleUs(rtt) : 0;
 	if (!Outstanding(tcb)) {
+		mltcp_prio_hold hold;
+
 		m_drainUs = NowUs();
 		if (mltcp_flow_drained(&m_flow, m_drainUs, AppIdle(), m_bytesAcked, tcb->m_congState,
 				       mltcp_init_cwnd(tcb->m_initialCWnd, UINT32_MAX),
-				       &m_window.cwnd, &m_window.ssthresh))
+				       &m_window.cwnd, &m_window.ssthresh, &hold))
 			Restarted(tcb);
+		CountHold(hold);
 	}
 	if (mltcp_gated(&m_flow.iter) &&
 	    mltcp_gate_on_ack(&m_flow.iter, sample, m_minRttUs, static_cast<uint32_t>(NowUs()),

@@ -51,6 +51,7 @@
 #ifndef MLTCP_SIM_TCP_MLTCP_H
 #define MLTCP_SIM_TCP_MLTCP_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -102,8 +103,14 @@ public:
 	const mltcp_prio_config &PrioConfig() const { return m_prio; }
 	// Times the model rewrote the socket's DSCP.
 	uint64_t DscpChanges() const { return m_dscpChanges; }
-	// Moves up held until the data in flight was acknowledged.
-	uint64_t PrioHolds() const { return m_holds; }
+	// Moves up held until the data in flight was acknowledged (event
+	// MLTCP_PRIO_HOLD_BEGAN), and how they ended: as the core reported
+	// them, indexed by enum mltcp_prio_hold (the module's prio_* counts).
+	uint64_t PrioHolds() const { return m_holdEvents[MLTCP_PRIO_HOLD_BEGAN]; }
+	const std::array<uint64_t, MLTCP_PRIO_HOLD_NR_EVENTS> &PrioHoldEvents() const
+	{
+		return m_holdEvents;
+	}
 	// The flow's job marked its next step (a marked flow's iteration
 	// starts at its next transmission after a mark).
 	void Mark();
@@ -177,7 +184,8 @@ private:
 	Callback<uint8_t> m_getTos;
 	Callback<void, uint8_t> m_setTos;
 	uint64_t m_dscpChanges{ 0 };
-	uint64_t m_holds{ 0 };
+	std::array<uint64_t, MLTCP_PRIO_HOLD_NR_EVENTS> m_holdEvents{};
+	void CountHold(mltcp_prio_hold event);
 };
 
 } // namespace ns3

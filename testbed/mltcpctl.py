@@ -133,7 +133,8 @@ def parse_module_stats(text):
 
 def counters(backend, tool=paths.MLTCPCTL):
     """The backend's host-wide counters as the module's debugfs names them:
-    flows started, the iteration detector's verdicts, the start gate's. The
+    flows started, the iteration detector's verdicts, the start gate's,
+    progress priority's held moves up. The
     module's from debugfs, the BPF twin's from `mltcpctl -j bpf status`;
     {} where there are none to read (debugfs not mounted, twin not loaded)."""
     if BACKENDS[backend] == "kmod":

@@ -153,6 +153,8 @@ enum mltcp_genl_flow_attr {
 	MLTCP_FLOW_A_DSCP,		/* u8: the socket's DSCP (progress priority's class) */
 	MLTCP_FLOW_A_ITER_TRUSTED,	/* u8, 1 if F, the restart and the class act on the
 					 * iterations; 0: the flow runs as its base algorithm */
+	MLTCP_FLOW_A_PRIO_HELD,		/* u8, 1 while a move up to a higher class waits for
+					 * the data in flight, the window held at it */
 
 	__MLTCP_FLOW_A_MAX,
 	MLTCP_FLOW_A_MAX = __MLTCP_FLOW_A_MAX - 1
@@ -165,6 +167,7 @@ enum mltcp_genl_flow_attr {
  * in flight" of the namespace's MLTCP flows; they follow the detector's
  * verdicts in order, ITERATIONS first. Then the start gate's (gate modes),
  * in the order of its verdicts: iteration starts held, and how holds ended.
+ * Then progress priority's held moves up: holds begun, and how they ended.
  */
 enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_UNSPEC,
@@ -180,6 +183,9 @@ enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_GATE_OPENED,	/* u64: a hold ended: the other job's queue drained */
 	MLTCP_STATS_A_GATE_RAN_OUT,	/* u64: a hold ended: held for the longest allowed */
 	MLTCP_STATS_A_GATE_REDUCED,	/* u64: a hold ended: a held segment lost or marked */
+	MLTCP_STATS_A_PRIO_HELD,	/* u64: a move up waited for the data in flight */
+	MLTCP_STATS_A_PRIO_RELEASED,	/* u64: a held move up made: nothing left in flight */
+	MLTCP_STATS_A_PRIO_REDUCED,	/* u64: a held move up ended by a loss or ECN reduction */
 
 	__MLTCP_STATS_A_MAX,
 	MLTCP_STATS_A_MAX = __MLTCP_STATS_A_MAX - 1

@@ -355,7 +355,8 @@ def scrape(netns):
 
 def test_export_has_what_the_twin_counts(pair):
     """The twin keeps no job counters (left out, not exported as zeros) and
-    counts verdicts and the gate's holds for the whole host (no netns label);
+    counts verdicts, the gate's holds and progress priority's held moves up
+    for the whole host (no netns label);
     live flows and F per job come from the flow records of the exporter's
     namespace."""
     ctl("job", "add", 1, "dport", JOB_PORT)
@@ -382,6 +383,9 @@ def test_export_has_what_the_twin_counts(pair):
                                              "mltcp_job_bytes_total",
                                              "mltcp_job_flows_matched_total")]
     assert all(dict(k[1]).get("netns") is None for k in after
-               if k[0] in ("mltcp_iteration_verdicts_total", "mltcp_gate_total"))
+               if k[0] in ("mltcp_iteration_verdicts_total", "mltcp_gate_total",
+                           "mltcp_prio_hold_total"))
     assert {dict(k[1])["event"] for k in after if k[0] == "mltcp_gate_total"} == \
         {"held", "opened", "ran_out", "reduced"}
+    assert {dict(k[1])["event"] for k in after if k[0] == "mltcp_prio_hold_total"} == \
+        {"held", "released", "reduced"}

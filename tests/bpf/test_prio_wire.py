@@ -5,7 +5,9 @@ the classes of its progress (class 0's at an iteration's first segment once
 the size is known, never lower later in the iteration), with the ECN bits
 kept; a cubic flow, a bulk flow (no size) and any flow with prio off carry
 DSCP 0; an application's own DSCP is left alone while no class applies;
-"flow show" reports the socket's DSCP and class. IPv4 and IPv6.
+"flow show" reports the socket's DSCP and class, and whether a move up is
+held; the twin's counters (bpf status) count the held moves up. IPv4 and
+IPv6.
 
 The sender's send buffer is small (64 KiB), so most of an iteration is sent
 after ACKs have moved its progress on: every class shows on data. A tbf of
@@ -88,6 +90,15 @@ s.close()
 
 def tool(*args, check=True):
     return run(TOOL, *args, check=check)
+
+
+HOLDS = ("prio_held", "prio_released", "prio_reduced")
+
+
+def holds():
+    """The twin's counts of held moves up (host-wide), by their debugfs names."""
+    stats = json.loads(tool("-j", "bpf", "status").stdout)["stats"]
+    return {k: stats[k] for k in HOLDS}
 
 
 @contextlib.contextmanager
@@ -196,8 +207,10 @@ def test_data_carry_the_class_of_their_progress(pair, family):
     assert {d for n in known for d in iters[n]} == set(CLASSES), iters
     # The kernel's ECT(0) on new data is kept under the class's DSCP.
     assert all(ecn == ECT0 for _, _, ecn, retx, _ in segments if not retx), segments
-    # At the end of an iteration everything is acknowledged: r = 1, the top class.
+    # At the end of an iteration everything is acknowledged: r = 1, the top class,
+    # and no move up is waiting.
     assert len(flow) == 1 and flow[0]["dscp"] == CLASSES[3] and flow[0]["class"] == 3, flow
+    assert flow[0]["prio_held"] is False, flow
 
 
 @pytest.mark.parametrize("family", [4, 6])
@@ -235,14 +248,18 @@ def test_a_move_up_waits_for_the_data_in_flight(pair):
     flight waits, the window held, until that data is acknowledged
     (mltcp_prio_move()): new data leave in the order of the stream, and
     every class still reaches the wire. IPv4: the emulated switch's filters
-    match IPv4."""
+    match IPv4. The twin counts each hold begun, and each ended: every
+    iteration is acknowledged whole before the next and before the close,
+    so none is left on."""
     shaping = topology_mod.Shaping(rate_mbit=200, limit_bytes=4 << 20, shaper="prio",
                                    prio_dscp=tuple(CLASSES))
     run("tc", "-n", NS_A, "qdisc", "del", "dev", DEV_A, "root")
     try:
         for cmd in shaping.qdisc_commands(DEV_A):
             run("tc", "-n", NS_A, *cmd)
+        before = holds()
         segments, _ = send(4)
+        d = {k: v - before[k] for k, v in holds().items()}
     finally:
         run("tc", "-n", NS_A, "qdisc", "del", "dev", DEV_A, "root", check=False)
         run("tc", "-n", NS_A, "qdisc", "add", "dev", DEV_A, "root", "tbf", "rate", "200mbit",
@@ -253,6 +270,9 @@ def test_a_move_up_waits_for_the_data_in_flight(pair):
     overtaken = [(before, after) for before, after in zip(new_data, new_data[1:])
                  if after[0] < before[0]]
     assert not overtaken, overtaken[:5]
+    # With a send buffer of 64 KiB in flight at each threshold, moves up wait.
+    assert d["prio_held"] >= 1, d
+    assert d["prio_held"] == d["prio_released"] + d["prio_reduced"], d
 
 
 def test_defaults_prio_round_trips_and_refusals_change_nothing(pair):

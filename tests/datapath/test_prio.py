@@ -3,16 +3,20 @@
 data segment of a training flow leaves with its class's DSCP (CS1..CS4),
 class 0 at an iteration's first segment and never lower within it, up to
 the top class by its end (mltcp_prio_class()), each move up only once the
-data sent before it is acknowledged (mltcp_prio_move()); a flow whose size
+data sent before it is acknowledged (mltcp_prio_move()), and the counts of
+those holds (prio_held, prio_released, prio_reduced: debugfs "stats" /
+`mltcpctl bpf status`, and `mltcpctl export`) say so; a flow whose size
 is not known or not yet trusted, a cubic flow, and every flow while prio is
 off, leave with DSCP 0.
 Captured on the sender's device (tests/bpf/capture.py)."""
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from testbed.paths import TRUST_ITERS
 
 CLASSES = (8, 16, 24, 32)  # CS1..CS4, the defaults' first four
 TCP_SYN, TCP_ACK = 0x02, 0x10
+HOLDS = ("prio_held", "prio_released", "prio_reduced")
 
 
 @pytest.fixture
@@ -96,14 +100,38 @@ def test_no_class_for_cubic_or_when_off(backend, net, prio):
     assert set(dscps(net, "mltcp", 4)) == {0}
 
 
+def exported_holds(backend, net):
+    """The holds' counts in `mltcpctl -n SENDER export`, by their debugfs
+    names: the sender namespace's (kmod) or the host's, without a netns
+    label (bpf)."""
+    labels = {"backend": backend.name}
+    if backend.name == "kmod":
+        labels["netns"] = net.snd.name
+    text = backend.ctl("-n", net.snd.name, "export").stdout
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            rest = {k: v for k, v in s.labels.items() if k != "event"}
+            if s.name == "mltcp_prio_hold_total" and rest == labels:
+                out["prio_" + s.labels["event"]] = s.value
+    assert set(out) == set(HOLDS), text
+    return out
+
+
 def test_a_move_up_waits_for_the_data_in_flight(backend, net, prio):
     """A class's first segment in an iteration leaves only once everything
     sent before it is acknowledged (mltcp_prio_move()): sent with data in
     flight, it would overtake that data where the fabric serves its class
     first, and the receiver's SACKs would have it retransmitted. Read on
     the sender's device: the last ACK in before each move up covers every
-    byte out before it."""
-    packets = flow_packets(net, "mltcp", 10 + TRUST_ITERS)
+    byte out before it. The counters say the flow held its moves up, and
+    that each hold ended (each burst is acknowledged whole before the next
+    and before the close: none is left on); export says the same."""
+    before, exported = backend.stats(), exported_holds(backend, net)
+    listed = []
+    packets = flow_packets(net, "mltcp", 10 + TRUST_ITERS, listed)
+    d = {k: backend.stats()[k] - before[k] for k in HOLDS}
+    exported = {k: v - exported[k] for k, v in exported_holds(backend, net).items()}
     (syn,) = [p for p in packets if p["dir"] == "out" and p["flags"] & TCP_SYN]
     isn = syn["seq"]
     sent = acked = 0
@@ -130,3 +158,12 @@ def test_a_move_up_waits_for_the_data_in_flight(backend, net, prio):
     # host: 1 run in 20 had 3 moves in 8 iterations).
     assert moves >= 4, moves
     assert not early, (moves, early[:5])
+    # Moves up with data in flight are most of them (above), so most were
+    # held; one released at the drain shows on no segment (the next
+    # iteration starts in class 0), so there may be more holds than moves.
+    assert d["prio_held"] >= 1, (d, moves)
+    assert d["prio_held"] == d["prio_released"] + d["prio_reduced"], d
+    assert exported == d, (exported, d)
+    # Listed after its last burst, all of it acknowledged: not holding.
+    (flow,) = listed
+    assert flow["prio_held"] is False, flow

@@ -75,8 +75,12 @@ int main(int argc, char **argv)
 		encode_ack(Ack{}, 1), encode_family_request(1)
 	};
 	seeds.push_back(encode_flow(30, test::sample_flow(AF_INET6), 2));
-	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 }, std::nullopt }, 3));
-	seeds.push_back(encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 }, { { 6, 7, 8, 9 } } }, 4));
+	seeds.push_back(
+		encode_stats(30, Stats{ false, { 1, 2, 3, 4, 5 }, std::nullopt, std::nullopt }, 3));
+	seeds.push_back(encode_stats(
+		30, Stats{ false, { 1, 2, 3, 4, 5 }, { { 6, 7, 8, 9 } }, std::nullopt }, 4));
+	seeds.push_back(encode_stats(
+		30, Stats{ false, { 1, 2, 3, 4, 5 }, { { 6, 7, 8, 9 } }, { { 10, 11, 12 } } }, 5));
 	Bytes all;
 	for (const Bytes &s : seeds)
 		all.insert(all.end(), s.begin(), s.end());
@@ -90,6 +94,7 @@ int main(int argc, char **argv)
 	snprintf(rec.flow.ca, sizeof(rec.flow.ca), "mltcp");
 	Bytes records(2 * sizeof(rec));
 	memcpy(records.data(), &rec, sizeof(rec));
+	rec.flow.prio_held = 1;
 	memcpy(records.data() + sizeof(rec), &rec, sizeof(rec));
 	seeds.push_back(records);
 	n = 0;

@@ -34,14 +34,14 @@ def expected_line(f):
     family = get_u(f["family"])
     return ("netns=%d src=%s:%d dst=%s:%d ca=%s base=%s mode=%s cwnd=%d ssthresh=%d"
             " iterations=%d iter_bytes=%d fixed=%d bytes_this_iter=%d last_iter_us=%d"
-            " r=%s f=%s slope=%s intercept=%s trusted=%d") % (
+            " r=%s f=%s slope=%s intercept=%s trusted=%d held=%d") % (
         os.stat("/proc/self/ns/net").st_ino,
         addr(family, f["saddr"]), get_u(f["sport"]), addr(family, f["daddr"]), get_u(f["dport"]),
         f["ca"].rstrip(b"\0").decode(), BASES[get_u(f["base"])], MODES[get_u(f["mode"])],
         get_u(f["cwnd"]), get_u(f["ssthresh"]), get_u(f["iterations"]),
         get_u(f["iter_bytes"]), get_u(f["iter_fixed"]), get_u(f["bytes_this_iter"]),
         get_u(f["last_iter_us"]), milli(f["r"]), milli(f["f"]), milli(f["slope"]),
-        milli(f["intercept"]), get_u(f["iter_trusted"]))
+        milli(f["intercept"]), get_u(f["iter_trusted"]), get_u(f["prio_held"]))
 
 
 @pytest.fixture
@@ -86,9 +86,9 @@ def test_debugfs_line_is_the_flow_record(mltcp, cc, family, host, jobbed):
         assert lines == [expected_line(record[0])]
         if jobbed:
             assert " fixed=1 " in lines[0] and " slope=2.500 intercept=0.125 " in lines[0]
-            assert lines[0].endswith(" trusted=1"), "a fixed size is trusted"
+            assert lines[0].endswith(" trusted=1 held=0"), "a fixed size is trusted"
             assert (" base=cubic " if cc == "mltcp_cubic" else " base=reno ") in lines[0]
         else:
-            assert lines[0].endswith(" trusted=0"), "no size: nothing to trust"
+            assert lines[0].endswith(" trusted=0 held=0"), "no size: nothing to trust"
     finally:
         pair.close()

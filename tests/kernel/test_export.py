@@ -89,11 +89,11 @@ def test_counters_grow_between_two_scrapes_of_a_running_job(onoff_job):
 
     # The families and their types, with HELP: what a scraper keys on.
     assert types == {"mltcp_flows": "gauge", "mltcp_flows_untrusted": "gauge",
-                     "mltcp_job_flows": "gauge",
+                     "mltcp_flows_prio_held": "gauge", "mltcp_job_flows": "gauge",
                      "mltcp_job_flows_matched": "counter", "mltcp_job_iterations": "counter",
                      "mltcp_job_bytes": "counter", "mltcp_job_f": "gauge",
                      "mltcp_iteration_verdicts": "counter", "mltcp_gate": "counter",
-                     "mltcp_prio_class_flows": "gauge"}
+                     "mltcp_prio_hold": "counter", "mltcp_prio_class_flows": "gauge"}
     for name in ("mltcp_job_iterations_total", "mltcp_job_bytes_total"):
         assert job_metric(second, name, ns) > job_metric(first, name, ns) > 0, name
     assert verdict(second, ns) > verdict(first, ns) > 0

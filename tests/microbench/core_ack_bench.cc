@@ -57,7 +57,9 @@ struct Flow {
 		if (f_moves && acked_bytes - fl.iter.start_acked >= (64u << 20))
 			fl.iter.start_acked = acked_bytes; // the next iteration, F from 0.2
 		if (win.cwnd >= kStartCwnd + kStartCwnd / 2) {
-			win.cwnd = mltcp_flow_ssthresh(&fl, MLTCP_ONE, win.cwnd, win.ssthresh);
+			mltcp_prio_hold hold;
+
+			win.cwnd = mltcp_flow_ssthresh(&fl, MLTCP_ONE, win.cwnd, win.ssthresh, &hold);
 			win.ssthresh = win.cwnd;
 		}
 		uint32_t w = win.cwnd;

@@ -124,7 +124,9 @@ void ExpectSameWindowsAsCore(uint8_t base, uint64_t iter_bytes)
 		if (i % 5'000 == 4'999) { // a loss: both take the decrease
 			uint32_t f = mltcp_f_decrease(&fl.iter, &fl.params, acked_bytes);
 
-			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh);
+			mltcp_prio_hold hold;
+
+			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh, &hold);
 			win.cwnd = win.ssthresh;
 			win.cwnd_cnt = 0; // tcp_init_cwnd_reduction()
 			// As EnterRecovery() and the ACK that ends it run the hooks.
@@ -392,8 +394,9 @@ TEST_F(TcpMltcpTest, SsthreshIsTheCoresForTheFlowsProgress)
 
 		mltcp_flow core = cc->Flow(); // the model's state, before its decrease
 		uint32_t f = mltcp_f_decrease(&core.iter, &core.params, cc->BytesAcked());
+		mltcp_prio_hold hold;
 		uint32_t want = mltcp_flow_ssthresh(&core, f, sock.tcb->m_cWnd / kMss,
-						    sock.tcb->m_ssThresh / kMss);
+						    sock.tcb->m_ssThresh / kMss, &hold);
 		uint32_t got = 0;
 		At(4'000, [&] { got = cc->GetSsThresh(sock.tcb, sock.tcb->m_bytesInFlight); });
 		EXPECT_EQ(got, want * kMss) << "base " << int(base);

@@ -644,6 +644,12 @@ def test_progress_priority_classes_go_on_the_wire_and_keep_ecn(tmp_path):
                     # from the first iteration whose size is trusted
                     # (1 + TRUST_ITERS), one spared.
                     assert flow["dscp_changes"] >= 4 * (8 - 2 - TRUST_ITERS), (host, flow)
+                # Moves up held, as the core reported them, and each ended
+                # (released, or by an ECN echo's reduction) but for one the
+                # run may end in before its last ACK.
+                ended = flow["prio_released"] + flow["prio_reduced"]
+                assert flow["prio_holds"] > 0, (host, flow)
+                assert ended <= flow["prio_holds"] <= ended + 1, (host, flow)
 
 
 @pytest.mark.parametrize("change, words", [

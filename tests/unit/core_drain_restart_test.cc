@@ -35,8 +35,10 @@ struct Flow {
 	{
 		acked += bytes;
 		now += 1000;
+		mltcp_prio_hold hold;
+
 		return mltcp_flow_drained(&fl, now, app_idle, acked, ca_state, kInit, &cwnd,
-					  &ssthresh);
+					  &ssthresh, &hold);
 	}
 
 	mltcp_tx_verdict Resume(uint64_t idle_us = kIdleUs)

@@ -179,22 +179,25 @@ TEST(Gate, HeldWindowsDoNotGrowAndALossOpensAndRestsTheGate)
 {
 	for (uint8_t base : { MLTCP_BASE_RENO, MLTCP_BASE_CUBIC }) {
 		mltcp_flow fl{};
+		mltcp_prio_hold hold;
 
 		mltcp_params_default(&fl.params);
 		fl.params.mode = kGateMode;
 		fl.params.base = base;
 		fl.iter.flags |= MLTCP_ITER_GATED;
 		EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 0));
-		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 75), MLTCP_INIT_CWND);
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 75, &hold), MLTCP_INIT_CWND);
+		// The gate's threshold shares the saved window's bits: never a hold.
+		EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 		EXPECT_FALSE(mltcp_gated(&fl.iter));
 		EXPECT_EQ(fl.iter.flags & MLTCP_ITER_GATE_OFF, 15u << MLTCP_ITER_GATE_OFF_SHIFT);
 		EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 0));
 		// The base's decrease again once open: Reno's half, CUBIC's 0.7.
-		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 100, 75),
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 100, 75, &hold),
 			  base == MLTCP_BASE_RENO ? 50u : 70u);
 
 		fl.iter.flags |= MLTCP_ITER_GATED; // a small ssthresh is not raised
-		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 4), 4u);
+		EXPECT_EQ(mltcp_flow_ssthresh(&fl, MLTCP_ONE, 2, 4, &hold), 4u);
 	}
 }
 

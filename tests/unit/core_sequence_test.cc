@@ -72,7 +72,9 @@ uint64_t RunFlow(uint8_t base, bool f_moves, uint32_t seed, int acks)
 		if (event < 5) { // a loss: the decrease, softened by F in md mode
 			uint32_t f = mltcp_f_decrease(&fl.iter, &fl.params, acked_bytes);
 
-			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh);
+			mltcp_prio_hold hold;
+
+			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh, &hold);
 			win.cwnd = win.ssthresh;
 			hash.add(win.cwnd);
 			continue;
@@ -80,7 +82,9 @@ uint64_t RunFlow(uint8_t base, bool f_moves, uint32_t seed, int acks)
 		if (event < 6) { // an RTO
 			uint32_t f = mltcp_f_decrease(&fl.iter, &fl.params, acked_bytes);
 
-			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh);
+			mltcp_prio_hold hold;
+
+			win.ssthresh = mltcp_flow_ssthresh(&fl, f, win.cwnd, win.ssthresh, &hold);
 			mltcp_cubic_reset(&fl.cubic);
 			win.cwnd = 1;
 			hash.add(win.ssthresh);

@@ -183,6 +183,9 @@ public:
 		stats.gate.emplace();
 		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
 			(*stats.gate)[v] = (*counts)[MLTCP_BPF_STAT_GATE0 + v];
+		stats.prio_hold.emplace();
+		for (int e = 0; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+			(*stats.prio_hold)[e] = (*counts)[MLTCP_BPF_STAT_HOLD0 + e];
 		return stats;
 	}
 

@@ -148,6 +148,7 @@ std::optional<Flow> decode_record(const mltcp_flow_record &r)
 	f.iter_bytes = r.iter_bytes;
 	f.iter_fixed = r.iter_fixed != 0;
 	f.iter_trusted = r.iter_trusted != 0;
+	f.prio_held = r.prio_held != 0;
 	f.r = r.r;
 	f.f = r.f;
 	f.iterations = r.iterations;

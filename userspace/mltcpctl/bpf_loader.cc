@@ -57,8 +57,10 @@ const char *stat_name(unsigned index)
 {
 	if (index == MLTCP_BPF_STAT_FLOWS_STARTED)
 		return "flows_started";
-	// The verdicts, then the gate's, in the order of the core's enums, named
-	// as the module's debugfs names them.
+	// The verdicts, then the gate's, then the held moves up's, in the order
+	// of the core's enums, named as the module's debugfs names them.
+	if (index >= MLTCP_BPF_STAT_HOLD0)
+		return mltcp_prio_hold_name(static_cast<mltcp_prio_hold>(index - MLTCP_BPF_STAT_HOLD0));
 	if (index >= MLTCP_BPF_STAT_GATE0)
 		return mltcp_gate_verdict_name(
 			static_cast<mltcp_gate_verdict>(index - MLTCP_BPF_STAT_GATE0));

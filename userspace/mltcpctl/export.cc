@@ -11,6 +11,8 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "backend.h"
 #include "error.h"
@@ -89,6 +91,15 @@ struct JobFlows {
 	uint64_t f_sum = 0; // MLTCP_ONE units
 };
 
+// A counter's debugfs name as its event label: without the prefix the
+// family's name already says ("gate_held" in mltcp_gate_total: "held").
+std::string event_label(std::string name, std::string_view prefix)
+{
+	if (name.compare(0, prefix.size(), prefix) == 0)
+		name.erase(0, prefix.size());
+	return name;
+}
+
 } // namespace
 
 std::string prometheus_text(const Scrape &s)
@@ -118,6 +129,15 @@ std::string prometheus_text(const Scrape &s)
 	       "MLTCP flows in the network namespace with a learned size whose iterations are "
 	       "not told reliably: they run as their base algorithm (F = 1, no restart, no class).")
 		.sample({ netns, backend }, number(untrusted));
+
+	// Flows whose move up to a higher class waits for their data in flight.
+	uint64_t held = 0;
+	for (const Flow &fl : s.flows)
+		held += fl.prio_held.value_or(false);
+	Family(out, "mltcp_flows_prio_held", "gauge",
+	       "MLTCP flows in the network namespace whose move up to a higher progress priority "
+	       "class waits for their data in flight, the window held at it.")
+		.sample({ netns, backend }, number(held));
 
 	Family live(out, "mltcp_job_flows", "gauge",
 		    "Live flows of the job in the network namespace.");
@@ -194,15 +214,27 @@ std::string prometheus_text(const Scrape &s)
 		    "holds ended. The BPF backend counts for the whole host (no netns label).");
 	// A module older than these counts does not report them: no samples, not zeros.
 	if (s.stats.gate) {
-		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++) {
-			// The debugfs name without its "gate_", which the family's name says.
-			std::string event =
-				mltcp_gate_verdict_name(static_cast<mltcp_gate_verdict>(v));
-			constexpr std::string_view kPrefix = "gate_";
-			if (event.compare(0, kPrefix.size(), kPrefix) == 0)
-				event.erase(0, kPrefix.size());
-			count(gate, { "event", event }, (*s.stats.gate)[v]);
-		}
+		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
+			count(gate,
+			      { "event", event_label(mltcp_gate_verdict_name(
+						 static_cast<mltcp_gate_verdict>(v)),
+					 "gate_") },
+			      (*s.stats.gate)[v]);
+	}
+
+	Family hold(out, "mltcp_prio_hold_total", "counter",
+		    "Progress priority's moves up held until the data in flight was acknowledged: "
+		    "event \"held\" counts holds begun; \"released\" those that ended with the "
+		    "window given back and the class moved, \"reduced\" those a loss or ECN "
+		    "reduction ended. The BPF backend counts for the whole host (no netns label).");
+	// A module older than these counts does not report them: no samples, not zeros.
+	if (s.stats.prio_hold) {
+		for (int e = 0; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+			count(hold,
+			      { "event", event_label(mltcp_prio_hold_name(
+						 static_cast<mltcp_prio_hold>(e)),
+					 "prio_") },
+			      (*s.stats.prio_hold)[e]);
 	}
 	return out;
 }
@@ -284,13 +316,14 @@ void parse_export(Args &a, Command &cmd)
 std::string export_help()
 {
 	return "       mltcpctl [OPTIONS] export [output FILE] [interval DURATION [count N]]\n"
-	       "  The counters and gauges of the jobs, flows, iteration detector and start\n"
-	       "  gate, in the Prometheus text format: to stdout, or replacing FILE\n"
+	       "  The counters and gauges of the jobs, flows, iteration detector, start\n"
+	       "  gate and progress priority's held moves up, in the Prometheus text\n"
+	       "  format: to stdout, or replacing FILE\n"
 	       "  atomically (for node_exporter's textfile collector, FILE in its\n"
 	       "  directory, ending .prom). interval: again every DURATION (10ms-3600s),\n"
 	       "  count times or until killed. Also written --output, --interval, --count.\n"
 	       "  Labels: job, netns (the -n name, empty without -n), backend, verdict,\n"
-	       "  event. bpf: no job counters; verdict and gate counts are the host's.\n";
+	       "  event. bpf: no job counters; verdict, gate and hold counts are the host's.\n";
 }
 
 volatile sig_atomic_t export_stop;

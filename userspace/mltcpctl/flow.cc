@@ -111,6 +111,10 @@ void print_flow(Printer &p, const Flow &f)
 	if (f.iter_trusted)
 		p.field("iter_trusted", *f.iter_trusted,
 			*f.iter_trusted || !f.iter_bytes ? "" : "untrusted");
+	// A move up to a higher class waiting for the data in flight: the low
+	// cwnd beside it is the hold's, for about a round trip.
+	if (f.prio_held)
+		p.field("prio_held", *f.prio_held, *f.prio_held ? "held" : "");
 	p.field("bytes_this_iter", f.bytes_this_iter,
 		"this-iter " + std::to_string(f.bytes_this_iter));
 	p.field("last_iter_us", f.last_iter_us,

@@ -88,6 +88,11 @@ uint16_t gate_attr(int verdict)
 	return mltcp_stats_gate_attr(static_cast<mltcp_gate_verdict>(verdict));
 }
 
+uint16_t prio_hold_attr(int event)
+{
+	return mltcp_stats_prio_hold_attr(static_cast<mltcp_prio_hold>(event));
+}
+
 const mnl_attr_data_type *job_types()
 {
 	static mnl_attr_data_type types[MLTCP_JOB_A_MAX + 1];
@@ -152,6 +157,7 @@ const mnl_attr_data_type *flow_types()
 		types[MLTCP_FLOW_A_INTERCEPT] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_IDLE_GAP_US] = MNL_TYPE_U32;
 		types[MLTCP_FLOW_A_DSCP] = MNL_TYPE_U8;
+		types[MLTCP_FLOW_A_PRIO_HELD] = MNL_TYPE_U8;
 		return true;
 	}();
 	(void)init;
@@ -300,7 +306,7 @@ bool Flow::operator==(const Flow &o) const
 	       base == o.base && mode == o.mode && exempt == o.exempt && cwnd == o.cwnd &&
 	       ssthresh == o.ssthresh && bytes_this_iter == o.bytes_this_iter &&
 	       iter_bytes == o.iter_bytes && iter_fixed == o.iter_fixed &&
-	       iter_trusted == o.iter_trusted && r == o.r && f == o.f &&
+	       iter_trusted == o.iter_trusted && prio_held == o.prio_held && r == o.r && f == o.f &&
 	       iterations == o.iterations && last_iter_us == o.last_iter_us && slope == o.slope &&
 	       intercept == o.intercept && idle_gap_us == o.idle_gap_us && dscp == o.dscp &&
 	       prio_class == o.prio_class;
@@ -362,6 +368,9 @@ Bytes encode_stats(uint16_t family, const Stats &stats, uint32_t seq)
 	if (stats.gate)
 		for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
 			mnl_attr_put_u64(b.nlh(), gate_attr(v), (*stats.gate)[v]);
+	if (stats.prio_hold)
+		for (int e = 0; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+			mnl_attr_put_u64(b.nlh(), prio_hold_attr(e), (*stats.prio_hold)[e]);
 	return b.finish();
 }
 
@@ -399,6 +408,8 @@ Bytes encode_flow(uint16_t family, const Flow &f, uint32_t seq)
 	mnl_attr_put_u32(nlh, MLTCP_FLOW_A_IDLE_GAP_US, f.idle_gap_us);
 	if (f.dscp)
 		mnl_attr_put_u8(nlh, MLTCP_FLOW_A_DSCP, *f.dscp);
+	if (f.prio_held)
+		mnl_attr_put_u8(nlh, MLTCP_FLOW_A_PRIO_HELD, *f.prio_held);
 	return b.finish();
 }
 
@@ -539,21 +550,48 @@ std::optional<Flow> decode_flow(const nlmsghdr *nlh)
 	// An older module sends none: the flow lists no DSCP then.
 	if (auto dscp = u8(a[MLTCP_FLOW_A_DSCP]))
 		f.dscp = static_cast<uint8_t>(*dscp & MLTCP_DSCP_MAX);
+	if (auto held = u8(a[MLTCP_FLOW_A_PRIO_HELD]))
+		f.prio_held = *held != 0;
 	return f;
 }
+
+namespace
+{
+
+// A group of counts a module added together (the gate's, the holds'): all
+// of them, or none from a module older than them, in *out; false if only
+// some are there, which is no module's reply.
+template <size_t N>
+bool decode_count_group(const Table &t, uint16_t (*attr)(int),
+			std::optional<std::array<uint64_t, N>> *out)
+{
+	std::array<uint64_t, N> counts{};
+	size_t present = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		auto count = u64(t.attrs[attr(static_cast<int>(i))]);
+		counts[i] = count.value_or(0);
+		present += count.has_value();
+	}
+	if (present == N)
+		*out = counts;
+	return present == N || present == 0;
+}
+
+} // namespace
 
 std::optional<Stats> decode_stats(const nlmsghdr *nlh)
 {
 	static mnl_attr_data_type types[MLTCP_STATS_A_MAX + 1];
 	Table t{ types, MLTCP_STATS_A_MAX, {} };
-	std::array<uint64_t, MLTCP_GATE_NR_VERDICTS> gate{};
-	int gate_counts = 0;
 	Stats stats;
 
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++)
 		types[stats_attr(v)] = MNL_TYPE_U64;
 	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
 		types[gate_attr(v)] = MNL_TYPE_U64;
+	for (int e = 0; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+		types[prio_hold_attr(e)] = MNL_TYPE_U64;
 	if (!is_genl_msg(nlh) || !parse(nlh, sizeof(genlmsghdr), t))
 		return std::nullopt;
 	for (int v = 0; v < MLTCP_TX_NR_VERDICTS; v++) {
@@ -562,15 +600,8 @@ std::optional<Stats> decode_stats(const nlmsghdr *nlh)
 			return std::nullopt;
 		stats.verdicts[v] = *count;
 	}
-	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++) {
-		auto count = u64(t.attrs[gate_attr(v)]);
-		gate[v] = count.value_or(0);
-		gate_counts += count.has_value();
-	}
-	// The module added them together: some without the others is no module's reply.
-	if (gate_counts == MLTCP_GATE_NR_VERDICTS)
-		stats.gate = gate;
-	else if (gate_counts)
+	if (!decode_count_group(t, gate_attr, &stats.gate) ||
+	    !decode_count_group(t, prio_hold_attr, &stats.prio_hold))
 		return std::nullopt;
 	return stats;
 }

@@ -52,8 +52,9 @@ std::optional<FamilyInfo> decode_family(const nlmsghdr *nlh);
 std::optional<Job> decode_job(const nlmsghdr *nlh);
 std::optional<Flow> decode_flow(const nlmsghdr *nlh);
 // Every verdict's count must be present: a module that counts fewer is
-// another version. The gate's counts are all present or none (a module
-// older than them): gate is then empty.
+// another version. The gate's counts, and the held moves up's, are each
+// all present or none (a module older than them): gate or prio_hold is
+// then empty.
 std::optional<Stats> decode_stats(const nlmsghdr *nlh);
 
 // NLMSG_ERROR (an ack when error is 0) or NLMSG_DONE, with the extended ack.

@@ -86,6 +86,9 @@ struct Flow {
 	// Whether F, the restart and the class act on its iterations (none: a
 	// module that does not say).
 	std::optional<bool> iter_trusted;
+	// Whether a move up to a higher class waits for its data in flight,
+	// the window held at it (none: a datapath that does not say).
+	std::optional<bool> prio_held;
 	uint32_t r = 0, f = 0; // 1/1024
 	uint32_t iterations = 0, last_iter_us = 0;
 	uint32_t slope = 0, intercept = 0, idle_gap_us = 0;
@@ -98,17 +101,20 @@ struct Flow {
 };
 
 // How the iteration detector judged each "sending resumed" event, indexed
-// by enum mltcp_tx_verdict, and the start gate's counts, indexed by enum
-// mltcp_gate_verdict: a network namespace's (the module counts per
+// by enum mltcp_tx_verdict, the start gate's counts, indexed by enum
+// mltcp_gate_verdict, and progress priority's held moves up, indexed by
+// enum mltcp_prio_hold: a network namespace's (the module counts per
 // namespace) or the whole host's (the BPF twin's one counter map). A module
-// older than the gate's counts does not report them.
+// older than the gate's or the holds' counts does not report them.
 struct Stats {
 	bool host_wide = false;
 	std::array<uint64_t, MLTCP_TX_NR_VERDICTS> verdicts{};
 	std::optional<std::array<uint64_t, MLTCP_GATE_NR_VERDICTS>> gate;
+	std::optional<std::array<uint64_t, MLTCP_PRIO_HOLD_NR_EVENTS>> prio_hold;
 	bool operator==(const Stats &o) const
 	{
-		return host_wide == o.host_wide && verdicts == o.verdicts && gate == o.gate;
+		return host_wide == o.host_wide && verdicts == o.verdicts && gate == o.gate &&
+		       prio_hold == o.prio_hold;
 	}
 };
 

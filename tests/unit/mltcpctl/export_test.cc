@@ -30,7 +30,9 @@ Flow flow_of(std::optional<uint32_t> job, uint32_t f)
 }
 
 // Job 3 with the module's counters, job 9 without flows; two flows of job 3
-// (F 0.2 and 1.8) and one without a job, whose iterations are not trusted.
+// (F 0.2 and 1.8, the second holding a move up) and one without a job, whose
+// iterations are not trusted. Of 30 holds begun, 26 released, 3 reduced: the
+// one left is the flow's.
 Scrape sample_scrape()
 {
 	Scrape s;
@@ -50,8 +52,12 @@ Scrape sample_scrape()
 	s.jobs = { three, nine };
 	s.flows = { flow_of(3, 205), flow_of(3, 1843), flow_of(std::nullopt, 1024) };
 	s.flows.back().iter_trusted = false;
+	for (Flow &fl : s.flows)
+		fl.prio_held = false;
+	s.flows[1].prio_held = true;
 	s.stats.verdicts = { 41, 2, 3, 4, 5 };
 	s.stats.gate = { { 12, 9, 2, 1 } };
+	s.stats.prio_hold = { { 30, 26, 3 } };
 	return s;
 }
 
@@ -69,6 +75,11 @@ TEST(Export, ModuleScrape)
 		  "(F = 1, no restart, no class).\n"
 		  "# TYPE mltcp_flows_untrusted gauge\n"
 		  "mltcp_flows_untrusted{netns=\"h1\",backend=\"kmod\"} 1\n"
+		  "# HELP mltcp_flows_prio_held MLTCP flows in the network namespace whose move up "
+		  "to a higher progress priority class waits for their data in flight, the window "
+		  "held at it.\n"
+		  "# TYPE mltcp_flows_prio_held gauge\n"
+		  "mltcp_flows_prio_held{netns=\"h1\",backend=\"kmod\"} 1\n"
 		  "# HELP mltcp_job_flows Live flows of the job in the network namespace.\n"
 		  "# TYPE mltcp_job_flows gauge\n"
 		  "mltcp_job_flows{job=\"3\",netns=\"h1\",backend=\"kmod\"} 2\n"
@@ -116,7 +127,16 @@ TEST(Export, ModuleScrape)
 		  "mltcp_gate_total{event=\"held\",netns=\"h1\",backend=\"kmod\"} 12\n"
 		  "mltcp_gate_total{event=\"opened\",netns=\"h1\",backend=\"kmod\"} 9\n"
 		  "mltcp_gate_total{event=\"ran_out\",netns=\"h1\",backend=\"kmod\"} 2\n"
-		  "mltcp_gate_total{event=\"reduced\",netns=\"h1\",backend=\"kmod\"} 1\n");
+		  "mltcp_gate_total{event=\"reduced\",netns=\"h1\",backend=\"kmod\"} 1\n"
+		  "# HELP mltcp_prio_hold_total Progress priority's moves up held until the data in "
+		  "flight was acknowledged: event \"held\" counts holds begun; \"released\" those "
+		  "that ended with the window given back and the class moved, \"reduced\" those a "
+		  "loss or ECN reduction ended. The BPF backend counts for the whole host (no netns "
+		  "label).\n"
+		  "# TYPE mltcp_prio_hold_total counter\n"
+		  "mltcp_prio_hold_total{event=\"held\",netns=\"h1\",backend=\"kmod\"} 30\n"
+		  "mltcp_prio_hold_total{event=\"released\",netns=\"h1\",backend=\"kmod\"} 26\n"
+		  "mltcp_prio_hold_total{event=\"reduced\",netns=\"h1\",backend=\"kmod\"} 3\n");
 }
 
 // A module older than the gate's counts: the family is left out, not
@@ -129,6 +149,24 @@ TEST(Export, GateCountsNotReportedAreLeftOut)
 
 	EXPECT_NE(text.find("mltcp_iteration_verdicts_total{"), std::string::npos) << text;
 	EXPECT_EQ(text.find("mltcp_gate_total"), std::string::npos) << text;
+	EXPECT_NE(text.find("mltcp_prio_hold_total{"), std::string::npos) << text;
+}
+
+// The same for a module older than the holds' counts, and its flows, which
+// say nothing of a hold: none counted as holding.
+TEST(Export, HoldCountsNotReportedAreLeftOut)
+{
+	Scrape s = sample_scrape();
+	s.stats.prio_hold.reset();
+	for (Flow &fl : s.flows)
+		fl.prio_held.reset();
+	std::string text = prometheus_text(s);
+
+	EXPECT_NE(text.find("mltcp_gate_total{"), std::string::npos) << text;
+	EXPECT_EQ(text.find("mltcp_prio_hold_total"), std::string::npos) << text;
+	EXPECT_NE(text.find("mltcp_flows_prio_held{netns=\"h1\",backend=\"kmod\"} 0\n"),
+		  std::string::npos)
+		<< text;
 }
 
 // The BPF twin keeps no job counters: those families are left out rather
@@ -159,6 +197,10 @@ TEST(Export, BpfScrapeLeavesOutWhatItDoesNotCount)
 			    "41\n"),
 		  std::string::npos);
 	EXPECT_NE(text.find("mltcp_gate_total{event=\"held\",backend=\"bpf\"} 12\n"),
+		  std::string::npos);
+	EXPECT_NE(text.find("mltcp_prio_hold_total{event=\"released\",backend=\"bpf\"} 26\n"),
+		  std::string::npos);
+	EXPECT_NE(text.find("mltcp_flows_prio_held{netns=\"\",backend=\"bpf\"} 1\n"),
 		  std::string::npos);
 	EXPECT_EQ(text.find("netns=\"\",backend=\"bpf\"} 12\n"), std::string::npos);
 	for (const char *absent : { "_total{job=", "mltcp_job_iterations_total",

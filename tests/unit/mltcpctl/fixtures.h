@@ -77,6 +77,7 @@ inline Flow sample_flow(int family)
 	f.iter_bytes = 1 << 26;
 	f.iter_fixed = true;
 	f.iter_trusted = true;
+	f.prio_held = true;
 	f.r = 512;
 	f.f = 1024;
 	f.iterations = 4;

@@ -102,6 +102,16 @@ TEST(Message, FlowRoundTrip)
 	auto back = decode_flow(only_message(encode_flow(kFamily, nojob, 1)));
 	ASSERT_TRUE(back);
 	EXPECT_FALSE(back->job);
+	// Not held, and a module that does not say (no attribute): false, none.
+	Flow unheld = sample_flow(AF_INET);
+	unheld.prio_held = false;
+	back = decode_flow(only_message(encode_flow(kFamily, unheld, 1)));
+	ASSERT_TRUE(back);
+	EXPECT_EQ(back->prio_held, std::optional<bool>(false));
+	unheld.prio_held.reset();
+	back = decode_flow(only_message(encode_flow(kFamily, unheld, 1)));
+	ASSERT_TRUE(back);
+	EXPECT_FALSE(back->prio_held);
 }
 
 TEST(Message, StatsRequestAndRoundTrip)
@@ -119,11 +129,17 @@ TEST(Message, StatsRequestAndRoundTrip)
 	s.gate.emplace();
 	for (int v = 0; v < MLTCP_GATE_NR_VERDICTS; v++)
 		(*s.gate)[v] = (1ull << 41) + static_cast<uint64_t>(v);
+	s.prio_hold.emplace();
+	for (int e = 0; e < MLTCP_PRIO_HOLD_NR_EVENTS; e++)
+		(*s.prio_hold)[e] = (1ull << 42) + static_cast<uint64_t>(e);
 	auto back = decode_stats(only_message(encode_stats(kFamily, s, 1)));
 	ASSERT_TRUE(back);
 	EXPECT_EQ(*back, s);
 	ASSERT_TRUE(back->gate);
 	EXPECT_EQ((*back->gate)[MLTCP_GATE_REDUCED], (1ull << 41) + MLTCP_GATE_REDUCED);
+	ASSERT_TRUE(back->prio_hold);
+	EXPECT_EQ((*back->prio_hold)[MLTCP_PRIO_HOLD_REDUCED],
+		  (1ull << 42) + MLTCP_PRIO_HOLD_REDUCED);
 	EXPECT_FALSE(back->host_wide);
 }
 
@@ -141,6 +157,34 @@ TEST(Message, StatsWithoutTheGateDecode)
 	ASSERT_TRUE(back);
 	EXPECT_EQ(back->verdicts[MLTCP_TX_NEW_ITERATION], 7u);
 	EXPECT_FALSE(back->gate);
+	EXPECT_FALSE(back->prio_hold);
+}
+
+// A module with the gate's counts and older than the holds': the gate's
+// decode, the holds' are not reported.
+TEST(Message, StatsWithoutTheHoldsDecode)
+{
+	Stats s;
+	s.gate.emplace();
+	(*s.gate)[MLTCP_GATE_OPEN] = 3;
+	auto back = decode_stats(only_message(encode_stats(kFamily, s, 1)));
+	ASSERT_TRUE(back);
+	ASSERT_TRUE(back->gate);
+	EXPECT_EQ((*back->gate)[MLTCP_GATE_OPEN], 3u);
+	EXPECT_FALSE(back->prio_hold);
+}
+
+TEST(Message, StatsWithPartOfTheHoldsAreRejected)
+{
+	Stats s;
+	s.gate.emplace();
+	s.prio_hold.emplace();
+	Bytes b = encode_stats(kFamily, s, 1);
+	// The last hold count (prio-reduced) cut off: no module sends that.
+	Bytes cut(b.begin(), b.end() - MNL_ALIGN(MNL_ATTR_HDRLEN + sizeof(uint64_t)));
+	reinterpret_cast<nlmsghdr *>(cut.data())->nlmsg_len = static_cast<uint32_t>(cut.size());
+	EXPECT_TRUE(decode_stats(only_message(b)));
+	EXPECT_FALSE(decode_stats(only_message(cut)));
 }
 
 TEST(Message, StatsWithPartOfTheGateAreRejected)

@@ -86,6 +86,28 @@ TEST(Output, FlowBothWays)
 	EXPECT_EQ(o["mode"], "both");
 	EXPECT_EQ(o["r"], 0.5);
 	EXPECT_EQ(o["f"], 1.5);
+	// A datapath that does not say whether a move up is held: no field.
+	EXPECT_FALSE(o.contains("prio_held"));
+	EXPECT_EQ(text.find("held"), std::string::npos) << text;
+}
+
+// A move up held (the low cwnd is the hold's): "held" in the text, as
+// "untrusted" is; JSON a boolean either way.
+TEST(Output, FlowHoldingAMoveUp)
+{
+	Flow f = test::sample_flow(AF_INET);
+	f.prio_held = true;
+	std::string text = printed(false, f);
+	// Beside the size it acts on, as "untrusted" would be (this one is trusted).
+	EXPECT_NE(text.find(" iter-bytes 64M fixed held this-iter "), std::string::npos) << text;
+	EXPECT_EQ(nlohmann::json::parse(printed(true, f))[0]["prio_held"], true);
+
+	f.prio_held = false;
+	text = printed(false, f);
+	EXPECT_EQ(text.find("held"), std::string::npos) << text;
+	auto o = nlohmann::json::parse(printed(true, f))[0];
+	ASSERT_TRUE(o.contains("prio_held"));
+	EXPECT_EQ(o["prio_held"], false);
 }
 
 TEST(Output, AckmarkBothWays)
