@@ -457,14 +457,12 @@ class Experiment:
                     # host's link to the bottleneck is eth0 (testbed.topology).
                     env = dict(os.environ, GLOO_SOCKET_IFNAME="eth0")
                     argv = torch_argv(cfg, job, rank, ranks, JOB_PORT + j, left.addr,
-                                      start_at, tag, log)
-                    argv += marking
+                                      start_at, tag, log) + marking
                     if list_flows:
                         argv += ["--linger", "%gs" % FLOW_LIST_LINGER_S]
                 else:
                     argv = trainsim_argv(cfg, job, alg, rank, JOB_PORT + j, peer.addr, start_at,
-                                         tag, log)
-                    argv += marking
+                                         tag, log) + marking
                 # A marking rank enters its host's network namespace alone:
                 # `ip netns exec`'s private sysfs would hide the BPF twin's
                 # pins from its mltcpctl or libmltcp (topology.Netns.enter_argv()). Its

@@ -293,6 +293,7 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
         tail = stable_tail if stable_tail is not None else min(50, n // 2)
         steady_from = conv if conv is not None else n // 2
         steady = times[steady_from:] or times
+        late = times[SETTLING_ITERATIONS:] or times
         out["jobs"][job] = {
             "iterations": n,
             "mean_iter_s": mean(times),
@@ -300,7 +301,7 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
             "steady_from": steady_from,
             "steady_mean_iter_s": mean(steady),
             "steady_p99_iter_s": percentile(steady, 99),
-            "p99_past_settling_iter_s": percentile(times[SETTLING_ITERATIONS:] or times, 99),
+            "p99_past_settling_iter_s": percentile(late, 99),
             "ideal_iter_s": ideal,
             "ideal_comm_s": ideal_comm,
             "mean_comm_s": mean([e - cs for _, cs, e in rows]),
@@ -317,7 +318,7 @@ def analyze_run(records, jobs_config, rate_bps, stable_tail=None, samples=None,
         wire_converged.append(wire_conv)
         all_times += times
         steady_times += steady
-        late_times += times[SETTLING_ITERATIONS:] or times
+        late_times += late
     if busiest_link_sum is not None:
         fractions = busiest_link_sum
     valid = not over_capacity(fractions)
