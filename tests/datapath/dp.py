@@ -23,6 +23,8 @@ import re
 import subprocess
 import time
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from testbed import bulk, mltcpctl
 from testbed.dmesg_plugin import in_guest
 from testbed.topology import Dumbbell, Shaping, queue_limit
@@ -373,3 +375,22 @@ class Served(OnOff):
         assert self.proc.stdout.readline().strip() == "listening", self.proc.stderr.read()
         net.rcv.spawn(PYTHON, ONOFF, "fetch", net.snd.addr, str(port))
         self.read_bursts()
+
+
+def exported_events(backend, ns, metric, prefix, names):
+    """The samples of counter family metric (labelled "event") in
+    `mltcpctl -n NS export`, keyed prefix + event: the namespace's (kmod)
+    or the host's, without a netns label (bpf); every one of names, and
+    nothing else."""
+    labels = {"backend": backend.name}
+    if backend.name == "kmod":
+        labels["netns"] = ns.name
+    text = backend.ctl("-n", ns.name, "export").stdout
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            rest = {k: v for k, v in s.labels.items() if k != "event"}
+            if s.name == metric and rest == labels:
+                out[prefix + s.labels["event"]] = s.value
+    assert set(out) == set(names), text
+    return out

@@ -10,9 +10,8 @@ the gate never closes."""
 import threading
 import time
 
-from prometheus_client.parser import text_string_to_metric_families
 
-from dp import DEFAULTS
+from dp import DEFAULTS, exported_events
 from testbed.paths import TRUST_ITERS
 
 GATE = ("gate_held", "gate_opened", "gate_ran_out", "gate_reduced")
@@ -24,21 +23,8 @@ def deltas(before, after):
 
 def exported_gate(backend, net, ns=None):
     """The gate's counts in `mltcpctl -n NS export` (default the sender's
-    namespace), by their debugfs names: the namespace's (kmod) or the
-    host's, without a netns label (bpf)."""
-    ns = ns or net.snd
-    labels = {"backend": backend.name}
-    if backend.name == "kmod":
-        labels["netns"] = ns.name
-    text = backend.ctl("-n", ns.name, "export").stdout
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            rest = {k: v for k, v in s.labels.items() if k != "event"}
-            if s.name == "mltcp_gate_total" and rest == labels:
-                out["gate_" + s.labels["event"]] = s.value
-    assert set(out) == set(GATE), text
-    return out
+    namespace), by their debugfs names."""
+    return exported_events(backend, ns or net.snd, "mltcp_gate_total", "gate_", GATE)
 
 
 def run_onoff(backend, net, mode, count):

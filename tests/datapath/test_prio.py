@@ -10,8 +10,8 @@ is not known or not yet trusted, a cubic flow, and every flow while prio is
 off, leave with DSCP 0.
 Captured on the sender's device (tests/bpf/capture.py)."""
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
+from dp import exported_events
 from testbed.paths import TRUST_ITERS
 
 CLASSES = (8, 16, 24, 32)  # CS1..CS4, the defaults' first four
@@ -102,20 +102,8 @@ def test_no_class_for_cubic_or_when_off(backend, net, prio):
 
 def exported_holds(backend, net):
     """The holds' counts in `mltcpctl -n SENDER export`, by their debugfs
-    names: the sender namespace's (kmod) or the host's, without a netns
-    label (bpf)."""
-    labels = {"backend": backend.name}
-    if backend.name == "kmod":
-        labels["netns"] = net.snd.name
-    text = backend.ctl("-n", net.snd.name, "export").stdout
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            rest = {k: v for k, v in s.labels.items() if k != "event"}
-            if s.name == "mltcp_prio_hold_total" and rest == labels:
-                out["prio_" + s.labels["event"]] = s.value
-    assert set(out) == set(HOLDS), text
-    return out
+    names."""
+    return exported_events(backend, net.snd, "mltcp_prio_hold_total", "prio_", HOLDS)
 
 
 def test_a_move_up_waits_for_the_data_in_flight(backend, net, prio):
