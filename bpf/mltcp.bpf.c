@@ -127,7 +127,7 @@ MLTCP_BPF_CORE u32 mltcp_prio_class(const struct mltcp_iter *it, const struct ml
 MLTCP_BPF_CORE int mltcp_prio_dscp(const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp);
 MLTCP_BPF_CORE int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 				   const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
-				   bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+				   u32 unacked, u32 in_flight, u32 ca_state, u32 *cwnd,
 				   enum mltcp_prio_hold *hold);
 MLTCP_BPF_CORE enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it,
 						       const struct mltcp_params *p, u32 *cwnd,
@@ -628,7 +628,7 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 		return;
 	tos = mltcp_sock_tos(sk);
 	cwnd = tp->snd_cwnd;
-	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out != 0,
+	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out,
 				    mltcp_packets_in_flight(tp), ca_state, &cwnd, &hold);
 	mltcp_stat_prio_hold(hold);
 	if (cwnd != tp->snd_cwnd)

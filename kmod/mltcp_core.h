@@ -307,7 +307,7 @@ u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
  */
 enum mltcp_prio_hold {
 	MLTCP_PRIO_HOLD_BEGAN,		/* a move up waits, the window held at what is in flight */
-	MLTCP_PRIO_HOLD_RELEASED,	/* nothing left in flight: the window back, the new class */
+	MLTCP_PRIO_HOLD_RELEASED,	/* the queue drained: the window back, the new class */
 	MLTCP_PRIO_HOLD_REDUCED,	/* a loss or ECN reduction began: the hold ends in it */
 	MLTCP_PRIO_HOLD_NR_EVENTS,
 	MLTCP_PRIO_HOLD_NONE = MLTCP_PRIO_HOLD_NR_EVENTS,	/* neither began nor ended one */
@@ -315,7 +315,7 @@ enum mltcp_prio_hold {
 
 int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
-		    bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+		    u32 unacked, u32 in_flight, u32 ca_state, u32 *cwnd,
 		    enum mltcp_prio_hold *hold);
 enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
 					u32 *cwnd, enum mltcp_prio_hold why);

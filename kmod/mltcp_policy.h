@@ -414,7 +414,7 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
  */
 static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp_prio_config *pc,
 				       u64 bytes_acked, u32 now_us, u32 cur_dscp,
-				       bool outstanding, u32 in_flight, u32 ca_state, u32 *cwnd,
+				       u32 unacked, u32 in_flight, u32 ca_state, u32 *cwnd,
 				       enum mltcp_prio_hold *hold)
 {
 	u32 cls = MLTCP_PRIO_NONE;
@@ -422,7 +422,7 @@ static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp
 	if (!fl->params.exempt)
 		cls = mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
 				       mltcp_prio_tie(fl->job));
-	return mltcp_prio_move(&fl->iter, &fl->params, pc, cls, cur_dscp, outstanding,
+	return mltcp_prio_move(&fl->iter, &fl->params, pc, cls, cur_dscp, unacked,
 			       in_flight, ca_state, cwnd, hold);
 }
 

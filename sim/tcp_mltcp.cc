@@ -321,6 +321,16 @@ bool TcpMltcp::Outstanding(Ptr<const TcpSocketState> tcb) const
 	return tcb->m_highTxMark.Get() > m_una;
 }
 
+// The segments sent and not yet cumulatively acknowledged (the kernel's
+// packets_out), a short last one counted whole.
+uint32_t TcpMltcp::Unacked(Ptr<const TcpSocketState> tcb) const
+{
+	if (!Outstanding(tcb))
+		return 0;
+	const uint32_t bytes = tcb->m_highTxMark.Get() - m_una;
+	return (bytes + tcb->m_segmentSize - 1) / tcb->m_segmentSize;
+}
+
 bool TcpMltcp::WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const
 {
 	const uint32_t mss = tcb->m_segmentSize;
@@ -379,7 +389,7 @@ void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked, uint32_t caS
 	const uint8_t tos = m_getTos();
 	mltcp_prio_hold hold;
 	const int dscp = mltcp_prio_move(&m_flow.iter, &m_flow.params, &m_prio, cls, tos >> 2,
-					 Outstanding(tcb), inFlight > acked ? inFlight - acked : 0,
+					 Unacked(tcb), inFlight > acked ? inFlight - acked : 0,
 					 caState, &m_window.cwnd, &hold);
 	CountHold(hold);
 	if (m_window.cwnd != cwnd)

@@ -140,6 +140,7 @@ private:
 	bool AppIdle() const;
 	void RestartAfterIdle(Ptr<TcpSocketState> tcb, uint64_t now);
 	bool Outstanding(Ptr<const TcpSocketState> tcb) const;
+	uint32_t Unacked(Ptr<const TcpSocketState> tcb) const;
 	uint32_t RttSampleUs(const Time &srtt);
 	bool WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const;
 

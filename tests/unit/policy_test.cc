@@ -1257,16 +1257,16 @@ TEST(PrioFlow, ExemptFlowsLoseTheirClass)
 	mltcp_flow_init(&fl, 0, 0);
 	mltcp_iter_set_fixed(&fl.iter, 1 << 20);
 	// Nothing in flight: the move up is made at once.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, false, 0, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, 0, 0, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  32); // r 0.88: CS4
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	fl.params.exempt = 1;
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 32, true, 20, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 32, 20, 20, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  0);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, true, 20, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 900 << 10, 1000, 0, 20, 20, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
@@ -1303,7 +1303,7 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	mltcp_prio_hold hold, unheld_hold;
 
 	// r 0.3 in class 0 (CS1, 8): class 1 is due, 30 segments in flight.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, 30, 30, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
@@ -1311,13 +1311,20 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	EXPECT_TRUE(mltcp_prio_held(&fl.iter, &fl.params));
 	EXPECT_FALSE(mltcp_flow_may_grow(&fl, true, 1000));
 	// Each ACK lowers the window to what is still in flight; the hold goes on.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 310 << 10, 1100, 8, true, 12, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 310 << 10, 1100, 8, 12, 12, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	EXPECT_EQ(cwnd, 12u);
-	// The ACK that leaves nothing outstanding: the window and the class.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 330 << 10, 1200, 8, false, 0, MLTCP_CA_OPEN, &cwnd,
+	// Two segments unacknowledged: the hold goes on.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 328 << 10, 1150, 8, 2, 2, MLTCP_CA_OPEN, &cwnd,
+				       &hold),
+		  -1);
+	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
+	EXPECT_EQ(cwnd, 2u);
+	// The ACK that leaves one segment, which a receiver may hold its ACK of
+	// for its delayed-ACK timer: the window and the class.
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 330 << 10, 1200, 8, 1, 1, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  16);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_RELEASED);
@@ -1325,7 +1332,7 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
 	EXPECT_TRUE(mltcp_flow_may_grow(&fl, true, 1200));
 	// The class stands: nothing more to report.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 340 << 10, 1250, 16, true, 30, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 340 << 10, 1250, 16, 30, 30, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
@@ -1333,7 +1340,7 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	// Held again at r 0.55; an ECN echo's ssthresh reduces the saved window,
 	// as it would the window of the flow not held.
 	mltcp_flow unheld = fl;
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1300, 16, true, 35, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1300, 16, 35, 35, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
@@ -1345,14 +1352,14 @@ TEST(PrioFlow, MoveUpWaitsForTheDataInFlight)
 	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
 	// In CWR the reduction owns the window: the move waits for Open.
 	cwnd = 34;
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1400, 16, true, 34, MLTCP_CA_CWR, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1400, 16, 34, 34, MLTCP_CA_CWR, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	EXPECT_EQ(cwnd, 34u);
 	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
 	// At an RTO it is made at once: what was in flight is taken for lost.
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1500, 16, true, 1, MLTCP_CA_LOSS, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1500, 16, 2, 1, MLTCP_CA_LOSS, &cwnd,
 				       &hold),
 		  24);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
@@ -1373,7 +1380,7 @@ TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 	uint32_t cwnd = 40;
 	mltcp_prio_hold hold;
 
-	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, true, 30, MLTCP_CA_OPEN, &cwnd,
+	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, 30, 30, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
@@ -1381,7 +1388,7 @@ TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_REDUCED);
 	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
 	cwnd = 1; // tcp_enter_loss(): in flight + 1, after the event
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1100, 8, true, 0, MLTCP_CA_LOSS, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1100, 8, 2, 0, MLTCP_CA_LOSS, &cwnd,
 				       &hold),
 		  16);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
@@ -1389,7 +1396,7 @@ TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 	EXPECT_EQ(cwnd, 1u);
 
 	cwnd = 40;
-	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1200, 16, true, 35, MLTCP_CA_OPEN, &cwnd,
+	ASSERT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 550 << 10, 1200, 16, 35, 35, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
@@ -1397,7 +1404,7 @@ TEST(PrioFlow, AnRtoMovesAtOnceAndSavesNothing)
 	EXPECT_TRUE(mltcp_prio_held(&fl.iter, &fl.params));
 	EXPECT_EQ(cwnd, 35u);
 	cwnd = 20; // a reduction's window
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1300, 16, true, 20, MLTCP_CA_RECOVERY,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 560 << 10, 1300, 16, 20, 20, MLTCP_CA_RECOVERY,
 				       &cwnd, &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_REDUCED);
@@ -1417,7 +1424,7 @@ TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
 	uint32_t cwnd = 40, ssthresh = 1000;
 	mltcp_prio_hold hold;
 
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 1000 << 10, 1000, 16, true, 30, MLTCP_CA_OPEN, &cwnd,
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 1000 << 10, 1000, 16, 30, 30, MLTCP_CA_OPEN, &cwnd,
 				       &hold),
 		  -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
@@ -1475,7 +1482,7 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 				ended_by_drain++;
 			count(hold);
 		}
-		int d = mltcp_flow_prio_dscp(&fl, &pc, acked, now, dscp, !drain, in_flight, state,
+		int d = mltcp_flow_prio_dscp(&fl, &pc, acked, now, dscp, in_flight, in_flight, state,
 					     &cwnd, &hold);
 		count(hold);
 		if (d >= 0)
