@@ -9,7 +9,7 @@ On-off flows are mltcp-trainsim's, except in the zero-window test: that one
 needs a receiver that stops reading, which trainsim's is not (flowgen.py).
 
 Each runs with progress priority off and with four classes: a class's move
-up holds the window until the data in flight is acknowledged
+up holds the window until the flow's queue has drained
 (mltcp_prio_move()), and a stall, an RTO or a recovery in the middle of a
 hold must not merge or split iterations."""
 import threading

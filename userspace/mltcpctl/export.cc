@@ -131,13 +131,18 @@ std::string prometheus_text(const Scrape &s)
 		.sample({ netns, backend }, number(untrusted));
 
 	// Flows whose move up to a higher class waits for their data in flight.
+	// A module older than the hold says nothing of it: no sample, not a 0.
 	uint64_t held = 0;
-	for (const Flow &fl : s.flows)
+	bool told = true;
+	for (const Flow &fl : s.flows) {
 		held += fl.prio_held.value_or(false);
-	Family(out, "mltcp_flows_prio_held", "gauge",
-	       "MLTCP flows in the network namespace whose move up to a higher progress priority "
-	       "class waits for their data in flight, the window held at it.")
-		.sample({ netns, backend }, number(held));
+		told = told && fl.prio_held.has_value();
+	}
+	if (told)
+		Family(out, "mltcp_flows_prio_held", "gauge",
+		       "MLTCP flows in the network namespace whose move up to a higher progress "
+		       "priority class waits for their data in flight, the window held at it.")
+			.sample({ netns, backend }, number(held));
 
 	Family live(out, "mltcp_job_flows", "gauge",
 		    "Live flows of the job in the network namespace.");
@@ -223,7 +228,7 @@ std::string prometheus_text(const Scrape &s)
 	}
 
 	Family hold(out, "mltcp_prio_hold_total", "counter",
-		    "Progress priority's moves up held until the data in flight was acknowledged: "
+		    "Progress priority's moves up held until the flow's queue drained: "
 		    "event \"held\" counts holds begun; \"released\" those that ended with the "
 		    "window given back and the class moved, \"reduced\" those a loss or ECN "
 		    "reduction ended. The BPF backend counts for the whole host (no netns label).");
