@@ -256,10 +256,27 @@ def refusal(args):
     return None
 
 
+def unbuilt(cfgs):
+    """The first program of this checkout's build the points run that is
+    not built, or None: mltcp-sim for simulated points, mltcpctl and
+    mltcp-trainsim for the others (the guest runs the host's)."""
+    for cfg in cfgs:
+        needed = ([paths.SIM] if cfg.get("backend") == "ns-3"
+                  else [paths.MLTCPCTL, paths.TRAINSIM])
+        for program in needed:
+            if not os.access(program, os.X_OK):
+                return program
+    return None
+
+
 def host_lacks(cfgs, python=paths.SYSTEM_PYTHON):
     """What this host lacks to run the points (one line), or None, found
-    before any point runs rather than after hours of others: real DDP on
-    the host (backend bpf) needs PyTorch in the system's python3."""
+    before any point runs rather than after hours of others: this
+    checkout's programs built, and for real DDP on the host (backend bpf)
+    PyTorch in the system's python3."""
+    program = unbuilt(cfgs)
+    if program:
+        return "%s is not built (cmake -S . -B build && cmake --build build)" % program
     torch_here = any(cfg.get("backend") == "bpf" and
                      any(job.get("workload") == "torch" for job in cfg["jobs"]) for cfg in cfgs)
     if torch_here and subprocess.run([python, "-c", "import torch.distributed"],

@@ -290,6 +290,19 @@ def test_worker_failures_name_the_backend_and_the_first(tmp_path, monkeypatch):
     assert error == "host run: 2 worker failures, first: job1 rank 0 exited 1: OSError: y"
 
 
+def test_points_need_their_programs_built_and_say_so_before_anything_runs(monkeypatch, tmp_path):
+    host = configurations("yardstick", "--only", "yard-host-pair-fifo")
+    sim = configurations("yardstick", "--only", "yard-sim-2jobs-random-ecn")
+    assert host and sim
+    missing = str(tmp_path / "mltcpctl")
+    monkeypatch.setattr(run.paths, "MLTCPCTL", missing)
+    assert run.host_lacks(host, python="/bin/true") == (
+        "%s is not built (cmake -S . -B build && cmake --build build)" % missing)
+    assert run.host_lacks(sim, python="/bin/true") is None
+    monkeypatch.setattr(run.paths, "SIM", str(tmp_path / "mltcp-sim"))
+    assert "mltcp-sim is not built" in run.host_lacks(sim, python="/bin/true")
+
+
 def test_host_ddp_points_need_torch_and_say_so_before_anything_runs(tmp_path):
     ddp = configurations("yardstick", "--only", "yard-host-torch-ring")
     others = configurations("yardstick", "--only", "yard-host-pair-fifo")
