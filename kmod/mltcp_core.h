@@ -129,7 +129,7 @@ struct mltcp_iter {
 		u16 armed_cwnd;		/* not GATE: a window held below, to give back (0:
 					 * none): by a restart at a drain until the next
 					 * start, or (MLTCP_ARMED_PRIO) by a class's move
-					 * up until the flow's data in flight is acked */
+					 * up until the flow's queue has drained */
 	};
 };
 

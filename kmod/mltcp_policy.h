@@ -405,8 +405,8 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
 /*
  * Progress priority, per ACK, at an iteration's first transmit and at a
  * loss: the DSCP to write on a flow whose DSCP is now cur_dscp, or -1 to
- * leave it; a move up waits, the window held, for the data in flight to be
- * acknowledged (mltcp_prio_move(): *cwnd, the socket's window, changes
+ * leave it; a move up waits, the window held, for the flow's queue to
+ * drain (mltcp_prio_move(): *cwnd, the socket's window, changes
  * then, and *hold says whether a hold began or ended). An exempt flow has
  * no class, so a class it carried goes back to pc->none_dscp. The flow
  * keeps no class of its own: the socket's DSCP is the state, so nothing
