@@ -846,6 +846,8 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
  * bulk, iterations not told reliably) has no class and rides best effort.
  */
 #define MLTCP_PRIO_AGE_SHIFT	2
+/* Segments a receiver may leave unacknowledged (a delayed ACK): a held move up ends there. */
+#define MLTCP_PRIO_DELACK_SEGS	1
 #define MLTCP_PRIO_TIE_SHIFT	28	/* a 32-bit hash to 0..15 */
 #define MLTCP_PRIO_TIE_HASH	0x9e3779b1U	/* 2^32 / golden ratio */
 
@@ -964,9 +966,7 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * Not to nothing: a receiver acknowledges every second full segment and
  * holds back its ACK of a lone one (a delayed ACK, 40 ms at least on
  * Linux), so waiting for the last segment's ACK stalls the flow for the
- * receiver's delayed-ACK timer, not for its queue: measured on the host
- * (one job over 4 sockets, 200 Mbit/s), 1.25x the iteration against 1.0x
- * with quick ACKs. The segment left was queued right behind the ones just
+ * receiver's delayed-ACK timer, not for its queue. The segment left was queued right behind the ones just
  * acknowledged, in the same class, so it has been delivered or is next;
  * the newer packets reach the switch an ACK's trip later.
  *
@@ -990,22 +990,20 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * hold (a hold dropped in a reduction's state counts as reduced: the
  * reduction ended it, only without its ssthresh).
  */
-#define MLTCP_PRIO_DELACK_SEGS	1
-
 int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    const struct mltcp_prio_config *pc, u32 cls, u32 cur_dscp,
 		    u32 unacked, u32 in_flight, u32 ca_state, u32 *cwnd,
 		    enum mltcp_prio_hold *hold)
 {
 	u32 window = min_u32(*cwnd, max_u32(in_flight, 1));
-	bool outstanding = unacked > MLTCP_PRIO_DELACK_SEGS;
+	bool draining = unacked > MLTCP_PRIO_DELACK_SEGS;
 
 	*hold = MLTCP_PRIO_HOLD_NONE;
 	if (mltcp_prio_held(it, p)) {
 		if (ca_state > MLTCP_CA_DISORDER) {
 			it->armed_cwnd = 0;
 			*hold = MLTCP_PRIO_HOLD_REDUCED;
-		} else if (outstanding) {
+		} else if (draining) {
 			*cwnd = window;
 			return -1;
 		} else {
@@ -1013,7 +1011,7 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		}
 	}
 	/* A hold that just ended leaves its queue drained or a reduction: none begins. */
-	if (outstanding && mltcp_prio_above(pc, cls, cur_dscp)) {
+	if (draining && mltcp_prio_above(pc, cls, cur_dscp)) {
 		if (ca_state == MLTCP_CA_CWR || ca_state == MLTCP_CA_RECOVERY)
 			return -1;
 		if (ca_state <= MLTCP_CA_DISORDER && !(p->mode & MLTCP_MODE_GATE) &&

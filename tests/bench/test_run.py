@@ -298,6 +298,7 @@ def test_points_need_their_programs_built_and_say_so_before_anything_runs(monkey
     monkeypatch.setattr(run.paths, "MLTCPCTL", missing)
     assert run.host_lacks(host, python="/bin/true") == (
         "%s is not built (cmake -S . -B build && cmake --build build)" % missing)
+    monkeypatch.setattr(run.paths, "SIM", "/bin/true")  # built or not here
     assert run.host_lacks(sim, python="/bin/true") is None
     monkeypatch.setattr(run.paths, "SIM", str(tmp_path / "mltcp-sim"))
     assert "mltcp-sim is not built" in run.host_lacks(sim, python="/bin/true")

@@ -131,14 +131,13 @@ std::string prometheus_text(const Scrape &s)
 		.sample({ netns, backend }, number(untrusted));
 
 	// Flows whose move up to a higher class waits for their data in flight.
-	// A module older than the hold says nothing of it: no sample, not a 0.
+	// A module older than the hold counts says nothing of it: no sample, not
+	// a 0 (keyed on the module, as mltcp_prio_hold_total, so the series does
+	// not come and go with the flows).
 	uint64_t held = 0;
-	bool told = true;
-	for (const Flow &fl : s.flows) {
+	for (const Flow &fl : s.flows)
 		held += fl.prio_held.value_or(false);
-		told = told && fl.prio_held.has_value();
-	}
-	if (told)
+	if (s.stats.prio_hold)
 		Family(out, "mltcp_flows_prio_held", "gauge",
 		       "MLTCP flows in the network namespace whose move up to a higher progress "
 		       "priority class waits for their data in flight, the window held at it.")
