@@ -132,6 +132,7 @@ MLTCP_BPF_CORE int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_par
 MLTCP_BPF_CORE enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it,
 						       const struct mltcp_params *p, u32 *cwnd,
 						       enum mltcp_prio_hold why);
+MLTCP_BPF_CORE u32 mltcp_unacked_segs(u32 unacked_bytes, u32 mss);
 MLTCP_BPF_CORE u32 mltcp_reno_ai_w(u32 cwnd, u32 f);
 MLTCP_BPF_CORE u32 mltcp_reno_ssthresh(u32 cwnd, u32 f);
 MLTCP_BPF_CORE void mltcp_cubic_init(struct mltcp_cubic *c);
@@ -628,7 +629,8 @@ static __always_inline void mltcp_prio_update(struct sock *sk, struct mltcp_flow
 		return;
 	tos = mltcp_sock_tos(sk);
 	cwnd = tp->snd_cwnd;
-	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2, tp->packets_out,
+	dscp = mltcp_flow_prio_dscp(ca, pc, bytes_acked, now_us, tos >> 2,
+				    mltcp_unacked_segs(tp->snd_nxt - tp->snd_una, tp->mss_cache),
 				    mltcp_packets_in_flight(tp), ca_state, &cwnd, &hold);
 	mltcp_stat_prio_hold(hold);
 	if (cwnd != tp->snd_cwnd)

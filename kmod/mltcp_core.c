@@ -846,7 +846,11 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
  * bulk, iterations not told reliably) has no class and rides best effort.
  */
 #define MLTCP_PRIO_AGE_SHIFT	2
-/* Segments a receiver may leave unacknowledged (a delayed ACK): a held move up ends there. */
+/*
+ * Full segments' worth of data a receiver may leave unacknowledged (a
+ * delayed ACK): a held move up ends there. Linux acknowledges at once only
+ * once more than one receive MSS is unacknowledged (__tcp_ack_snd_check()).
+ */
 #define MLTCP_PRIO_DELACK_SEGS	1
 #define MLTCP_PRIO_TIE_SHIFT	28	/* a 32-bit hash to 0..15 */
 #define MLTCP_PRIO_TIE_HASH	0x9e3779b1U	/* 2^32 / golden ratio */
@@ -964,11 +968,13 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * leaves.
  *
  * Not to nothing: a receiver acknowledges every second full segment and
- * holds back its ACK of a lone one (a delayed ACK, 40 ms at least on
- * Linux), so waiting for the last segment's ACK stalls the flow for the
- * receiver's delayed-ACK timer, not for its queue. The segment left was queued right behind the ones just
- * acknowledged, in the same class, so it has been delivered or is next;
- * the newer packets reach the switch an ACK's trip later.
+ * holds back its ACK of less (a delayed ACK, 40 ms at least on Linux), so
+ * waiting for the last segment's ACK stalls the flow for the receiver's
+ * timer, not for its queue. The segment's worth left was queued right
+ * behind the data just acknowledged, in the same class, so it has most
+ * likely been delivered or is next, and the newer packets reach the switch
+ * an ACK's trip later; where it has not, its overtaking is one segment's
+ * reordering, within RACK's window.
  *
  * Moves down do not reorder (the newer packets queue behind the older) and
  * are made at once, as is any move with no more than that unacknowledged.
@@ -983,9 +989,9 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * above MLTCP_ARMED_CWND_MAX segments.
  *
  * cls is the class of the flow's progress (mltcp_prio_class()), cur_dscp
- * the socket's DSCP, unacked the segments sent and not yet cumulatively
- * acknowledged (the kernel's packets_out) and in_flight those of them still
- * in the network. Returns the DSCP to write, or -1; *cwnd is the socket's
+ * the socket's DSCP, unacked the data sent and not yet cumulatively
+ * acknowledged in segments (mltcp_unacked_segs()) and in_flight the
+ * segments still in the network. Returns the DSCP to write, or -1; *cwnd is the socket's
  * window, changed while a move up is held; *hold what the call did to a
  * hold (a hold dropped in a reduction's state counts as reduced: the
  * reduction ended it, only without its ssthresh).
@@ -1023,6 +1029,19 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		}
 	}
 	return mltcp_prio_dscp(pc, cls, cur_dscp);
+}
+
+/*
+ * Data sent and not yet cumulatively acknowledged, in segments of mss
+ * bytes, a short one counted whole: what mltcp_prio_move() calls unacked.
+ * In bytes, not the kernel's packets_out: a receiver delays its ACK by the
+ * bytes it holds, and several short segments (small writes, TCP_NODELAY)
+ * are packets_out > 1 within one MSS.
+ */
+u32 mltcp_unacked_segs(u32 unacked_bytes, u32 mss)
+{
+	mss = max_u32(mss, 1);
+	return unacked_bytes / mss + !!(unacked_bytes % mss);
 }
 
 /*

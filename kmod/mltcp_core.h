@@ -307,7 +307,7 @@ u32 mltcp_prio_class_of_dscp(const struct mltcp_prio_config *pc, u32 dscp);
  */
 enum mltcp_prio_hold {
 	MLTCP_PRIO_HOLD_BEGAN,		/* a move up waits, the window held at what is in flight */
-	MLTCP_PRIO_HOLD_RELEASED,	/* the queue drained: the window back, the new class */
+	MLTCP_PRIO_HOLD_RELEASED,	/* all but one MSS acked: the window back, the new class */
 	MLTCP_PRIO_HOLD_REDUCED,	/* a loss or ECN reduction began: the hold ends in it */
 	MLTCP_PRIO_HOLD_NR_EVENTS,
 	MLTCP_PRIO_HOLD_NONE = MLTCP_PRIO_HOLD_NR_EVENTS,	/* neither began nor ended one */
@@ -319,6 +319,7 @@ int mltcp_prio_move(struct mltcp_iter *it, const struct mltcp_params *p,
 		    enum mltcp_prio_hold *hold);
 enum mltcp_prio_hold mltcp_prio_release(struct mltcp_iter *it, const struct mltcp_params *p,
 					u32 *cwnd, enum mltcp_prio_hold why);
+u32 mltcp_unacked_segs(u32 unacked_bytes, u32 mss);
 
 /* Reno */
 u32 mltcp_reno_ai_w(u32 cwnd, u32 f);

@@ -342,7 +342,8 @@ static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca, u32 ca_sta
 	if (!mltcp_net_prio(sock_net(sk), &pc))
 		return;
 	dscp = mltcp_flow_prio_dscp(ca, &pc, tp->bytes_acked, (u32)mltcp_now_us(tp),
-				    mltcp_sk_tos(sk) >> 2, tp->packets_out,
+				    mltcp_sk_tos(sk) >> 2,
+				    mltcp_unacked_segs(tp->snd_nxt - tp->snd_una, tp->mss_cache),
 				    tcp_packets_in_flight(tp), ca_state, &cwnd, &hold);
 	mltcp_count_prio_hold(sk, hold);
 	if (cwnd != tcp_snd_cwnd(tp))

@@ -321,14 +321,13 @@ bool TcpMltcp::Outstanding(Ptr<const TcpSocketState> tcb) const
 	return tcb->m_highTxMark.Get() > m_una;
 }
 
-// The segments sent and not yet cumulatively acknowledged (the kernel's
-// packets_out), a short last one counted whole.
+// The data sent and not yet cumulatively acknowledged, in segments
+// (mltcp_unacked_segs(), as the module counts it).
 uint32_t TcpMltcp::Unacked(Ptr<const TcpSocketState> tcb) const
 {
 	if (!Outstanding(tcb))
 		return 0;
-	const uint32_t bytes = tcb->m_highTxMark.Get() - m_una;
-	return (bytes + tcb->m_segmentSize - 1) / tcb->m_segmentSize;
+	return mltcp_unacked_segs(tcb->m_highTxMark.Get() - m_una, tcb->m_segmentSize);
 }
 
 bool TcpMltcp::WindowLimited(Ptr<const TcpSocketState> tcb, uint32_t segmentsAcked) const

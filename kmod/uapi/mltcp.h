@@ -184,7 +184,7 @@ enum mltcp_genl_stats_attr {
 	MLTCP_STATS_A_GATE_RAN_OUT,	/* u64: a hold ended: held for the longest allowed */
 	MLTCP_STATS_A_GATE_REDUCED,	/* u64: a hold ended: a held segment lost or marked */
 	MLTCP_STATS_A_PRIO_HELD,	/* u64: a move up waited for the data in flight */
-	MLTCP_STATS_A_PRIO_RELEASED,	/* u64: a held move up made: its queue drained */
+	MLTCP_STATS_A_PRIO_RELEASED,	/* u64: a held move up made: its data acked but one MSS */
 	MLTCP_STATS_A_PRIO_REDUCED,	/* u64: a held move up ended by a loss or ECN reduction */
 
 	__MLTCP_STATS_A_MAX,

@@ -1447,13 +1447,44 @@ TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
 // drains and reductions, in the order the kernel's hooks see them, the
 // holds the calls report begun are those they report ended, plus the one
 // still held, and none is reported twice.
+// With no more than a segment's worth unacknowledged (what a receiver may
+// hold its ACK of), a move up is made at once and nothing is held.
+TEST(PrioFlow, AMoveUpWithOneSegmentUnacknowledgedIsMadeAtOnce)
+{
+	mltcp_prio_config pc = PrioConfig(4);
+	mltcp_flow fl = IteratedFlow();
+	uint32_t cwnd = 40;
+	mltcp_prio_hold hold;
+
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, 1, 1, MLTCP_CA_OPEN, &cwnd,
+				       &hold),
+		  16);
+	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
+	EXPECT_EQ(cwnd, 40u);
+	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+}
+
+// Unacknowledged data counts in segments of its bytes, not in packets: three
+// short segments within one MSS are one segment's worth, a byte past an MSS
+// two.
+TEST(PrioFlow, UnackedCountsBytesInSegments)
+{
+	EXPECT_EQ(mltcp_unacked_segs(0, 1448), 0u);
+	EXPECT_EQ(mltcp_unacked_segs(3 * 400, 1448), 1u);
+	EXPECT_EQ(mltcp_unacked_segs(1448, 1448), 1u);
+	EXPECT_EQ(mltcp_unacked_segs(1449, 1448), 2u);
+	EXPECT_EQ(mltcp_unacked_segs(10 * 1448, 1448), 10u);
+	EXPECT_EQ(mltcp_unacked_segs(~0u, 1448), ~0u / 1448 + 1);
+	EXPECT_EQ(mltcp_unacked_segs(5, 0), 5u); // no MSS yet: bytes
+}
+
 TEST(PrioFlow, EveryHoldBegunEndsOnce)
 {
 	mltcp_prio_config pc = PrioConfig(4);
 	mltcp_flow fl = IteratedFlow();
 	uint32_t cwnd = 40, ssthresh = 1000, dscp = 8;
 	uint64_t counts[MLTCP_PRIO_HOLD_NR_EVENTS] = {};
-	uint64_t acked = 0, ended_by_drain = 0;
+	uint64_t acked = 0, ended_by_drain = 0, ended_by_ack = 0;
 	uint32_t now = 1000, state = MLTCP_CA_OPEN;
 
 	auto count = [&](mltcp_prio_hold hold) {
@@ -1461,13 +1492,26 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 		if (hold != MLTCP_PRIO_HOLD_NONE)
 			counts[hold]++;
 	};
+	bool drained = false, computing = false;
+
 	for (int i = 0; i < 4000; i++) {
 		mltcp_prio_hold hold;
 
-		now += 100;
-		acked = (acked + 7 * 1460) % (1 << 20); // r climbs, then a new iteration
-		const bool drain = i % 23 == 22, reduce = i % 37 == 36;
-		const uint32_t in_flight = drain ? 0 : 5 + i % 30;
+		now += computing ? 50000 : 100;
+		if (drained) { // the next send: a new iteration or a resumption
+			mltcp_tx_verdict v = mltcp_on_tx_start(&fl.iter, &fl.params, acked, now,
+							       state >= MLTCP_CA_RECOVERY, false, 0);
+			mltcp_disarm(&fl.iter, &fl.params, v, &cwnd);
+		}
+		acked += 7 * 1460;
+		// r climbs; a drain mid-iteration, and the compute phase after the last byte.
+		const bool done = acked - fl.iter.start_acked >= fl.iter.bytes;
+		const bool drain = done || i % 23 == 22, reduce = i % 37 == 36;
+		// 2 and 1 now and then: a hold goes on at 2 and ends at 1 (a delayed ACK).
+		const uint32_t in_flight = drain ? 0 : i % 29 < 2 ? 1 + i % 29 : 5 + i % 30;
+
+		drained = drain;
+		computing = done;
 
 		if (reduce) { // tcp_init_cwnd_reduction(): ssthresh, then the state
 			ssthresh = mltcp_flow_ssthresh(&fl, MLTCP_ONE, cwnd, ssthresh, &hold);
@@ -1484,6 +1528,8 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 		}
 		int d = mltcp_flow_prio_dscp(&fl, &pc, acked, now, dscp, in_flight, in_flight, state,
 					     &cwnd, &hold);
+		if (hold == MLTCP_PRIO_HOLD_RELEASED)
+			ended_by_ack++;
 		count(hold);
 		if (d >= 0)
 			dscp = static_cast<uint32_t>(d);
@@ -1493,6 +1539,7 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 
 	EXPECT_GT(counts[MLTCP_PRIO_HOLD_BEGAN], 10u);
 	EXPECT_GT(ended_by_drain, 0u);
+	EXPECT_GT(ended_by_ack, 0u);
 	EXPECT_GT(counts[MLTCP_PRIO_HOLD_REDUCED], 0u);
 	EXPECT_EQ(counts[MLTCP_PRIO_HOLD_BEGAN],
 		  counts[MLTCP_PRIO_HOLD_RELEASED] + counts[MLTCP_PRIO_HOLD_REDUCED] + held);

@@ -227,7 +227,7 @@ std::string prometheus_text(const Scrape &s)
 	}
 
 	Family hold(out, "mltcp_prio_hold_total", "counter",
-		    "Progress priority's moves up held until the flow's queue drained: "
+		    "Progress priority's moves up held until the data in flight was acked: "
 		    "event \"held\" counts holds begun; \"released\" those that ended with the "
 		    "window given back and the class moved, \"reduced\" those a loss or ECN "
 		    "reduction ended. The BPF backend counts for the whole host (no netns label).");
