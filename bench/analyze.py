@@ -65,6 +65,7 @@ def analyze(point):
             run["drops"] = sum(sum(d.values()) for d in meta["drops"].values())
             run["failures"] = meta["failures"]
             run["cc_counters"] = meta.get("cc_counters", {})
+            run["tcp_counters"] = meta.get("tcp_counters", {})
             run["utilization"], run["busy_utilization"] = utilization(samples, rate)
             run["phase"] = metrics.phase_offsets(metrics.job_iterations(records))
             run["samples"] = samples
@@ -143,6 +144,7 @@ def aggregate(reps):
         "jain": avg("jain"),
         "failures": [f for r in reps for f in r["failures"]],
         "cc_counters": summed_counters([r["cc_counters"] for r in reps]),
+        "tcp_counters": summed_counters([r.get("tcp_counters", {}) for r in reps]),
         "per_repeat_mean_iter_ms": [ms(r["mean_iter_s"]) for r in reps],
         # Each repeat's p99 (p99_iter_ms is their mean): the spread the
         # yardstick's table gives (bench/yardstick.py).
@@ -321,6 +323,16 @@ def report(summary, baseline, plots):
         for name, c in gated.items():
             lines.append("| %s | %s | %s |" % (name, fmt(c.get("iterations")),
                                                 " | ".join(fmt(c.get(k)) for k in GATE_COUNTERS)))
+    counted = {name: a["tcp_counters"] for name, a in summary["algorithms"].items()
+               if a.get("tcp_counters")}
+    if counted:
+        names = list(next(iter(counted.values())))
+        lines += ["", "The hosts' TCP counters, summed over repeats (retransmissions, and "
+                  "reordering the senders detected: DSACKs are spurious retransmissions):",
+                  "", "| algorithm | " + " | ".join(n.replace("TcpExtTCP", "") for n in names) +
+                  " |", "|---" * (len(names) + 1) + "|"]
+        for name, c in counted.items():
+            lines.append("| %s | %s |" % (name, " | ".join(fmt(c.get(n)) for n in names)))
     if any(a.get("detector") for a in summary["algorithms"].values()):
         lines += ["", "What the detector learned of the gradient flows, per repeat (each "
                   "flow's iteration count, and its learned bytes per iteration over the "

@@ -209,6 +209,13 @@ def loss_percent(cfg):
 # The most classes progress priority has (MLTCP_PRIO_CLASSES_MAX), and so
 # the emulated switch's training classes (testbed.topology.PRIO_DSCP).
 PRIO_CLASSES_MAX = len(topology.PRIO_DSCP)
+# The hosts' TCP counters a repeat records (summed over its namespaces):
+# retransmissions and what the senders learned of reordering, e.g. a
+# progress-priority move up's packets overtaking the flow's own (spurious
+# retransmissions come back as DSACKs).
+TCP_COUNTERS = ("TcpExtTCPFastRetrans", "TcpExtTCPSlowStartRetrans", "TcpExtTCPLossProbes",
+                "TcpExtTCPTimeouts", "TcpExtTCPSpuriousRTOs", "TcpExtTCPSACKReorder",
+                "TcpExtTCPTSReorder", "TcpExtTCPDSACKRecv", "TcpExtTCPDSACKUndo")
 
 
 def prio_classes(cfg, alg):
@@ -518,11 +525,14 @@ class Experiment:
                                             mltcpctl.counters(self.backend, self.defaults.tool))
         rtos = {h: after[h].get("TcpExtTCPTimeouts", 0) - before[h].get("TcpExtTCPTimeouts", 0)
                 for h in after}
+        tcp_counters = {c: sum(after[h].get(c, 0) - before[h].get(c, 0) for h in after)
+                        for c in TCP_COUNTERS}
         drops = {dev: {kind: (q_after[dev][kind]["drops"] or 0) -
                        (q_before[dev][kind]["drops"] or 0) for kind in q_after[dev]}
                  for dev in q_after}
         meta = {"algorithm": alg, "backend": self.backend, "defaults": defaults,
                 "start_at": start_at, "rtos": rtos, "drops": drops, "failures": failures,
+                "tcp_counters": tcp_counters,
                 # Bytes each class of the bottleneck's htb sent (under "prio",
                 # the emulated switch's: 1:10 EF, 1:21.. the training
                 # classes from class 0, 1:30 best effort).

@@ -39,7 +39,8 @@ def write_run(tmp_path):
             samples.append([t, [k * 50000, k * 50000]])
         (rep / "samples.json").write_text(json.dumps(samples))
         meta = {"rtos": {"L1": 0, "R1": 1}, "drops": {"s1-eth3": {"tbf": 5, "netem": 0}},
-                "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"]}
+                "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"],
+                "tcp_counters": {"TcpExtTCPFastRetrans": 7, "TcpExtTCPDSACKRecv": 2}}
         if alg == "mltcp":
             meta["cc_counters"] = {"flows_started": 4, "iterations": 40, "gate_held": 3,
                                    "gate_opened": 2, "gate_ran_out": 1, "gate_reduced": 0}
@@ -74,6 +75,10 @@ def test_analyze_writes_summary_report_and_plots(tmp_path):
     assert mltcp["cc_counters"]["gate_held"] == 3 and cubic["cc_counters"] == {}
     assert "| mltcp | 40 | 3 | 2 | 1 | 0 |" in report
     assert "| cubic | " not in report.split("The start gate")[1].split("\n\n")[1]
+    # The hosts' TCP counters: retransmissions and the DSACKs of spurious ones.
+    assert mltcp["tcp_counters"] == {"TcpExtTCPFastRetrans": 7, "TcpExtTCPDSACKRecv": 2}
+    assert "| algorithm | FastRetrans | DSACKRecv |" in report
+    assert "| mltcp | 7 | 2 |" in report
 
 
 def test_the_report_is_written_again_from_the_summary_alone(tmp_path):
