@@ -402,27 +402,36 @@ static inline u32 mltcp_flow_ssthresh(struct mltcp_flow *fl, u32 f, u32 cwnd, u3
 	return mltcp_reno_ssthresh(cwnd, f);
 }
 
+/* The class of a flow's progress (mltcp_prio_class()); none for an exempt flow. */
+static inline u32 mltcp_flow_prio_class(const struct mltcp_flow *fl,
+					const struct mltcp_prio_config *pc, u64 bytes_acked,
+					u32 now_us)
+{
+	if (fl->params.exempt)
+		return MLTCP_PRIO_NONE;
+	return mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
+				mltcp_prio_tie(fl->job));
+}
+
 /*
  * Progress priority, per ACK, at an iteration's first transmit and at a
  * loss: the DSCP to write on a flow whose DSCP is now cur_dscp, or -1 to
- * leave it; a move up waits, the window held, for the flow's queue to
- * drain (mltcp_prio_move(): *cwnd, the socket's window, changes
- * then, and *hold says whether a hold began or ended). An exempt flow has
- * no class, so a class it carried goes back to pc->none_dscp. The flow
- * keeps no class of its own: the socket's DSCP is the state, so nothing
- * can disagree with the wire.
+ * leave it; a move up waits, the window held, until the data in flight is
+ * acknowledged (mltcp_prio_move(): *cwnd, the socket's window, changes
+ * then, and *hold says whether a hold began or ended). unacked: the data
+ * sent and not cumulatively acknowledged, in segments
+ * (mltcp_unacked_segs()); in_flight: segments in the network. An exempt
+ * flow has no class, so a class it carried goes back to pc->none_dscp. The
+ * flow keeps no class of its own: the socket's DSCP is the state, so
+ * nothing can disagree with the wire.
  */
 static inline int mltcp_flow_prio_dscp(struct mltcp_flow *fl, const struct mltcp_prio_config *pc,
 				       u64 bytes_acked, u32 now_us, u32 cur_dscp,
 				       u32 unacked, u32 in_flight, u32 ca_state, u32 *cwnd,
 				       enum mltcp_prio_hold *hold)
 {
-	u32 cls = MLTCP_PRIO_NONE;
-
-	if (!fl->params.exempt)
-		cls = mltcp_prio_class(&fl->iter, &fl->params, bytes_acked, now_us, pc->classes,
-				       mltcp_prio_tie(fl->job));
-	return mltcp_prio_move(&fl->iter, &fl->params, pc, cls, cur_dscp, unacked,
+	return mltcp_prio_move(&fl->iter, &fl->params, pc,
+			       mltcp_flow_prio_class(fl, pc, bytes_acked, now_us), cur_dscp, unacked,
 			       in_flight, ca_state, cwnd, hold);
 }
 

@@ -350,6 +350,7 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 	Sync(tcb);
 	mltcp_flow_init(&m_flow, m_bytesAcked, static_cast<uint32_t>(NowUs()));
 	mltcp_flow_latch(&m_flow, &m_params, m_job.fields ? &m_job : nullptr, m_fixedBase, nullptr);
+	m_flow.job = m_prioJob; // the module's job id: the classes' tie
 	if (m_flow.params.marked)
 		m_flow.iter.marks_seen = static_cast<uint8_t>(m_marks);
 	m_window.cwnd_cnt = 0;
@@ -375,11 +376,8 @@ void TcpMltcp::UpdateClass(Ptr<TcpSocketState> tcb, uint32_t acked, uint32_t caS
 {
 	if (!m_prio.classes || m_getTos.IsNull() || m_setTos.IsNull())
 		return;
-	uint32_t cls = m_flow.params.exempt
-			       ? MLTCP_PRIO_NONE
-			       : mltcp_prio_class(&m_flow.iter, &m_flow.params, m_bytesAcked,
-						  static_cast<uint32_t>(NowUs()), m_prio.classes,
-						  mltcp_prio_tie(m_prioJob));
+	uint32_t cls = mltcp_flow_prio_class(&m_flow, &m_prio, m_bytesAcked,
+					     static_cast<uint32_t>(NowUs()));
 	if (m_prioStatic && cls != MLTCP_PRIO_NONE)
 		cls = m_prioJob ? (m_prioJob - 1) % m_prio.classes : 0;
 	const uint32_t mss = tcb->m_segmentSize;
