@@ -600,7 +600,7 @@ static __always_inline u32 mltcp_packets_in_flight(const struct tcp_sock *tp)
  * none for an exempt flow, and the DSCP to write against the socket's
  * current one: only on a change, and an application's own DSCP is left
  * alone while no class applies); a move up holds the window until the
- * flow's queue has drained (mltcp_prio_move()). ca_state: the socket's, or
+ * data in flight is acknowledged, all but one MSS (mltcp_prio_move()). ca_state: the socket's, or
  * TCP_CA_Loss at an RTO, which tcp_enter_loss() reports before it sets it.
  * The flow keeps no class of its own: the socket's DSCP is the state, so a
  * write happens at most once per class change, a few times an iteration,

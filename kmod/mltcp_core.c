@@ -849,7 +849,9 @@ u32 mltcp_md_beta(u32 base_beta, u32 f)
 /*
  * Full segments' worth of data a receiver may leave unacknowledged (a
  * delayed ACK): a held move up ends there. Linux acknowledges at once only
- * once more than one receive MSS is unacknowledged (__tcp_ack_snd_check()).
+ * once more than one receive MSS is unacknowledged (__tcp_ack_snd_check());
+ * the sender's MSS stands for the receiver's, which is larger only briefly
+ * (an MTU probe), when a hold may again wait for the receiver's timer.
  */
 #define MLTCP_PRIO_DELACK_SEGS	1
 #define MLTCP_PRIO_TIE_SHIFT	28	/* a 32-bit hash to 0..15 */
@@ -970,11 +972,13 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * Not to nothing: a receiver acknowledges every second full segment and
  * holds back its ACK of less (a delayed ACK, 40 ms at least on Linux), so
  * waiting for the last segment's ACK stalls the flow for the receiver's
- * timer, not for its queue. The segment's worth left was queued right
- * behind the data just acknowledged, in the same class, so it has most
- * likely been delivered or is next, and the newer packets reach the switch
- * an ACK's trip later; where it has not, its overtaking is one segment's
- * reordering, within RACK's window.
+ * timer, not for its queue. The segment's worth left (one segment, or
+ * several short ones) was queued right behind the data just acknowledged,
+ * in the same class, so it has most likely been delivered or is next, and
+ * the newer packets reach the switch an ACK's trip later. Where it has
+ * not, the newer packets overtake it and the sender may retransmit it for
+ * nothing, then undo its reduction at the DSACK: on the host's yardstick
+ * points 0.6-0.7 times a job iteration, a cost against a stall of 40 ms.
  *
  * Moves down do not reorder (the newer packets queue behind the older) and
  * are made at once, as is any move with no more than that unacknowledged.

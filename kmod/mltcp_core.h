@@ -129,7 +129,7 @@ struct mltcp_iter {
 		u16 armed_cwnd;		/* not GATE: a window held below, to give back (0:
 					 * none): by a restart at a drain until the next
 					 * start, or (MLTCP_ARMED_PRIO) by a class's move
-					 * up until the flow's queue has drained */
+					 * up until its data in flight is acknowledged */
 	};
 };
 
@@ -240,7 +240,8 @@ bool mltcp_disarm(struct mltcp_iter *it, const struct mltcp_params *p,
 
 /*
  * A restart at the drain holds the window until the next start, and a
- * class's move up until the flow's queue has drained: it must not grow.
+ * class's move up until its data in flight is acknowledged: it must not
+ * grow.
  */
 static inline bool mltcp_armed(const struct mltcp_iter *it, const struct mltcp_params *p)
 {

@@ -327,8 +327,8 @@ static void mltcp_sk_set_dscp(struct sock *sk, u32 dscp)
 
 /*
  * Progress priority: the flow's class as its DSCP, rewritten when it
- * changes; a move up holds the window until the flow's queue has drained
- * (mltcp_prio_move()). ca_state: the socket's, or TCP_CA_Loss
+ * changes; a move up holds the window until the data in flight is
+ * acknowledged, all but one MSS (mltcp_prio_move()). ca_state: the socket's, or TCP_CA_Loss
  * at an RTO, which tcp_enter_loss() reports before it sets that state.
  */
 static void mltcp_prio_update(struct sock *sk, struct mltcp_flow *ca, u32 ca_state)

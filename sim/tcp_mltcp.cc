@@ -363,8 +363,8 @@ void TcpMltcp::Init(Ptr<TcpSocketState> tcb)
 
 // The flow's class now, written to the socket if its DSCP differs (the
 // flow keeps no class of its own: the socket's DSCP is the state); a move
-// up holds the window until the flow's queue has drained
-// (mltcp_prio_move()). An exempt flow has none. The static control keeps
+// up holds the window until the data in flight is acknowledged, all but
+// one MSS (mltcp_prio_move()). An exempt flow has none. The static control keeps
 // the core's "no class" (an unknown size) and replaces any class by its
 // job's. caState: the socket's, or CA_LOSS at an RTO (as the module passes
 // it: the kernel reports the RTO before it sets the state). The segments

@@ -103,7 +103,7 @@ public:
 	const mltcp_prio_config &PrioConfig() const { return m_prio; }
 	// Times the model rewrote the socket's DSCP.
 	uint64_t DscpChanges() const { return m_dscpChanges; }
-	// Moves up held until the flow's queue drained (event
+	// Moves up held until the data in flight was acknowledged (event
 	// MLTCP_PRIO_HOLD_BEGAN), and how they ended: as the core reported
 	// them, indexed by enum mltcp_prio_hold (the module's prio_* counts).
 	uint64_t PrioHolds() const { return m_holdEvents[MLTCP_PRIO_HOLD_BEGAN]; }

@@ -653,8 +653,8 @@ def test_progress_priority_classes_go_on_the_wire_and_keep_ecn(tmp_path):
 
 
 def test_a_held_move_up_does_not_wait_for_a_delayed_ack(tmp_path):
-    """A move up holds the window until the flow's queue has drained, which
-    ends at the ACK that leaves at most one segment unacknowledged: a
+    """A move up holds the window until the data in flight is acknowledged,
+    which ends at the ACK that leaves at most one MSS unacknowledged: a
     receiver acknowledges every second full segment and holds its ACK of a
     lone one for its delayed-ACK timer, 40 ms at least on Linux. One job
     alone, that timer in its receivers (and Linux's 200 ms minimum RTO, over

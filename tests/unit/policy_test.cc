@@ -1443,10 +1443,6 @@ TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 }
 
-// Every hold begun ends once, whichever way: over a long run of ACKs,
-// drains and reductions, in the order the kernel's hooks see them, the
-// holds the calls report begun are those they report ended, plus the one
-// still held, and none is reported twice.
 // With no more than a segment's worth unacknowledged (what a receiver may
 // hold its ACK of), a move up is made at once and nothing is held.
 TEST(PrioFlow, AMoveUpWithOneSegmentUnacknowledgedIsMadeAtOnce)
@@ -1462,6 +1458,20 @@ TEST(PrioFlow, AMoveUpWithOneSegmentUnacknowledgedIsMadeAtOnce)
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	EXPECT_EQ(cwnd, 40u);
 	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
+
+	// Three short segments (packets_out 3) within one MSS, as the datapaths
+	// count them: a segment's worth, moved at once too.
+	fl = IteratedFlow();
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, mltcp_unacked_segs(3 * 400, 1448),
+				       3, MLTCP_CA_OPEN, &cwnd, &hold),
+		  16);
+	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
+	// A byte past one MSS is held.
+	fl = IteratedFlow();
+	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, mltcp_unacked_segs(1449, 1448),
+				       2, MLTCP_CA_OPEN, &cwnd, &hold),
+		  -1);
+	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
 }
 
 // Unacknowledged data counts in segments of its bytes, not in packets: three
@@ -1478,6 +1488,10 @@ TEST(PrioFlow, UnackedCountsBytesInSegments)
 	EXPECT_EQ(mltcp_unacked_segs(5, 0), 5u); // no MSS yet: bytes
 }
 
+// Every hold begun ends once, whichever way: over a long run of ACKs,
+// drains and reductions, in the order the kernel's hooks see them, the
+// holds the calls report begun are those they report ended, plus the one
+// still held, and none is reported twice.
 TEST(PrioFlow, EveryHoldBegunEndsOnce)
 {
 	mltcp_prio_config pc = PrioConfig(4);
@@ -1507,8 +1521,10 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 		// r climbs; a drain mid-iteration, and the compute phase after the last byte.
 		const bool done = acked - fl.iter.start_acked >= fl.iter.bytes;
 		const bool drain = done || i % 23 == 22, reduce = i % 37 == 36;
-		// 2 and 1 now and then: a hold goes on at 2 and ends at 1 (a delayed ACK).
-		const uint32_t in_flight = drain ? 0 : i % 29 < 2 ? 1 + i % 29 : 5 + i % 30;
+		// Now and then 1 unacknowledged (a hold ends: the receiver may delay
+		// its ACK) or 2 (it goes on); in the network, fewer (SACKed or lost).
+		const uint32_t unacked = drain ? 0 : i % 29 < 2 ? 1 + i % 29 : 5 + i % 30;
+		const uint32_t in_flight = unacked - unacked / 5;
 
 		drained = drain;
 		computing = done;
@@ -1526,7 +1542,7 @@ TEST(PrioFlow, EveryHoldBegunEndsOnce)
 				ended_by_drain++;
 			count(hold);
 		}
-		int d = mltcp_flow_prio_dscp(&fl, &pc, acked, now, dscp, in_flight, in_flight, state,
+		int d = mltcp_flow_prio_dscp(&fl, &pc, acked, now, dscp, unacked, in_flight, state,
 					     &cwnd, &hold);
 		if (hold == MLTCP_PRIO_HOLD_RELEASED)
 			ended_by_ack++;
