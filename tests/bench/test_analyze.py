@@ -10,10 +10,10 @@ RATE_MBIT = 100
 PAYLOAD = RATE_MBIT * 1e6 * 1448 / 1514
 
 
-def write_run(tmp_path):
+def write_run(tmp_path, repeats=1):
     nbytes = int(0.4 * PAYLOAD / 8)
     cfg = {"rate_mbit": RATE_MBIT, "rtt_ms": 4, "buffer_bdp": 1.5, "iterations": 10,
-           "repeats": 1,
+           "repeats": repeats,
            "jobs": [{"name": "j1", "bytes": nbytes, "compute_ms": 600},
                     {"name": "j2", "bytes": nbytes, "compute_ms": 600}],
            "algorithms": [{"name": "cubic", "cc": "cubic"}, {"name": "mltcp", "cc": "mltcp"}]}
@@ -21,8 +21,9 @@ def write_run(tmp_path):
     # cubic: both jobs share the link all the time (1.4 s iterations);
     # mltcp: interleaved at the ideal 1.0 s.
     shapes = {"cubic": (1.4, 0.8, 0.0), "mltcp": (1.0, 0.4, 0.5)}
-    for alg, (period, comm, offset) in shapes.items():
-        rep = tmp_path / "raw" / alg / "rep0"
+    for (alg, (period, comm, offset)), r in ((a, r) for a in shapes.items()
+                                              for r in range(repeats)):
+        rep = tmp_path / "raw" / alg / ("rep%d" % r)
         rep.mkdir(parents=True)
         samples = []
         for j, job in enumerate(("j1", "j2")):
@@ -40,7 +41,7 @@ def write_run(tmp_path):
         (rep / "samples.json").write_text(json.dumps(samples))
         meta = {"rtos": {"L1": 0, "R1": 1}, "drops": {"s1-eth3": {"tbf": 5, "netem": 0}},
                 "failures": [], "start_at": 100.0, "sample_jobs": ["j1", "j2"],
-                "tcp_counters": {"TcpExtTCPFastRetrans": 7, "TcpExtTCPDSACKRecv": 2}}
+                "tcp_counters": {"TcpExtTCPFastRetrans": 7 + r, "TcpExtTCPDSACKRecv": 2}}
         if alg == "mltcp":
             meta["cc_counters"] = {"flows_started": 4, "iterations": 40, "gate_held": 3,
                                    "gate_opened": 2, "gate_ran_out": 1, "gate_reduced": 0}
@@ -79,6 +80,17 @@ def test_analyze_writes_summary_report_and_plots(tmp_path):
     assert mltcp["tcp_counters"] == {"TcpExtTCPFastRetrans": 7, "TcpExtTCPDSACKRecv": 2}
     assert "| algorithm | FastRetrans | DSACKRecv |" in report
     assert "| mltcp | 7 | 2 |" in report
+
+
+def test_the_tcp_counters_are_summed_over_the_repeats(tmp_path):
+    run = write_run(tmp_path, repeats=2)
+    proc = subprocess.run([sys.executable, "-m", "bench", "analyze", str(run)],
+                          cwd=paths.TOP, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["algorithms"]["cubic"]["repeats"] == 2
+    assert summary["algorithms"]["cubic"]["tcp_counters"] == {"TcpExtTCPFastRetrans": 15,
+                                                               "TcpExtTCPDSACKRecv": 4}
 
 
 def test_the_report_is_written_again_from_the_summary_alone(tmp_path):
