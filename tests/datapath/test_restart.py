@@ -112,5 +112,8 @@ def test_restart_comes_before_the_iterations_first_packet(backend, net):
     # before it restarted the window.
     after = 2 + TRUST_ITERS
     assert count - after >= 4
-    assert all(b <= 10 * MSS for b in mltcp[after:]), text
+    # And one segment more where the first ACK came late: a tail loss probe
+    # sends one new segment whatever the window (tcp_send_loss_probe(),
+    # push_one 2), as once in a 6.12 guest under TCG (11 segments).
+    assert all(b <= (10 + 1) * MSS for b in mltcp[after:]), text
     assert sum(b > 10 * MSS for b in cubic[after:]) >= (count - after) // 2, text
