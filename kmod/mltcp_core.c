@@ -977,8 +977,9 @@ static bool mltcp_prio_above(const struct mltcp_prio_config *pc, u32 cls, u32 cu
  * in the same class, so it has most likely been delivered or is next, and
  * the newer packets reach the switch an ACK's trip later. Where it has
  * not, the newer packets overtake it and the sender may retransmit it for
- * nothing, then undo its reduction at the DSACK: on the host's yardstick
- * points 0.6-0.7 times a job iteration, a cost against a stall of 40 ms.
+ * nothing and undo its reduction at the DSACK: one segment, against a
+ * stall of 40 ms. (On the host's yardstick points, waiting for everything
+ * instead left as many DSACKs.)
  *
  * Moves down do not reorder (the newer packets queue behind the older) and
  * are made at once, as is any move with no more than that unacknowledged.
