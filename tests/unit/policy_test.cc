@@ -1448,29 +1448,26 @@ TEST(PrioFlow, DrainEndsAHoldBeforeItsRestart)
 TEST(PrioFlow, AMoveUpWithOneSegmentUnacknowledgedIsMadeAtOnce)
 {
 	mltcp_prio_config pc = PrioConfig(4);
-	mltcp_flow fl = IteratedFlow();
 	uint32_t cwnd = 40;
 	mltcp_prio_hold hold;
+	// A fresh flow at r 0.3 in class 0 (CS1, 8), class 1 due.
+	auto move = [&](uint32_t unacked, uint32_t in_flight) {
+		mltcp_flow fl = IteratedFlow();
+		int dscp = mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, unacked, in_flight,
+						MLTCP_CA_OPEN, &cwnd, &hold);
+		EXPECT_EQ(mltcp_prio_held(&fl.iter, &fl.params), hold == MLTCP_PRIO_HOLD_BEGAN);
+		return dscp;
+	};
 
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, 1, 1, MLTCP_CA_OPEN, &cwnd,
-				       &hold),
-		  16);
+	EXPECT_EQ(move(1, 1), 16);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	EXPECT_EQ(cwnd, 40u);
-	EXPECT_FALSE(mltcp_prio_held(&fl.iter, &fl.params));
-
 	// Three short segments (packets_out 3) within one MSS, as the datapaths
 	// count them: a segment's worth, moved at once too.
-	fl = IteratedFlow();
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, mltcp_unacked_segs(3 * 400, 1448),
-				       3, MLTCP_CA_OPEN, &cwnd, &hold),
-		  16);
+	EXPECT_EQ(move(mltcp_unacked_segs(3 * 400, 1448), 3), 16);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_NONE);
 	// A byte past one MSS is held.
-	fl = IteratedFlow();
-	EXPECT_EQ(mltcp_flow_prio_dscp(&fl, &pc, 300 << 10, 1000, 8, mltcp_unacked_segs(1449, 1448),
-				       2, MLTCP_CA_OPEN, &cwnd, &hold),
-		  -1);
+	EXPECT_EQ(move(mltcp_unacked_segs(1449, 1448), 2), -1);
 	EXPECT_EQ(hold, MLTCP_PRIO_HOLD_BEGAN);
 }
 
